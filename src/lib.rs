@@ -1,0 +1,3 @@
+//! kinject: inject sidecar containers into Kubernetes manifests, offline.
+
+pub(crate) mod yaml;

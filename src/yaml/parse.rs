@@ -1,0 +1,378 @@
+//! One YAML document's text → its Kubernetes value plus the span tree (`Node`), in one pass
+//! over the parser's events.
+
+use std::collections::HashMap;
+
+use granit_parser::{Event, Options, Parser, ScalarStyle, Span, StructureStyle};
+use serde_json::{Map, Value};
+
+use super::scalar::{key_text, resolve_plain, resolve_tagged};
+use super::{Entry, Node, NodeKind, Parsed, ScalarKind};
+
+/// A syntax error at a byte offset of the document text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParseError {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Parses the text of exactly one document (it may start with `---` and end with `...`).
+/// Text holding only comments yields `Value::Null` and no root.
+pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
+    let mut options = Options::default();
+    options.set_emit_comments(false);
+    let mut builder = Builder {
+        text,
+        parser: Parser::new_from_str_with_options(text, options),
+        anchors: HashMap::new(),
+        warnings: Vec::new(),
+        lookahead: None,
+    };
+    builder.document()
+}
+
+type Ev<'a> = (Event<'a>, Span);
+
+struct Builder<'a> {
+    text: &'a str,
+    parser: Parser<'a, granit_parser::StrInput<'a>>,
+    anchors: HashMap<usize, Value>,
+    warnings: Vec<(usize, String)>,
+    lookahead: Option<Ev<'a>>,
+}
+
+impl<'a> Builder<'a> {
+    fn next(&mut self) -> Result<Ev<'a>, ParseError> {
+        if let Some(ev) = self.lookahead.take() {
+            return Ok(ev);
+        }
+        match self.parser.next() {
+            Some(Ok(ev)) => Ok(ev),
+            Some(Err(e)) => {
+                let marker = e.marker();
+                let offset = marker
+                    .byte_offset()
+                    .unwrap_or_else(|| char_to_byte(self.text, marker.index()));
+                Err(ParseError {
+                    offset: offset.min(self.text.len()),
+                    message: e.kind().to_string(),
+                })
+            }
+            None => Err(ParseError {
+                offset: self.text.len(),
+                message: "unexpected end of input".to_owned(),
+            }),
+        }
+    }
+
+    fn offset(&self, m: &granit_parser::Marker) -> usize {
+        m.byte_offset()
+            .unwrap_or_else(|| char_to_byte(self.text, m.index()))
+    }
+
+    fn document(&mut self) -> Result<Parsed, ParseError> {
+        let mut root = None;
+        let mut value = Value::Null;
+        let mut seen_document = false;
+        loop {
+            let (ev, span) = self.next()?;
+            match ev {
+                Event::StreamStart | Event::DocumentEnd => {}
+                Event::DocumentStart(..) => {
+                    if seen_document {
+                        return Err(ParseError {
+                            offset: self.offset(&span.start),
+                            message: "a second document starts here without a `---` line"
+                                .to_owned(),
+                        });
+                    }
+                    seen_document = true;
+                    let (node, v) = self.node()?;
+                    root = Some(node);
+                    value = v;
+                }
+                Event::StreamEnd => break,
+                other => {
+                    return Err(ParseError {
+                        offset: self.offset(&span.start),
+                        message: format!("unexpected {other:?}"),
+                    });
+                }
+            }
+        }
+        Ok(Parsed {
+            value,
+            root,
+            warnings: std::mem::take(&mut self.warnings),
+        })
+    }
+
+    fn node(&mut self) -> Result<(Node, Value), ParseError> {
+        let (ev, span) = self.next()?;
+        let start = self.offset(&span.start);
+        let end = self.offset(&span.end);
+        match ev {
+            Event::Scalar(text, style, anchor, tag) => {
+                let value = match &tag {
+                    Some(t) => t
+                        .core_suffix()
+                        .and_then(|suffix| resolve_tagged(&text, suffix))
+                        .unwrap_or_else(|| resolve_untagged(&text, style)),
+                    None => resolve_untagged(&text, style),
+                };
+                if anchor != 0 {
+                    self.anchors.insert(anchor, value.clone());
+                }
+                let (kind, start) = match style {
+                    ScalarStyle::Plain if start == end => (ScalarKind::Empty, start),
+                    ScalarStyle::Plain => (ScalarKind::Plain, start),
+                    ScalarStyle::SingleQuoted => (ScalarKind::SingleQuoted, start),
+                    ScalarStyle::DoubleQuoted => (ScalarKind::DoubleQuoted, start),
+                    _ => (ScalarKind::Block, block_header_start(self.text, start)),
+                };
+                let node = Node {
+                    start,
+                    end,
+                    decorated: anchor != 0 || tag.is_some(),
+                    kind: NodeKind::Scalar(kind),
+                };
+                Ok((node, value))
+            }
+            Event::Alias(id) => {
+                let value = self.anchors.get(&id).cloned().ok_or_else(|| ParseError {
+                    offset: start,
+                    message: "alias to an unknown anchor".to_owned(),
+                })?;
+                let node = Node {
+                    start,
+                    end,
+                    decorated: false,
+                    kind: NodeKind::Alias,
+                };
+                Ok((node, value))
+            }
+            Event::SequenceStart(style, anchor, tag) => {
+                let flow = style == StructureStyle::Flow;
+                let mut items = Vec::new();
+                let mut values = Vec::new();
+                let close = loop {
+                    let (ev, sp) = self.next()?;
+                    if matches!(ev, Event::SequenceEnd) {
+                        break sp;
+                    }
+                    self.lookahead = Some((ev, sp));
+                    let (n, v) = self.node()?;
+                    items.push(n);
+                    values.push(v);
+                };
+                let end = if flow {
+                    self.offset(&close.end)
+                } else {
+                    items.last().map_or(end, |n| n.end)
+                };
+                let value = Value::Array(values);
+                if anchor != 0 {
+                    self.anchors.insert(anchor, value.clone());
+                }
+                let node = Node {
+                    start,
+                    end,
+                    decorated: anchor != 0 || tag.is_some(),
+                    kind: NodeKind::Seq { flow, items },
+                };
+                Ok((node, value))
+            }
+            Event::MappingStart(style, anchor, tag) => {
+                let flow = style == StructureStyle::Flow;
+                let mut entries: Vec<Entry> = Vec::new();
+                let mut map = Map::new();
+                let mut merged: Vec<Map<String, Value>> = Vec::new();
+                let close = loop {
+                    let (ev, sp) = self.next()?;
+                    if matches!(ev, Event::MappingEnd) {
+                        break sp;
+                    }
+                    let merge_key = matches!(&ev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
+                    self.lookahead = Some((ev, sp));
+                    let (key_node, key_value) = self.node()?;
+                    let (value_node, value) = self.node()?;
+                    if merge_key {
+                        collect_merge(&value, &mut merged).map_err(|message| ParseError {
+                            offset: value_node.start,
+                            message,
+                        })?;
+                    } else {
+                        let key = key_text(&key_value);
+                        if map.contains_key(&key) {
+                            self.warnings.push((
+                                key_node.start,
+                                format!("duplicate key `{key}`: the last one wins"),
+                            ));
+                        }
+                        map.insert(key.clone(), value);
+                        entries.push(Entry {
+                            key,
+                            key_start: key_node.start,
+                            value: value_node,
+                        });
+                        continue;
+                    }
+                    entries.push(Entry {
+                        key: "<<".to_owned(),
+                        key_start: key_node.start,
+                        value: value_node,
+                    });
+                };
+                // Merge keys: explicit keys win, earlier merged maps win over later ones.
+                for m in merged {
+                    for (k, v) in m {
+                        map.entry(k).or_insert(v);
+                    }
+                }
+                let end = if flow {
+                    self.offset(&close.end)
+                } else {
+                    entries.last().map_or(end, |e| e.value.end.max(e.key_start))
+                };
+                let value = Value::Object(map);
+                if anchor != 0 {
+                    self.anchors.insert(anchor, value.clone());
+                }
+                let node = Node {
+                    start,
+                    end,
+                    decorated: anchor != 0 || tag.is_some(),
+                    kind: NodeKind::Map { flow, entries },
+                };
+                Ok((node, value))
+            }
+            other => Err(ParseError {
+                offset: start,
+                message: format!("unexpected {other:?}"),
+            }),
+        }
+    }
+}
+
+fn resolve_untagged(text: &str, style: ScalarStyle) -> Value {
+    if style == ScalarStyle::Plain {
+        resolve_plain(text)
+    } else {
+        Value::String(text.to_owned())
+    }
+}
+
+fn collect_merge(value: &Value, out: &mut Vec<Map<String, Value>>) -> Result<(), String> {
+    match value {
+        Value::Object(m) => out.push(m.clone()),
+        Value::Array(items) => {
+            for item in items {
+                match item {
+                    Value::Object(m) => out.push(m.clone()),
+                    _ => return Err("a merge key (`<<`) takes mappings only".to_owned()),
+                }
+            }
+        }
+        _ => return Err("a merge key (`<<`) takes a mapping or a list of mappings".to_owned()),
+    }
+    Ok(())
+}
+
+/// A block scalar's event span starts at its content; the node starts at its `|`/`>` header,
+/// the last token of the nearest non-blank line above the content.
+fn block_header_start(text: &str, content_start: usize) -> usize {
+    let before = &text[..content_start];
+    let mut line_end = before.len();
+    loop {
+        let line_start = before[..line_end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &before[line_start..line_end];
+        if line_start == 0 || line.contains(['|', '>']) {
+            let code = strip_comment(line);
+            let trimmed = code.trim_end();
+            if let Some(pos) = trimmed.rfind(['|', '>']) {
+                return line_start + pos;
+            }
+            return content_start;
+        }
+        line_end = line_start - 1;
+    }
+}
+
+/// The part of a line before a ` #` comment (good enough for header lines).
+fn strip_comment(line: &str) -> &str {
+    match line.find(" #") {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}
+
+fn char_to_byte(text: &str, chars: usize) -> usize {
+    text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn value_and_spans() {
+        let text = "# c\na: 1 # x\nb:\n  - name: x\n    v: 'q'\n  - {name: z}\nd: |\n  foo\ne:\n";
+        let p = parse_document(text).unwrap();
+        assert_eq!(
+            p.value,
+            json!({"a": 1, "b": [{"name": "x", "v": "q"}, {"name": "z"}], "d": "foo\n", "e": null})
+        );
+        let root = p.root.unwrap();
+        let b = root.get("b").unwrap();
+        assert_eq!(&text[b.start..b.start + 1], "-");
+        let NodeKind::Seq { items, flow } = &b.kind else {
+            panic!()
+        };
+        assert!(!flow);
+        assert_eq!(&text[items[1].start..items[1].end], "{name: z}");
+        let d = root.get("d").unwrap();
+        assert_eq!(&text[d.start..d.end], "|\n  foo\n");
+        assert!(matches!(
+            root.get("e").unwrap().kind,
+            NodeKind::Scalar(ScalarKind::Empty)
+        ));
+    }
+
+    #[test]
+    fn anchors_and_merge_keys() {
+        let text = "base: &b {x: 1, w: 2}\nother:\n  <<: *b\n  w: 3\nalias: *b\n";
+        let p = parse_document(text).unwrap();
+        assert_eq!(p.value["other"], json!({"w": 3, "x": 1}));
+        assert_eq!(p.value["alias"], json!({"x": 1, "w": 2}));
+    }
+
+    #[test]
+    fn errors_have_offsets() {
+        let err = parse_document("a: b\n  c: d\n").unwrap_err();
+        assert!(err.offset > 0, "{err:?}");
+    }
+
+    #[test]
+    fn duplicate_keys_warn_and_last_wins() {
+        let p = parse_document("a: 1\na: 2\n").unwrap();
+        assert_eq!(p.value, json!({"a": 2}));
+        assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn comment_only_document() {
+        let p = parse_document("# only a comment\n").unwrap();
+        assert!(p.root.is_none());
+        assert_eq!(p.value, Value::Null);
+    }
+
+    #[test]
+    fn kubernetes_scalars() {
+        let p = parse_document("mode: 0644\non: on\nq: \"on\"\ns: !!str 12\n").unwrap();
+        assert_eq!(
+            p.value,
+            json!({"mode": 420, "true": true, "q": "on", "s": "12"})
+        );
+    }
+}
