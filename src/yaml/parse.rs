@@ -165,10 +165,13 @@ impl<'a> Builder<'a> {
                     items.push(n);
                     values.push(v);
                 };
-                let end = if flow {
-                    self.offset(&close.end)
+                let (start, end) = if flow {
+                    (start, self.offset(&close.end))
                 } else {
-                    items.last().map_or(end, |n| n.end)
+                    // Indentless sequences report their first item as the start: use the dash.
+                    let first = items.first().map_or(start, |n| n.start);
+                    let dash = dash_before(self.text, first).unwrap_or(start);
+                    (dash.min(start), items.last().map_or(end, |n| n.end))
                 };
                 let value = Value::Array(values);
                 if anchor != 0 {
@@ -304,6 +307,26 @@ fn strip_comment(line: &str) -> &str {
         Some(i) => &line[..i],
         None => line,
     }
+}
+
+/// The `-` that introduces the block sequence item starting at `item_start`.
+pub(crate) fn dash_before(text: &str, item_start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = item_start;
+    // Skip back over blanks and line breaks (an item may start on the line after its dash).
+    while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        i -= 1;
+    }
+    if i > 0 && bytes[i - 1] == b'-' {
+        return Some(i - 1);
+    }
+    // Anchors or tags between the dash and the content: the last "- " on that line.
+    let line = text[..i].rfind('\n').map_or(0, |n| n + 1);
+    text[line..i]
+        .match_indices("- ")
+        .last()
+        .map(|(pos, _)| line + pos)
+        .or_else(|| text[line..i].ends_with('-').then(|| i - 1))
 }
 
 fn char_to_byte(text: &str, chars: usize) -> usize {
