@@ -1,3 +1,4 @@
 //! kinject: inject sidecar containers into Kubernetes manifests, offline.
 
+pub mod patch;
 pub(crate) mod yaml;
