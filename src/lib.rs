@@ -1,4 +1,5 @@
 //! kinject: inject sidecar containers into Kubernetes manifests, offline.
 
 pub mod patch;
-pub(crate) mod yaml;
+pub mod read;
+pub mod yaml;

@@ -7,11 +7,12 @@ mod parse;
 pub(crate) mod scalar;
 pub(crate) mod style;
 
-pub(crate) use parse::{ParseError, parse_document};
+pub use parse::ParseError;
+pub(crate) use parse::parse_document;
 
 /// A node of a parsed document: where it sits in the text and what it is.
 #[derive(Debug, Clone)]
-pub(crate) struct Node {
+pub struct Node {
     /// Byte offset of the first character of the node's content (for a block sequence: its
     /// first `-`; for a block mapping: its first key; for a block scalar: its `|`/`>` header).
     pub start: usize,
@@ -23,7 +24,7 @@ pub(crate) struct Node {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) enum NodeKind {
+pub enum NodeKind {
     Scalar(ScalarKind),
     Seq { flow: bool, items: Vec<Node> },
     Map { flow: bool, entries: Vec<Entry> },
@@ -31,7 +32,7 @@ pub(crate) enum NodeKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ScalarKind {
+pub enum ScalarKind {
     Plain,
     SingleQuoted,
     DoubleQuoted,
@@ -41,7 +42,7 @@ pub(crate) enum ScalarKind {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct Entry {
+pub struct Entry {
     /// The key as Kubernetes reads it (non-string keys are stringified).
     pub key: String,
     pub key_start: usize,
@@ -62,7 +63,7 @@ impl Node {
 
 /// A parsed document: its value and, when it has content, the node tree.
 #[derive(Debug, Clone)]
-pub(crate) struct Parsed {
+pub struct Parsed {
     pub value: serde_json::Value,
     pub root: Option<Node>,
     /// Non-fatal findings (duplicate keys), each with the byte offset it concerns.

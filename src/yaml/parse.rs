@@ -11,7 +11,7 @@ use super::{Entry, Node, NodeKind, Parsed, ScalarKind};
 
 /// A syntax error at a byte offset of the document text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ParseError {
+pub struct ParseError {
     pub offset: usize,
     pub message: String,
 }

@@ -1,0 +1,327 @@
+//! Reading inputs: which files a set of paths names, their text, their documents, and the
+//! Kubernetes objects inside each document (`kind: List` items included).
+
+mod split;
+
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use miette::{Diagnostic, NamedSource, SourceSpan};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::yaml::{ParseError, Parsed, parse_document};
+
+pub(crate) use split::documents;
+
+/// Where an input comes from: a file, or standard input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// How the input is named to the user: the path as given, or `<stdin>`.
+    pub name: String,
+    pub path: Option<PathBuf>,
+}
+
+impl Source {
+    pub fn stdin() -> Self {
+        Source {
+            name: "<stdin>".to_owned(),
+            path: None,
+        }
+    }
+
+    pub fn file(path: &Path) -> Self {
+        Source {
+            name: path.display().to_string(),
+            path: Some(path.to_owned()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf8Bom,
+    Utf16Le,
+    Utf16Be,
+}
+
+/// An input's text and its documents.
+#[derive(Debug)]
+pub struct Input {
+    pub source: Source,
+    pub text: Arc<str>,
+    pub encoding: Encoding,
+    pub documents: Vec<Document>,
+}
+
+/// One document of an input: its exact bytes and what they parse to.
+#[derive(Debug)]
+pub struct Document {
+    pub index: usize,
+    pub range: Range<usize>,
+    pub parsed: Result<Parsed, ParseError>,
+}
+
+impl Input {
+    pub fn doc_text(&self, doc: &Document) -> &str {
+        &self.text[doc.range.clone()]
+    }
+
+    pub(crate) fn named_source(&self) -> NamedSource<Arc<str>> {
+        NamedSource::new(&self.source.name, Arc::clone(&self.text)).with_language("yaml")
+    }
+
+    /// A syntax error of `doc` as a diagnostic on the whole input.
+    pub(crate) fn syntax_error(&self, doc: &Document, err: &ParseError) -> InputError {
+        let offset = doc.range.start + err.offset;
+        let (line, column) = line_col(&self.text, offset);
+        InputError::Syntax {
+            name: self.source.name.clone(),
+            line,
+            column,
+            message: err.message.clone(),
+            src: self.named_source(),
+            span: SourceSpan::from(offset..offset),
+        }
+    }
+}
+
+#[derive(Debug, Error, Diagnostic)]
+pub enum InputError {
+    #[error("cannot read {name}: {source}")]
+    #[diagnostic(code(kinject::input::io))]
+    Io {
+        name: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("{name}: not UTF-8 text (invalid byte at line {line}, column {column})")]
+    #[diagnostic(
+        code(kinject::input::encoding),
+        help("kinject reads UTF-8 (with or without BOM) and UTF-16 with a BOM")
+    )]
+    Encoding {
+        name: String,
+        line: usize,
+        column: usize,
+    },
+
+    #[error("{name}:{line}:{column}: invalid YAML: {message}")]
+    #[diagnostic(code(kinject::input::syntax))]
+    Syntax {
+        name: String,
+        line: usize,
+        column: usize,
+        message: String,
+        #[source_code]
+        src: NamedSource<Arc<str>>,
+        #[label("here")]
+        span: SourceSpan,
+    },
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// Expands paths into sources: `-` is stdin, a directory is walked recursively for
+/// `.yaml`/`.yml`/`.json` files (hidden entries skipped), sorted for a stable order.
+pub fn discover(paths: &[PathBuf]) -> (Vec<Source>, Vec<InputError>) {
+    let mut sources = Vec::new();
+    let mut errors = Vec::new();
+    if paths.is_empty() {
+        sources.push(Source::stdin());
+    }
+    for path in paths {
+        if path.as_os_str() == "-" {
+            sources.push(Source::stdin());
+            continue;
+        }
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => walk(path, &mut sources, &mut errors),
+            Ok(_) => sources.push(Source::file(path)),
+            Err(source) => errors.push(InputError::Io {
+                name: path.display().to_string(),
+                source,
+            }),
+        }
+    }
+    (sources, errors)
+}
+
+fn walk(dir: &Path, sources: &mut Vec<Source>, errors: &mut Vec<InputError>) {
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        match entry {
+            Ok(e) if e.file_type().is_file() && is_manifest(e.path()) => {
+                sources.push(Source::file(e.path()));
+            }
+            Ok(_) => {}
+            Err(err) => errors.push(InputError::Io {
+                name: err
+                    .path()
+                    .map_or_else(|| dir.display().to_string(), |p| p.display().to_string()),
+                source: err
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("symlink loop")),
+            }),
+        }
+    }
+}
+
+fn is_manifest(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml" | "json")
+    )
+}
+
+/// Reads and splits one source; `stdin` is read when the source is standard input.
+pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
+    let mut bytes = Vec::new();
+    let io = |e| InputError::Io {
+        name: source.name.clone(),
+        source: e,
+    };
+    match &source.path {
+        Some(p) => bytes = std::fs::read(p).map_err(io)?,
+        None => {
+            stdin.read_to_end(&mut bytes).map_err(io)?;
+        }
+    }
+    from_bytes(source.clone(), &bytes)
+}
+
+/// Decodes and splits bytes read from `source`.
+pub fn from_bytes(source: Source, bytes: &[u8]) -> Result<Input, InputError> {
+    let (text, encoding) = decode(bytes).map_err(|offset| {
+        let valid = String::from_utf8_lossy(&bytes[..offset]);
+        let (line, column) = line_col(&valid, valid.len());
+        InputError::Encoding {
+            name: source.name.clone(),
+            line,
+            column,
+        }
+    })?;
+    let text: Arc<str> = Arc::from(text);
+    let body_start = if encoding == Encoding::Utf8Bom { 3 } else { 0 };
+    let documents = documents(&text[body_start..])
+        .into_iter()
+        .enumerate()
+        .map(|(index, r)| {
+            // A byte-order mark stays outside every document (renderers write it first).
+            let range = r.start + body_start..r.end + body_start;
+            Document {
+                index,
+                parsed: parse_document(&text[range.clone()]),
+                range,
+            }
+        })
+        .collect();
+    Ok(Input {
+        source,
+        text,
+        encoding,
+        documents,
+    })
+}
+
+/// Text of the bytes, or the offset of the first byte that is not valid UTF-8.
+fn decode(bytes: &[u8]) -> Result<(String, Encoding), usize> {
+    let utf16 = |chunks: Vec<u16>| String::from_utf16(&chunks).map_err(|_| 0usize);
+    match bytes {
+        [0xFF, 0xFE, rest @ ..] => {
+            let units = rest.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+            Ok((utf16(units)?, Encoding::Utf16Le))
+        }
+        [0xFE, 0xFF, rest @ ..] => {
+            let units = rest.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+            Ok((utf16(units)?, Encoding::Utf16Be))
+        }
+        _ => {
+            let text = std::str::from_utf8(bytes).map_err(|e| e.valid_up_to())?;
+            let encoding = if text.starts_with('\u{FEFF}') {
+                Encoding::Utf8Bom
+            } else {
+                Encoding::Utf8
+            };
+            Ok((text.to_owned(), encoding))
+        }
+    }
+}
+
+/// The Kubernetes objects of a document value, with their JSON pointer in the document:
+/// the document itself, or each item of a `kind: List` / `*List` (recursively).
+pub fn objects(value: &Value) -> Vec<(String, &Value)> {
+    let mut out = Vec::new();
+    collect_objects(value, String::new(), &mut out);
+    out
+}
+
+fn collect_objects<'v>(value: &'v Value, pointer: String, out: &mut Vec<(String, &'v Value)>) {
+    let Value::Object(map) = value else {
+        return;
+    };
+    let is_list = map
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k.ends_with("List"));
+    match (is_list, map.get("items")) {
+        (true, Some(Value::Array(items))) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_objects(item, format!("{pointer}/items/{i}"), out);
+            }
+        }
+        (true, Some(Value::Null) | None) => {}
+        _ => out.push((pointer, value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lists_expand_to_items() {
+        let v = json!({"kind": "List", "items": [{"kind": "Pod"}, {"kind": "ConfigMapList", "items": [{"kind": "ConfigMap"}]}]});
+        let objs: Vec<String> = objects(&v).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(objs, vec!["/items/0", "/items/1/items/0"]);
+        assert!(objects(&json!({"kind": "ConfigMapList", "items": null})).is_empty());
+        assert_eq!(objects(&json!({"kind": "Service"})).len(), 1);
+        assert!(objects(&json!("scalar")).is_empty());
+    }
+
+    #[test]
+    fn decodes_utf16_and_reports_bad_bytes() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in "a: 1\n".encode_utf16() {
+            bytes.extend(u.to_le_bytes());
+        }
+        let input = from_bytes(Source::stdin(), &bytes).unwrap();
+        assert_eq!(&*input.text, "a: 1\n");
+        assert_eq!(input.encoding, Encoding::Utf16Le);
+        let err = from_bytes(Source::stdin(), b"a: 1\nb: \xff\n").unwrap_err();
+        assert!(matches!(err, InputError::Encoding { line: 2, column: 4, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn bom_stays_outside_documents() {
+        let input = from_bytes(Source::stdin(), "\u{FEFF}a: 1\n---\nb: 2\n".as_bytes()).unwrap();
+        assert_eq!(input.documents[0].range, 3..8);
+        assert_eq!(input.documents[0].parsed.as_ref().unwrap().value, json!({"a": 1}));
+    }
+}
