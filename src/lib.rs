@@ -1,5 +1,8 @@
 //! kinject: inject sidecar containers into Kubernetes manifests, offline.
 
+pub mod config;
+pub mod diagnostic;
 pub mod patch;
 pub mod read;
+pub mod template;
 pub mod yaml;

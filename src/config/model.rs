@@ -1,0 +1,230 @@
+//! The native configuration format (`kinject.dev/v1alpha1`, `kind: InjectionConfig`): what can
+//! be injected (sidecars), when (rules), and defaults. The JSON Schema is derived from these
+//! types, so `kinject schema`, validation and the docs cannot drift apart.
+
+use k8s_openapi::api::core::v1::{
+    Container, EnvVar, LocalObjectReference, Volume, VolumeMount,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub const API_VERSION: &str = "kinject.dev/v1alpha1";
+pub const KIND: &str = "InjectionConfig";
+
+/// A kinject configuration file.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(title = "kinject InjectionConfig")]
+pub struct ConfigFile {
+    /// Always `kinject.dev/v1alpha1`.
+    pub api_version: String,
+    /// Always `InjectionConfig`.
+    pub kind: String,
+    /// Free-form metadata (kustomize needs `metadata.name` on a plugin's configuration).
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+    /// Values for templates (`{{ values.x }}`); `--set key=value` overrides them.
+    #[serde(default)]
+    pub values: Map<String, Value>,
+    /// What can be injected.
+    #[serde(default)]
+    pub sidecars: Vec<Sidecar>,
+    /// When it is injected.
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+    /// Skips that apply to every rule.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// Custom resources that hold a pod template (Argo Rollout, Knative Service…).
+    #[serde(default)]
+    pub kinds: Vec<CustomKind>,
+}
+
+/// A sidecar definition. Every string may be a minijinja template (`{{ pod.spec… }}`).
+// Unknown fields are caught by the schema: serde cannot deny them next to `flatten`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct Sidecar {
+    /// Name used by rules and by the `kinject.dev/inject` annotation.
+    pub name: String,
+    /// What the sidecar is for (shown by `kinject explain`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(flatten)]
+    pub body: SidecarBody,
+    /// Inject `containers` as native sidecars: into `initContainers` with
+    /// `restartPolicy: Always` (Kubernetes ≥ 1.29). The fix for Jobs.
+    #[serde(default)]
+    pub native: bool,
+    /// Where `containers` go: `after` (default) or `before` the pod's own containers.
+    #[serde(default)]
+    pub position: Option<Position>,
+    /// Where `initContainers` (and native sidecars) go relative to the pod's own init
+    /// containers: `after` by default, `before` by default for native sidecars.
+    #[serde(default)]
+    pub init_position: Option<Position>,
+    /// Who wins when the pod already has a service account: `ifUnset` (default: set it only
+    /// when the pod has none or `default`), `never`, or `force`.
+    #[serde(default)]
+    pub service_account_policy: Option<ServiceAccountPolicy>,
+    /// The app containers that receive `volumeMounts`, `env`, `appendArgs` and
+    /// `appendCommand` (glob patterns; default: all of them).
+    #[serde(default)]
+    pub target_containers: Vec<String>,
+    /// The whole definition as one template text rendering to YAML with any of the fields of
+    /// the body (`containers`, `volumes`, …); loops and conditionals allowed. Values taken from
+    /// the object are quoted on output, so an annotation cannot add fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+}
+
+/// What a sidecar adds to a pod. Also the shape a sidecar `template` renders to.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct SidecarBody {
+    /// Containers to add (Kubernetes `Container` objects).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<Container>")]
+    pub containers: Vec<Value>,
+    /// Init containers to add.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<Container>")]
+    pub init_containers: Vec<Value>,
+    /// Pod volumes, merged by name (an identical existing volume is fine; a different one
+    /// under the same name is a conflict).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<Volume>")]
+    pub volumes: Vec<Value>,
+    /// Mounts added to the app containers (see `targetContainers`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<VolumeMount>")]
+    pub volume_mounts: Vec<Value>,
+    /// Environment variables added to the app containers; never overwrites the app's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<EnvVar>")]
+    pub env: Vec<Value>,
+    /// Arguments appended to the app containers' `args`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub append_args: Vec<String>,
+    /// Words appended to the app containers' `command` (only where one is set).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub append_command: Vec<String>,
+    /// Image pull secrets, merged by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<LocalObjectReference>")]
+    pub image_pull_secrets: Vec<Value>,
+    /// Service account for the pod (the whole pod gets it: see `serviceAccountPolicy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_name: Option<String>,
+    /// Annotations added to the pod template (the pod's own values win).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
+    pub annotations: Map<String, Value>,
+    /// Labels added to the pod template (the pod's own values win).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
+    pub labels: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Position {
+    Before,
+    After,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ServiceAccountPolicy {
+    #[default]
+    IfUnset,
+    Never,
+    Force,
+}
+
+/// When to inject which sidecars. A rule matches when every field of `match` that is set
+/// matches (an empty `match` matches every workload).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Rule {
+    pub name: String,
+    #[serde(default, rename = "match")]
+    pub matches: Match,
+    /// Sidecar names, injected in this order.
+    pub inject: Vec<String>,
+    /// Workloads that run to completion (Job, CronJob, pods with `restartPolicy` Never or
+    /// OnFailure): `skip` non-native sidecars (default), convert them to `native` sidecars,
+    /// or `inject` them as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<JobPolicy>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Match {
+    /// Workload kinds (`Deployment`, `CronJob`, a custom kind…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<String>,
+    /// Namespace glob patterns; objects without a namespace take `--namespace`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
+    /// Namespace glob patterns never matched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_namespaces: Vec<String>,
+    /// Workload name glob patterns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// Selector on the pod template's labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<LabelSelector>")]
+    pub label_selector: Option<Value>,
+    /// Trigger annotations: each key must be present on the pod template (or the workload)
+    /// with a value matching the glob pattern (`"*"`: any value).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
+    pub annotations: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum JobPolicy {
+    Skip,
+    Native,
+    Inject,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Defaults {
+    /// Skip pods with `hostNetwork: true` (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_host_network: Option<bool>,
+    /// Namespaces never injected (default: kube-system, kube-public, kube-node-lease).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_namespaces: Option<Vec<String>>,
+    /// Default for rules' `jobs` (default `skip`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<JobPolicy>,
+    /// Let `kinject.dev/inject: "a,b"` request sidecars no rule selects (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_requests: Option<bool>,
+}
+
+/// A custom resource kind that holds a pod template.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CustomKind {
+    pub kind: String,
+    /// `group/version`, or just the group; any when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// JSON pointer to the pod template (`/spec/template`).
+    pub pod_template: String,
+    /// Its pods run to completion, like a Job's.
+    #[serde(default)]
+    pub runs_to_completion: bool,
+}

@@ -1,0 +1,277 @@
+//! The configuration's JSON Schema (derived from the config types with schemars, Kubernetes
+//! parts from k8s-openapi) and a validator that reports every violation with its path, so
+//! each can be pointed at in the file. Template strings are accepted wherever a value is.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::model::ConfigFile;
+
+/// The JSON Schema of a configuration file.
+pub fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let schema = schemars::schema_for!(ConfigFile);
+        serde_json::to_value(schema).unwrap_or(Value::Null)
+    })
+}
+
+/// One way a value breaks the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Violation {
+    /// Path to the offending value (or to the mapping that misses a field).
+    pub path: Vec<String>,
+    pub kind: ViolationKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ViolationKind {
+    UnknownField { field: String, expected: Vec<String> },
+    WrongType { expected: String, found: &'static str },
+    Missing { field: String },
+    NotAllowed { allowed: Vec<String> },
+}
+
+/// Checks `value` against the schema at `pointer` (`""` for the whole file) of `root`.
+pub(crate) fn validate(root: &Value, pointer: &str, value: &Value) -> Vec<Violation> {
+    let mut v = Validator { root, out: Vec::new() };
+    let schema = if pointer.is_empty() { root } else { root.pointer(pointer).unwrap_or(&Value::Null) };
+    v.check(schema, value, &mut Vec::new());
+    v.out
+}
+
+pub(crate) fn is_template(s: &str) -> bool {
+    s.contains("{{") || s.contains("{%")
+}
+
+struct Validator<'a> {
+    root: &'a Value,
+    out: Vec<Violation>,
+}
+
+impl<'a> Validator<'a> {
+    fn resolve(&self, mut schema: &'a Value) -> &'a Value {
+        for _ in 0..32 {
+            match schema.get("$ref").and_then(Value::as_str) {
+                Some(r) => {
+                    schema = r
+                        .strip_prefix('#')
+                        .and_then(|p| self.root.pointer(p))
+                        .unwrap_or(&Value::Null);
+                }
+                None => break,
+            }
+        }
+        schema
+    }
+
+    /// Violations of `schema` by `value`, without recording them.
+    fn trial(&self, schema: &'a Value, value: &Value, path: &mut Vec<String>) -> Vec<Violation> {
+        let mut sub = Validator { root: self.root, out: Vec::new() };
+        sub.check(schema, value, path);
+        sub.out
+    }
+
+    fn check(&mut self, schema: &'a Value, value: &Value, path: &mut Vec<String>) {
+        let schema = self.resolve(schema);
+        if !schema.is_object() {
+            return;
+        }
+        if let Value::String(s) = value {
+            if is_template(s) {
+                return; // checked once rendered
+            }
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(options) = schema.get(key).and_then(Value::as_array) {
+                let trials: Vec<Vec<Violation>> =
+                    options.iter().map(|o| self.trial(o, value, path)).collect();
+                if trials.iter().any(Vec::is_empty) {
+                    return;
+                }
+                // Report the option that got furthest (fewest complaints).
+                if let Some(best) = trials.into_iter().min_by_key(Vec::len) {
+                    self.out.extend(best);
+                }
+                return;
+            }
+        }
+        if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+            for s in all {
+                self.check(s, value, path);
+            }
+        }
+        if schema.get("x-kubernetes-int-or-string").is_some() {
+            if !matches!(value, Value::String(_) | Value::Number(_)) {
+                self.wrong_type(path, "integer or string", value);
+            }
+            return;
+        }
+        if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
+            if !allowed.contains(value) {
+                self.out.push(Violation {
+                    path: path.clone(),
+                    kind: ViolationKind::NotAllowed {
+                        allowed: allowed.iter().map(ToString::to_string).collect(),
+                    },
+                });
+            }
+            return;
+        }
+        if let Some(c) = schema.get("const") {
+            if c != value {
+                self.out.push(Violation {
+                    path: path.clone(),
+                    kind: ViolationKind::NotAllowed { allowed: vec![c.to_string()] },
+                });
+            }
+            return;
+        }
+        if let Some(expected) = schema.get("type") {
+            let types: Vec<&str> = match expected {
+                Value::String(t) => vec![t.as_str()],
+                Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
+                self.wrong_type(path, &types.join(" or "), value);
+                return;
+            }
+        }
+        match value {
+            Value::Object(map) => self.object(schema, map, path),
+            Value::Array(items) => {
+                if let Some(item_schema) = schema.get("items") {
+                    for (i, item) in items.iter().enumerate() {
+                        path.push(i.to_string());
+                        self.check(item_schema, item, path);
+                        path.pop();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn object(&mut self, schema: &'a Value, map: &serde_json::Map<String, Value>, path: &mut Vec<String>) {
+        let props = schema.get("properties").and_then(Value::as_object);
+        let additional = schema.get("additionalProperties");
+        for (k, v) in map {
+            path.push(k.clone());
+            match props.and_then(|p| p.get(k)) {
+                Some(s) => self.check(s, v, path),
+                None => match additional {
+                    Some(Value::Bool(true)) => {}
+                    Some(s @ Value::Object(_)) => self.check(s, v, path),
+                    // Kubernetes objects list their fields; anything else is unknown.
+                    _ if props.is_some() || matches!(additional, Some(Value::Bool(false))) => {
+                        path.pop();
+                        let expected = props.map(|p| p.keys().cloned().collect()).unwrap_or_default();
+                        self.out.push(Violation {
+                            path: {
+                                let mut p = path.clone();
+                                p.push(k.clone());
+                                p
+                            },
+                            kind: ViolationKind::UnknownField { field: k.clone(), expected },
+                        });
+                        continue;
+                    }
+                    _ => {}
+                },
+            }
+            path.pop();
+        }
+        if let Some(required) = schema.get("required").and_then(Value::as_array) {
+            for r in required.iter().filter_map(Value::as_str) {
+                if !map.contains_key(r) {
+                    self.out.push(Violation {
+                        path: path.clone(),
+                        kind: ViolationKind::Missing { field: r.to_owned() },
+                    });
+                }
+            }
+        }
+    }
+
+    fn wrong_type(&mut self, path: &[String], expected: &str, value: &Value) {
+        self.out.push(Violation {
+            path: path.to_vec(),
+            kind: ViolationKind::WrongType {
+                expected: expected.to_owned(),
+                found: type_name(value),
+            },
+        });
+    }
+}
+
+fn type_matches(t: &str, value: &Value) -> bool {
+    match t {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        _ => true,
+    }
+}
+
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn violations(value: Value) -> Vec<Violation> {
+        validate(schema(), "", &value)
+    }
+
+    #[test]
+    fn valid_config_passes() {
+        let v = violations(json!({
+            "apiVersion": "kinject.dev/v1alpha1",
+            "kind": "InjectionConfig",
+            "sidecars": [{
+                "name": "proxy",
+                "containers": [{"name": "p", "image": "{{ values.image }}", "ports": [{"containerPort": "{{ values.port }}"}],
+                                "resources": {"limits": {"cpu": 1, "memory": "1Gi"}}}],
+                "volumes": [{"name": "v", "emptyDir": {}}],
+                "native": true,
+                "annotations": {"a": "b"},
+            }],
+            "rules": [{"name": "r", "match": {"kinds": ["Deployment"], "labelSelector": {"matchExpressions": [{"key": "a", "operator": "In", "values": ["x"]}]}}, "inject": ["proxy"]}],
+        }));
+        assert!(v.is_empty(), "{v:#?}");
+    }
+
+    #[test]
+    fn reports_every_violation_with_its_path() {
+        let v = violations(json!({
+            "apiVersion": "kinject.dev/v1alpha1",
+            "kind": "InjectionConfig",
+            "sidecars": [{"name": "p", "containers": [{"name": "c", "imagee": "x", "ports": [{"containerPort": "80x"}]}], "position": "middle"}],
+            "rules": [{"name": "r", "inject": "p"}],
+            "extra": 1,
+        }));
+        let paths: Vec<String> = v.iter().map(|x| x.path.join(".")).collect();
+        assert!(paths.contains(&"sidecars.0.containers.0.imagee".to_owned()), "{v:#?}");
+        assert!(paths.contains(&"sidecars.0.containers.0.ports.0.containerPort".to_owned()), "{v:#?}");
+        assert!(paths.contains(&"sidecars.0.position".to_owned()), "{v:#?}");
+        assert!(paths.contains(&"rules.0.inject".to_owned()), "{v:#?}");
+        assert!(paths.contains(&"extra".to_owned()), "{v:#?}");
+    }
+}

@@ -1,0 +1,86 @@
+//! A diagnostic that points into a file: code, message, the labelled span, and help. Every
+//! boundary (input, config, template, inject) reports located problems with it.
+
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
+
+use crate::read::line_col;
+
+#[derive(Debug, thiserror::Error)]
+#[error("{location}: {message}")]
+pub struct Located {
+    /// Stable code (`kinject::config::unknown_field`): API, never renamed.
+    pub code: &'static str,
+    /// `file:line:column`.
+    pub location: String,
+    pub message: String,
+    pub label: String,
+    pub help: Option<String>,
+    pub src: NamedSource<Arc<str>>,
+    pub span: SourceSpan,
+}
+
+impl Located {
+    /// A diagnostic at byte range `start..end` of `text`, the text of the file `name`.
+    pub(crate) fn new(
+        code: &'static str,
+        name: &str,
+        text: &Arc<str>,
+        span: (usize, usize),
+        message: impl Into<String>,
+    ) -> Self {
+        let (start, end) = (span.0.min(text.len()), span.1.min(text.len()).max(span.0.min(text.len())));
+        let (line, column) = line_col(text, start);
+        Located {
+            code,
+            location: format!("{name}:{line}:{column}"),
+            message: message.into(),
+            label: "here".to_owned(),
+            help: None,
+            src: NamedSource::new(name, Arc::clone(text)).with_language("yaml"),
+            span: SourceSpan::from(start..end),
+        }
+    }
+
+    pub(crate) fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+impl Diagnostic for Located {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(self.code))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(&self.src)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
+            Some(self.label.clone()),
+            self.span,
+        ))))
+    }
+}
+
+/// "did you mean `image`?" when a close candidate exists.
+pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| format!("did you mean `{c}`?"))
+}
