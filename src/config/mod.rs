@@ -1,7 +1,9 @@
 //! Configuration: the native format's types, its JSON Schema, and loading files into one
 //! resolved `Config` with located diagnostics.
 
+mod load;
 pub mod model;
 pub mod schema;
 
-pub use model::*;
+pub use load::{Config, Defaults, Origin, RuleDef, SidecarDef, load, load_texts};
+pub use model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule, ServiceAccountPolicy, Sidecar, SidecarBody};

@@ -50,6 +50,30 @@ pub struct Entry {
 }
 
 impl Node {
+    /// The node at `path` (mapping keys and sequence indices), if the text has it.
+    pub(crate) fn at<S: AsRef<str>>(&self, path: &[S]) -> Option<&Node> {
+        let mut node = self;
+        for token in path {
+            let token = token.as_ref();
+            node = match &node.kind {
+                NodeKind::Map { .. } => node.get(token)?,
+                NodeKind::Seq { items, .. } => items.get(token.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+
+    /// Byte span of the key of the entry at `path` (its last token is the key).
+    pub(crate) fn key_span<S: AsRef<str>>(&self, path: &[S]) -> Option<(usize, usize)> {
+        let (last, parent) = path.split_last()?;
+        let NodeKind::Map { entries, .. } = &self.at(parent)?.kind else {
+            return None;
+        };
+        let e = entries.iter().rev().find(|e| e.key == last.as_ref())?;
+        Some((e.key_start, e.key_start + e.key.len()))
+    }
+
     pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         match &self.kind {
             // The last duplicate wins, as in the value.

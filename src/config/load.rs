@@ -1,0 +1,428 @@
+//! Loading configuration files into one `Config`: parse, validate against the schema, check
+//! names and templates, and report every problem with its file, line and column.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Rule, Sidecar};
+use super::schema::{Violation, ViolationKind, schema, validate};
+use crate::diagnostic::{Located, suggest};
+use crate::kinds::known_kinds;
+use crate::read;
+use crate::select::Matcher;
+use crate::template::Templates;
+use crate::yaml::{Node, NodeKind, ScalarKind, scalar::resolve_plain};
+
+/// Where a definition was written.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub file: String,
+    pub text: Arc<str>,
+    /// Byte span of the definition in `text`.
+    pub span: (usize, usize),
+}
+
+impl Origin {
+    pub(crate) fn error(&self, code: &'static str, message: impl Into<String>) -> Located {
+        Located::new(code, &self.file, &self.text, self.span, message)
+    }
+}
+
+pub struct SidecarDef {
+    pub spec: Sidecar,
+    /// The body as written (before templates), for rendering.
+    pub definition: Value,
+    pub origin: Origin,
+}
+
+pub struct RuleDef {
+    pub spec: Rule,
+    pub matcher: Matcher,
+    pub origin: Origin,
+}
+
+/// Defaults with every field decided.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    pub skip_host_network: bool,
+    pub skip_namespaces: Vec<String>,
+    pub jobs: JobPolicy,
+    pub allow_requests: bool,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            skip_host_network: true,
+            skip_namespaces: ["kube-system", "kube-public", "kube-node-lease"]
+                .map(str::to_owned)
+                .to_vec(),
+            jobs: JobPolicy::Skip,
+            allow_requests: true,
+        }
+    }
+}
+
+/// Every configuration file, merged and compiled.
+pub struct Config {
+    pub sidecars: Vec<SidecarDef>,
+    pub rules: Vec<RuleDef>,
+    pub values: Map<String, Value>,
+    pub defaults: Defaults,
+    pub kinds: Vec<CustomKind>,
+    pub templates: Templates,
+}
+
+impl Config {
+    pub fn sidecar(&self, name: &str) -> Option<&SidecarDef> {
+        self.sidecars.iter().find(|s| s.spec.name == name)
+    }
+
+    /// An empty configuration (no sidecars, no rules).
+    pub fn empty() -> Self {
+        Config {
+            sidecars: Vec::new(),
+            rules: Vec::new(),
+            values: Map::new(),
+            defaults: Defaults::default(),
+            kinds: Vec::new(),
+            templates: Templates::new(),
+        }
+    }
+}
+
+/// A file's text and the documents parsed from it.
+struct File {
+    name: String,
+    text: Arc<str>,
+}
+
+/// Loads configuration files; `sets` are `--set key=value` overrides of `values`.
+pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        let name = path.display().to_string();
+        match std::fs::read(path) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => files.push(File { name, text: Arc::from(text) }),
+                Err(e) => {
+                    let text: Arc<str> = Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    let at = e.utf8_error().valid_up_to();
+                    errors.push(Located::new("kinject::config::encoding", &name, &text, (at, at), "not UTF-8 text"));
+                }
+            },
+            Err(e) => {
+                let text: Arc<str> = Arc::from("");
+                errors.push(Located::new("kinject::config::io", &name, &text, (0, 0), format!("cannot read: {e}")));
+            }
+        }
+    }
+    let texts: Vec<(String, Arc<str>)> = files.into_iter().map(|f| (f.name, f.text)).collect();
+    match load_texts(&texts, sets) {
+        Ok(c) if errors.is_empty() => Ok(c),
+        Ok(_) => Err(errors),
+        Err(mut more) => {
+            errors.append(&mut more);
+            Err(errors)
+        }
+    }
+}
+
+/// Loads configuration from (name, text) pairs.
+pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Config, Vec<Located>> {
+    let mut errors = Vec::new();
+    let mut config = Config::empty();
+    let mut skip_host_network = None;
+    let mut skip_namespaces = None;
+    let mut jobs = None;
+    let mut allow_requests = None;
+    let mut first_seen: HashMap<String, Origin> = HashMap::new();
+    let mut rule_inject_spans: Vec<(Vec<Origin>, Vec<Origin>)> = Vec::new();
+    for (name, text) in texts {
+        let file = File { name: name.clone(), text: Arc::clone(text) };
+        for range in read::documents(text) {
+            let doc_text = &text[range.clone()];
+            let parsed = match crate::yaml::parse_document(doc_text) {
+                Ok(p) => p,
+                Err(e) => {
+                    let at = range.start + e.offset;
+                    errors.push(Located::new("kinject::config::syntax", &file.name, &file.text, (at, at), format!("invalid YAML: {}", e.message)));
+                    continue;
+                }
+            };
+            let Some(root) = parsed.root else { continue };
+            let at = |path: &[String]| -> (usize, usize) {
+                let node = root.at(path).unwrap_or(&root);
+                (range.start + node.start, range.start + node.end.max(node.start))
+            };
+            let origin = |path: &[String]| Origin { file: file.name.clone(), text: Arc::clone(&file.text), span: at(path) };
+            let value = parsed.value;
+            if let Err(e) = check_format(&value) {
+                errors.push(origin(&[]).error("kinject::config::unsupported_format", e).help(format!(
+                    "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
+                )));
+                continue;
+            }
+            let violations = validate(schema(), "", &value);
+            if !violations.is_empty() {
+                for v in violations {
+                    errors.push(violation(&file, range.start, &root, &v));
+                }
+                continue;
+            }
+            let cf: ConfigFile = match serde_json::from_value(value.clone()) {
+                Ok(cf) => cf,
+                Err(e) => {
+                    errors.push(origin(&[]).error("kinject::config::invalid", e.to_string()));
+                    continue;
+                }
+            };
+            for (k, v) in cf.values {
+                config.values.insert(k, v);
+            }
+            skip_host_network = cf.defaults.skip_host_network.or(skip_host_network);
+            skip_namespaces = cf.defaults.skip_namespaces.or(skip_namespaces);
+            jobs = cf.defaults.jobs.or(jobs);
+            allow_requests = cf.defaults.allow_requests.or(allow_requests);
+            config.kinds.extend(cf.kinds);
+            for (i, spec) in cf.sidecars.into_iter().enumerate() {
+                let path = vec!["sidecars".to_owned(), i.to_string()];
+                let o = origin(&path);
+                if let Some(first) = first_seen.get(&spec.name) {
+                    let (line, col) = read::line_col(&first.text, first.span.0);
+                    errors.push(
+                        origin(&[path.clone(), vec!["name".to_owned()]].concat())
+                            .error("kinject::config::duplicate_sidecar", format!("sidecar `{}` is defined twice", spec.name))
+                            .help(format!("the first definition is at {}:{line}:{col}", first.file)),
+                    );
+                    continue;
+                }
+                first_seen.insert(spec.name.clone(), o.clone());
+                let mut definition = value["sidecars"][i].clone();
+                if let Value::Object(m) = &mut definition {
+                    for k in ["name", "description", "native", "position", "initPosition", "serviceAccountPolicy", "targetContainers", "template"] {
+                        m.shift_remove(k);
+                    }
+                }
+                if let Err(errs) = config.templates.add_sidecar(&spec.name, &definition, spec.template.as_deref()) {
+                    for e in errs {
+                        let mut p = path.clone();
+                        p.extend(crate::patch::tokens(&e.pointer));
+                        let node = root.at(&p).unwrap_or(&root);
+                        let pos = range.start + template_offset(doc_text, node, e.range.as_ref().map_or(0, |r| r.start));
+                        errors.push(Located::new("kinject::config::template_syntax", &file.name, &file.text, (pos, pos + 1), format!("template error: {}", e.message)));
+                    }
+                }
+                config.sidecars.push(SidecarDef { spec, definition, origin: o });
+            }
+            for (i, spec) in cf.rules.into_iter().enumerate() {
+                let path = vec!["rules".to_owned(), i.to_string()];
+                let matcher = match Matcher::compile(&spec.matches) {
+                    Ok(m) => m,
+                    Err((field, message)) => {
+                        let p = [path.clone(), vec!["match".to_owned(), field]].concat();
+                        errors.push(origin(&p).error("kinject::config::invalid_match", message));
+                        continue;
+                    }
+                };
+                let spans = (0..spec.inject.len())
+                    .map(|j| origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat()))
+                    .collect();
+                let kinds_origin: Vec<Origin> = (0..spec.matches.kinds.len())
+                    .map(|j| origin(&[path.clone(), vec!["match".to_owned(), "kinds".to_owned(), j.to_string()]].concat()))
+                    .collect();
+                // Names and kinds are checked once every file (and its custom kinds) is read.
+                rule_inject_spans.push((spans, kinds_origin));
+                config.rules.push(RuleDef { spec, matcher, origin: origin(&path) });
+            }
+        }
+    }
+    let known = known_kinds(&config.kinds);
+    for (rule, (spans, kind_spans)) in config.rules.iter().zip(&rule_inject_spans) {
+        for (name, o) in rule.spec.inject.iter().zip(spans) {
+            if config.sidecar(name).is_none() {
+                let mut e = o.error("kinject::config::unknown_sidecar", format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name));
+                e = match suggest(name, config.sidecars.iter().map(|s| s.spec.name.as_str())) {
+                    Some(h) => e.help(h),
+                    None => e.help(format!("defined sidecars: {}", names(config.sidecars.iter().map(|s| s.spec.name.as_str())))),
+                };
+                errors.push(e);
+            }
+        }
+        for (kind, o) in rule.spec.matches.kinds.iter().zip(kind_spans) {
+            if !known.contains(kind) {
+                let mut e = o.error("kinject::config::unknown_kind", format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name));
+                e = match suggest(kind, known.iter().map(String::as_str)) {
+                    Some(h) => e.help(h),
+                    None => e.help("declare custom resources under `kinds:` with their pod template path"),
+                };
+                errors.push(e);
+            }
+        }
+    }
+    for set in sets {
+        if let Err(e) = apply_set(&mut config.values, set) {
+            let text: Arc<str> = Arc::from(set.as_str());
+            errors.push(Located::new("kinject::config::set", "--set", &text, (0, set.len()), e));
+        }
+    }
+    let d = Defaults::default();
+    config.defaults = Defaults {
+        skip_host_network: skip_host_network.unwrap_or(d.skip_host_network),
+        skip_namespaces: skip_namespaces.unwrap_or(d.skip_namespaces),
+        jobs: jobs.unwrap_or(d.jobs),
+        allow_requests: allow_requests.unwrap_or(d.allow_requests),
+    };
+    if errors.is_empty() { Ok(config) } else { Err(errors) }
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<String> = it.map(|n| format!("`{n}`")).collect();
+    if v.is_empty() { "none".to_owned() } else { v.join(", ") }
+}
+
+fn check_format(value: &Value) -> Result<(), String> {
+    let api = value.get("apiVersion").and_then(Value::as_str);
+    let kind = value.get("kind").and_then(Value::as_str);
+    match (api, kind) {
+        (Some(API_VERSION), Some(KIND)) => Ok(()),
+        (Some(a), Some(k)) => Err(format!("`{a}` `{k}` is not a configuration format kinject reads")),
+        _ => Err("not a kinject configuration: `apiVersion` and `kind` are missing".to_owned()),
+    }
+}
+
+/// `a.b=c`: sets `values.a.b`, the value read as a YAML scalar (`80` is a number).
+fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
+    let (key, raw) = set.split_once('=').ok_or("expected key=value")?;
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().filter(|l| !l.is_empty()).ok_or("empty key")?;
+    let mut map = values;
+    for p in parts {
+        let slot = map.entry(p.to_owned()).or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        map = slot.as_object_mut().ok_or("not a mapping")?;
+    }
+    map.insert(last.to_owned(), resolve_plain(raw));
+    Ok(())
+}
+
+/// The file offset (relative to the document) of byte `offset` inside a template string.
+fn template_offset(doc: &str, node: &Node, offset: usize) -> usize {
+    match node.kind {
+        NodeKind::Scalar(ScalarKind::Plain) => node.start + offset,
+        NodeKind::Scalar(ScalarKind::SingleQuoted | ScalarKind::DoubleQuoted) => node.start + 1 + offset,
+        NodeKind::Scalar(ScalarKind::Block) => {
+            // Lines of a block scalar sit under its header, indented.
+            let body_start = doc[node.start..].find('\n').map_or(node.start, |i| node.start + i + 1);
+            let body = &doc[body_start..node.end];
+            let indent = body.len() - body.trim_start_matches(' ').len();
+            let mut remaining = offset;
+            let mut pos = body_start;
+            for line in body.split_inclusive('\n') {
+                let content = line.get(indent.min(line.len())..).unwrap_or("");
+                if remaining < content.len() {
+                    return pos + indent + remaining;
+                }
+                remaining -= content.len();
+                pos += line.len();
+            }
+            node.start
+        }
+        _ => node.start,
+    }
+}
+
+fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {
+    let node_span = |path: &[String]| {
+        let n = root.at(path).unwrap_or(root);
+        (base + n.start, base + n.end.max(n.start))
+    };
+    let dotted = if v.path.is_empty() { "the file".to_owned() } else { format!("`{}`", v.path.join(".")) };
+    match &v.kind {
+        ViolationKind::UnknownField { field, expected } => {
+            let span = root.key_span(&v.path).map_or_else(|| node_span(&v.path), |(s, e)| (base + s, base + e));
+            let e = Located::new("kinject::config::unknown_field", &file.name, &file.text, span, format!("unknown field `{field}`"))
+                .label("not a known field");
+            match suggest(field, expected.iter().map(String::as_str)) {
+                Some(h) => e.help(h),
+                None if !expected.is_empty() => e.help(format!("known fields: {}", expected.join(", "))),
+                None => e,
+            }
+        }
+        ViolationKind::WrongType { expected, found } => Located::new(
+            "kinject::config::wrong_type",
+            &file.name,
+            &file.text,
+            node_span(&v.path),
+            format!("{dotted} must be {expected}, found {found}"),
+        )
+        .label(format!("expected {expected}")),
+        ViolationKind::Missing { field } => Located::new(
+            "kinject::config::missing_field",
+            &file.name,
+            &file.text,
+            node_span(&v.path),
+            format!("missing field `{field}` in {dotted}"),
+        ),
+        ViolationKind::NotAllowed { allowed } => Located::new(
+            "kinject::config::invalid_value",
+            &file.name,
+            &file.text,
+            node_span(&v.path),
+            format!("{dotted} must be one of {}", allowed.join(", ")),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_one(text: &str) -> Result<Config, Vec<Located>> {
+        load_texts(&[("c.yaml".to_owned(), Arc::from(text))], &["port=80".to_owned()])
+    }
+
+    #[test]
+    fn loads_and_sets_values() {
+        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: x\nrules:\n- name: r\n  inject: [p]\n").unwrap();
+        assert_eq!(c.sidecars.len(), 1);
+        assert_eq!(c.values["port"], 80);
+    }
+
+    #[test]
+    fn unknown_field_is_located_with_a_suggestion() {
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    imagee: x\n";
+        let errs = load_one(text).err().unwrap();
+        assert_eq!(errs.len(), 1);
+        let e = &errs[0];
+        assert_eq!(e.code, "kinject::config::unknown_field");
+        assert_eq!(e.location, "c.yaml:7:5");
+        assert_eq!(e.help.as_deref(), Some("did you mean `image`?"));
+    }
+
+    #[test]
+    fn unknown_sidecar_and_kind() {
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: proxy\nrules:\n- name: r\n  match: {kinds: [Deploymnet]}\n  inject: [proxi]\n";
+        let errs = load_one(text).err().unwrap();
+        let codes: Vec<&str> = errs.iter().map(|e| e.code).collect();
+        assert!(codes.contains(&"kinject::config::unknown_sidecar"), "{errs:?}");
+        assert!(codes.contains(&"kinject::config::unknown_kind"), "{errs:?}");
+        let sidecar = errs.iter().find(|e| e.code == "kinject::config::unknown_sidecar").unwrap();
+        assert_eq!(sidecar.location, "c.yaml:8:12");
+        assert_eq!(sidecar.help.as_deref(), Some("did you mean `proxy`?"));
+    }
+
+    #[test]
+    fn template_errors_point_into_the_string() {
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: \"x{{ a + }}\"\n";
+        let errs = load_one(text).err().unwrap();
+        assert_eq!(errs[0].code, "kinject::config::template_syntax");
+        assert!(errs[0].location.starts_with("c.yaml:7:"), "{}", errs[0].location);
+    }
+}
