@@ -1,10 +1,15 @@
 //! kinject: inject sidecar containers into Kubernetes manifests, offline.
 
+pub mod cli;
 pub mod config;
 pub mod kinds;
 pub mod diagnostic;
+pub mod inject;
 pub mod patch;
+pub mod pipeline;
 pub mod read;
+pub mod render;
+pub mod report;
 pub mod select;
 pub mod template;
 pub mod yaml;

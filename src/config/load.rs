@@ -207,6 +207,14 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                     for k in ["name", "description", "native", "position", "initPosition", "serviceAccountPolicy", "targetContainers", "template"] {
                         m.shift_remove(k);
                     }
+                    if spec.template.is_some() && !m.is_empty() {
+                        let fields: Vec<&str> = m.keys().map(String::as_str).collect();
+                        errors.push(
+                            origin(&[path.clone(), vec!["template".to_owned()]].concat())
+                                .error("kinject::config::template_and_fields", format!("sidecar `{}` has both a `template` and {}", spec.name, fields.join(", ")))
+                                .help("put everything the sidecar adds into the template, or use no template"),
+                        );
+                    }
                 }
                 if let Err(errs) = config.templates.add_sidecar(&spec.name, &definition, spec.template.as_deref()) {
                     for e in errs {

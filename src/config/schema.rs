@@ -6,13 +6,22 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::model::ConfigFile;
+use super::model::{ConfigFile, SidecarBody};
 
 /// The JSON Schema of a configuration file.
 pub fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(|| {
         let schema = schemars::schema_for!(ConfigFile);
+        serde_json::to_value(schema).unwrap_or(Value::Null)
+    })
+}
+
+/// The JSON Schema of what a sidecar adds (checked again after templates are rendered).
+pub fn body_schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let schema = schemars::schema_for!(SidecarBody);
         serde_json::to_value(schema).unwrap_or(Value::Null)
     })
 }

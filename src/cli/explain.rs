@@ -1,0 +1,108 @@
+//! `kinject explain`: per object, which rules matched and why the others did not.
+
+use serde::Serialize;
+
+use crate::config;
+use crate::inject::{Action, Mode, Settings};
+use crate::pipeline::{self, Identity, sidecar_names};
+use crate::select::RuleVerdict;
+
+use super::output::{diagnostics, each_input, stdout, take_errors};
+use super::{EXIT_ERROR, ExplainArgs, ReportFormat};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Explanation {
+    file: String,
+    line: usize,
+    #[serde(flatten)]
+    identity: Identity,
+    /// What inject would do: `inject`, `unchanged`, `skip` or `error`.
+    decision: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sidecars: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    rules: Vec<RuleVerdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+pub(crate) fn run(args: &ExplainArgs) -> u8 {
+    let paths: Vec<&std::path::Path> = args.config.configs.iter().map(|p| p.as_path()).collect();
+    let config = match config::load(&paths, &args.config.sets) {
+        Ok(c) => c,
+        Err(errors) => {
+            diagnostics(errors);
+            return EXIT_ERROR;
+        }
+    };
+    let settings = Settings {
+        config: &config,
+        namespace: args.input.namespace.clone(),
+        mode: Mode::Inject,
+    };
+    let (mut files, input_errors) = each_input(&args.input, |i| pipeline::process(i, &settings));
+    let failed = !input_errors.is_empty();
+    diagnostics(input_errors);
+    let _ = take_errors(&mut files);
+    let mut out = Vec::new();
+    for f in &files {
+        for d in &f.docs {
+            for o in &d.objects {
+                let mut e = Explanation {
+                    file: f.input.source.name.clone(),
+                    line: o.line,
+                    identity: o.identity.clone(),
+                    decision: "error",
+                    sidecars: Vec::new(),
+                    reason: None,
+                    rules: Vec::new(),
+                    error: None,
+                };
+                match &o.outcome {
+                    Err(err) => e.error = Some(err.message.clone()),
+                    Ok(outcome) => {
+                        e.decision = match outcome.action {
+                            Action::Injected(_) => "inject",
+                            Action::Unchanged(_) => "unchanged",
+                            _ => "skip",
+                        };
+                        e.sidecars = sidecar_names(&outcome.action).to_vec();
+                        e.reason = match outcome.action {
+                            Action::Skipped(r) => Some(r.code()),
+                            _ => None,
+                        };
+                        e.rules = outcome.verdicts.clone();
+                    }
+                }
+                out.push(e);
+            }
+        }
+    }
+    let text = match args.output {
+        ReportFormat::Json => format!("{}\n", serde_json::to_string_pretty(&out).unwrap_or_default()),
+        ReportFormat::Text => text(&out),
+    };
+    let code = stdout(&text);
+    if failed { EXIT_ERROR } else { code }
+}
+
+fn text(items: &[Explanation]) -> String {
+    let mut s = String::new();
+    for e in items {
+        s.push_str(&format!("{}:{}: {}\n", e.file, e.line, e.identity.short()));
+        match (e.decision, &e.error) {
+            (_, Some(err)) => s.push_str(&format!("  error: {err}\n")),
+            ("skip", _) => s.push_str(&format!("  skip: {}\n", e.reason.unwrap_or("unknown"))),
+            (d, _) => s.push_str(&format!("  {d}: {}\n", e.sidecars.join(", "))),
+        }
+        for r in &e.rules {
+            match r.reason {
+                None => s.push_str(&format!("  rule {}: matched\n", r.rule)),
+                Some(why) => s.push_str(&format!("  rule {}: not matched ({why})\n", r.rule)),
+            }
+        }
+    }
+    s
+}

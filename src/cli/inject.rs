@@ -1,0 +1,124 @@
+//! `kinject inject` and `kinject uninject`: wiring only.
+
+use crate::config::{self, Config};
+use crate::inject::{Mode, Settings};
+use crate::pipeline::{self, FileResult};
+use crate::render;
+use crate::report;
+
+use super::output::{diagnostics, each_input, stdout, take_errors};
+use super::{EXIT_ERROR, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs, eprint};
+
+pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
+    let paths: Vec<&std::path::Path> = args.config.configs.iter().map(|p| p.as_path()).collect();
+    match config::load(&paths, &args.config.sets) {
+        Ok(config) => run(&config, Mode::Inject, &args.input, &args.output),
+        Err(errors) => {
+            diagnostics(errors);
+            EXIT_ERROR
+        }
+    }
+}
+
+pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
+    let paths: Vec<&std::path::Path> = args.configs.iter().map(|p| p.as_path()).collect();
+    let config = if paths.is_empty() {
+        Ok(Config::empty())
+    } else {
+        config::load(&paths, &[])
+    };
+    match config {
+        Ok(config) => run(&config, Mode::Uninject, &args.input, &args.output),
+        Err(errors) => {
+            diagnostics(errors);
+            EXIT_ERROR
+        }
+    }
+}
+
+fn run(config: &Config, mode: Mode, input: &InputArgs, output: &OutputArgs) -> u8 {
+    let settings = Settings {
+        config,
+        namespace: input.namespace.clone(),
+        mode,
+    };
+    let (mut files, input_errors) = each_input(input, |i| pipeline::process(i, &settings));
+    let object_errors = take_errors(&mut files);
+    let mut failed = !input_errors.is_empty() || !object_errors.is_empty();
+    diagnostics(input_errors);
+    diagnostics(object_errors);
+    let (text, notes, render_errors) = render_all(&files, output.output);
+    failed |= !render_errors.is_empty();
+    for e in &render_errors {
+        eprint(&format!("error: {e}\n"));
+    }
+    if !output.quiet {
+        let entries = report::entries(&files);
+        match output.report {
+            ReportFormat::Text => eprint(&report::text(&entries)),
+            ReportFormat::Json => eprint(&format!("{}\n", serde_json::to_string_pretty(&entries).unwrap_or_default())),
+        }
+        for w in files.iter().flat_map(|f| &f.warnings).chain(&notes) {
+            eprint(&format!("warning: {w}\n"));
+        }
+    }
+    if failed {
+        // Nothing on stdout: a partial stream piped into `kubectl apply` would be worse.
+        eprint("error: nothing was written because of the errors above\n");
+        return EXIT_ERROR;
+    }
+    stdout(&text)
+}
+
+/// Renders every file in `format`: (text, notes, errors).
+fn render_all(files: &[FileResult], format: Format) -> (String, Vec<String>, Vec<render::RenderError>) {
+    let mut notes = Vec::new();
+    let mut errors = Vec::new();
+    let text = match format {
+        Format::Yaml => {
+            let mut out = String::new();
+            for f in files {
+                match render::yaml::render(f) {
+                    Ok(y) => {
+                        join_stream(&mut out, &y.text);
+                        notes.extend(y.notes);
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+            out
+        }
+        Format::Json => {
+            let values: Vec<serde_json::Value> = files.iter().flat_map(render::json::documents).collect();
+            render::json::render(&values)
+        }
+        Format::Patch => {
+            let entries: Vec<_> = files.iter().flat_map(render::patch::entries).collect();
+            format!("{}\n", serde_json::to_string_pretty(&entries).unwrap_or_default())
+        }
+    };
+    (text, notes, errors)
+}
+
+/// Appends one file's YAML to a stream of several: a line break and a `---` between them
+/// where the next file does not start with one.
+fn join_stream(out: &mut String, next: &str) {
+    if out.is_empty() {
+        out.push_str(next);
+        return;
+    }
+    if next.trim().is_empty() {
+        return;
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let starts_with_marker = next
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .is_some_and(|l| l.starts_with("---"));
+    if !starts_with_marker {
+        out.push_str("---\n");
+    }
+    out.push_str(next);
+}

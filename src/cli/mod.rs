@@ -1,0 +1,171 @@
+//! The command line: flags declared once with their help, one file per subcommand, and the
+//! one place that decides what the user sees and the exit code.
+
+mod explain;
+mod inject;
+mod output;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+/// Inject sidecar containers into Kubernetes manifests, offline, keeping your files as you
+/// wrote them.
+#[derive(Debug, Parser)]
+#[command(name = "kinject", version, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Inject sidecars into manifests (stdin, files or directories) and write the result.
+    Inject(InjectArgs),
+    /// Remove everything kinject injected (as its status annotation records it).
+    Uninject(UninjectArgs),
+    /// Say, for every object, which rules match, which do not and why, and what would be
+    /// injected.
+    Explain(ExplainArgs),
+    /// Print the JSON Schema of the configuration file (for editors and CI validation).
+    Schema,
+    /// Print a shell completion script.
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Where manifests come from.
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// Manifest files or directories (walked recursively for .yaml, .yml and .json); `-` or
+    /// nothing reads standard input.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// A manifest file or directory, as kubectl takes it (same as a PATH argument).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<PathBuf>,
+    /// Accepted for kubectl compatibility: directories are always walked recursively.
+    #[arg(short = 'R', long)]
+    pub recursive: bool,
+    /// Namespace of objects that do not name one (for rules that match namespaces).
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+}
+
+impl InputArgs {
+    fn all_paths(&self) -> Vec<PathBuf> {
+        self.paths.iter().chain(&self.filenames).cloned().collect()
+    }
+}
+
+/// Which configuration to use.
+#[derive(Debug, Clone, Args)]
+pub struct ConfigArgs {
+    /// Configuration file (repeatable; later files add sidecars and rules, and override values
+    /// and defaults).
+    #[arg(short = 'c', long = "config", value_name = "FILE", required = true)]
+    pub configs: Vec<PathBuf>,
+    /// Override a template value: `--set image.tag=1.2` (the value is read as YAML).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+}
+
+/// What to write, and how to report.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Output format on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = Format::Yaml)]
+    pub output: Format,
+    /// Report format on stderr.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text, value_name = "FORMAT")]
+    pub report: ReportFormat,
+    /// No report on stderr (errors are still shown).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The manifests, edited in place: comments, order, quoting and indentation kept.
+    Yaml,
+    /// One JSON document per input document.
+    Json,
+    /// Per object: identity, source, and RFC 6902 operations.
+    Patch,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct InjectArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct UninjectArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Configuration file: only needed for its custom workload kinds.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Explanation format on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+}
+
+/// Exit codes: 0 success, 1 changes found where none were wanted, 2 error.
+pub(crate) const EXIT_ERROR: u8 = 2;
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Inject(args) => inject::run_inject(&args),
+        Command::Uninject(args) => inject::run_uninject(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Schema => {
+            let text = serde_json::to_string_pretty(crate::config::schema::schema()).unwrap_or_default();
+            output::stdout(&format!("{text}\n"))
+        }
+        Command::Completions { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "kinject", &mut buf);
+            output::stdout(&String::from_utf8_lossy(&buf))
+        }
+    };
+    ExitCode::from(code)
+}
+
+/// Writes the completion script for `shell` (used to keep `completions/` in sync).
+pub fn completion_script(shell: clap_complete::Shell) -> String {
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "kinject", &mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+fn eprint(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}

@@ -1,0 +1,393 @@
+//! Injection for one object: strip what an earlier run added (from the status annotation),
+//! select sidecars, render them, add them, and record what was added. The result is the
+//! object as it should be; `patch::diff` turns it into the edit operations every output uses.
+
+mod apply;
+mod pod;
+mod status;
+mod strip;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+pub use apply::Rendered;
+pub use status::{AppRecord, Previous, Record, STATUS_ANNOTATION, Status};
+
+use crate::config::schema::{ViolationKind, body_schema, validate};
+use crate::config::{Config, JobPolicy, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
+use crate::kinds::{WorkloadKind, workload_kind};
+use crate::select::{self, Reason, Request, RuleVerdict, Subject};
+use crate::template;
+
+/// A problem injecting into one object; the caller adds where the object is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectError {
+    /// Stable code (`kinject::inject::conflict`).
+    pub code: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Inject,
+    Uninject,
+}
+
+pub struct Settings<'c> {
+    pub config: &'c Config,
+    /// Namespace of objects that name none (`--namespace`).
+    pub namespace: Option<String>,
+    pub mode: Mode,
+}
+
+/// What happened to an object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Sidecars were added or updated.
+    Injected(Vec<String>),
+    /// The object already had exactly these sidecars.
+    Unchanged(Vec<String>),
+    Skipped(Reason),
+    /// `uninject` removed these sidecars.
+    Uninjected(Vec<String>),
+    /// `uninject` found nothing of kinject's.
+    NotInjected,
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub action: Action,
+    /// The object as it should be (equal to the input when nothing changes).
+    pub target: Value,
+    /// Sidecars from an earlier run that this run removed (no longer selected).
+    pub removed: Vec<String>,
+    pub warnings: Vec<String>,
+    pub verdicts: Vec<RuleVerdict>,
+}
+
+impl Outcome {
+    fn new(action: Action, target: Value) -> Self {
+        Outcome {
+            action,
+            target,
+            removed: Vec::new(),
+            warnings: Vec::new(),
+            verdicts: Vec::new(),
+        }
+    }
+}
+
+/// Decides and performs injection (or uninjection) for one object.
+pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
+    let config = settings.config;
+    let Some(wk) = workload_kind(object, &config.kinds) else {
+        return Ok(Outcome::new(Action::Skipped(Reason::NotAWorkload), object.clone()));
+    };
+    let mut target = object.clone();
+    let pod_ok = target
+        .pointer(&wk.pod_template)
+        .is_some_and(|p| p.get("spec").is_some_and(Value::is_object));
+    if !pod_ok {
+        let mut o = Outcome::new(Action::Skipped(Reason::NoPodTemplate), target);
+        if settings.mode == Mode::Uninject {
+            o.action = Action::NotInjected;
+        }
+        return Ok(o);
+    }
+    let pod = target.pointer_mut(&wk.pod_template).ok_or_else(|| internal("pod template vanished"))?;
+    let status = Status::read(pod).map_err(|message| InjectError {
+        code: "kinject::inject::status",
+        message,
+        help: Some(format!("remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it")),
+    })?;
+    let previous = status.as_ref().map(|s| s.sidecars.clone()).unwrap_or_default();
+    let mut kept = Vec::new();
+    if let Some(st) = &status {
+        kept = strip::strip(pod, st, |r| settings.mode == Mode::Uninject || config.sidecar(&r.name).is_some());
+    }
+    let stripped: Vec<String> = previous.iter().filter(|r| !kept.contains(r)).map(|r| r.name.clone()).collect();
+    let pod0 = pod.clone();
+    if settings.mode == Mode::Uninject {
+        let action = if stripped.is_empty() { Action::NotInjected } else { Action::Uninjected(stripped) };
+        return Ok(Outcome::new(action, target));
+    }
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| settings.namespace.clone())
+        .unwrap_or_default();
+    let subject = subject(object, &pod0, &wk, &namespace);
+    let verdicts: Vec<RuleVerdict> = config
+        .rules
+        .iter()
+        .map(|r| {
+            let miss = r.matcher.check(&subject);
+            RuleVerdict {
+                rule: r.spec.name.clone(),
+                matched: miss.is_none(),
+                reason: miss.map(|m| m.code()),
+            }
+        })
+        .collect();
+    let selection = select_sidecars(config, &subject, &verdicts)?;
+    let mut outcome = match selection {
+        Err(reason) => {
+            write_status(pod, kept, Vec::new());
+            Outcome::new(Action::Skipped(reason), Value::Null)
+        }
+        Ok(selected) => {
+            let ctx = template::context(&pod0, object, &namespace, &config.values);
+            let rendered = selected
+                .iter()
+                .map(|(def, native)| render(def, config, &ctx, *native))
+                .collect::<Result<Vec<_>, _>>()?;
+            let records = apply::apply(pod, &rendered)?;
+            let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
+            let mut o = Outcome::new(Action::Injected(names), Value::Null);
+            o.warnings = drift(object.pointer(&wk.pod_template), pod, &previous, &records);
+            write_status(pod, kept, records);
+            o
+        }
+    };
+    outcome.removed = match &outcome.action {
+        Action::Injected(names) => stripped.into_iter().filter(|n| !names.contains(n)).collect(),
+        _ => stripped,
+    };
+    if let Action::Injected(names) = &outcome.action {
+        if &target == object {
+            outcome.action = Action::Unchanged(names.clone());
+        }
+    }
+    outcome.target = target;
+    outcome.verdicts = verdicts;
+    Ok(outcome)
+}
+
+fn internal(message: &str) -> InjectError {
+    InjectError {
+        code: "kinject::inject::internal",
+        message: message.to_owned(),
+        help: None,
+    }
+}
+
+fn subject<'a>(object: &'a Value, pod: &Value, wk: &'a WorkloadKind, namespace: &'a str) -> Subject<'a> {
+    let map = |v: Option<&Value>| v.and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut levels = vec![map(pod.pointer("/metadata/annotations"))];
+    if wk.kind == "CronJob" {
+        levels.push(map(object.pointer("/spec/jobTemplate/metadata/annotations")));
+    }
+    if !wk.pod_template.is_empty() {
+        levels.push(map(object.pointer("/metadata/annotations")));
+    }
+    let restart = pod.pointer("/spec/restartPolicy").and_then(Value::as_str);
+    Subject {
+        kind: &wk.kind,
+        name: object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default(),
+        namespace,
+        labels: map(pod.pointer("/metadata/labels")),
+        annotation_levels: levels,
+        host_network: pod.pointer("/spec/hostNetwork") == Some(&Value::Bool(true)),
+        runs_to_completion: wk.runs_to_completion || matches!(restart, Some("Never" | "OnFailure")),
+    }
+}
+
+type Selection<'c> = Result<Vec<(&'c SidecarDef, bool)>, Reason>;
+
+/// The sidecars to inject, each with whether it becomes native, or the reason for none.
+fn select_sidecars<'c>(config: &'c Config, s: &Subject<'_>, verdicts: &[RuleVerdict]) -> Result<Selection<'c>, InjectError> {
+    let request = select::request(s);
+    if request == Request::OptOut {
+        return Ok(Err(Reason::OptedOut));
+    }
+    if s.host_network && config.defaults.skip_host_network {
+        return Ok(Err(Reason::HostNetwork));
+    }
+    if config.defaults.skip_namespaces.iter().any(|n| n == s.namespace) {
+        return Ok(Err(Reason::SystemNamespace));
+    }
+    let mut chosen: Vec<(&SidecarDef, JobPolicy)> = Vec::new();
+    for (rule, verdict) in config.rules.iter().zip(verdicts) {
+        if !verdict.matched {
+            continue;
+        }
+        let policy = select::job_policy(rule.spec.jobs, Some(config.defaults.jobs));
+        for name in &rule.spec.inject {
+            if let Some(def) = config.sidecar(name) {
+                if !chosen.iter().any(|(d, _)| d.spec.name == *name) {
+                    chosen.push((def, policy));
+                }
+            }
+        }
+    }
+    if let Request::Sidecars(names) = &request {
+        for name in names {
+            let Some(def) = config.sidecar(name) else {
+                let known: Vec<String> = config.sidecars.iter().map(|s| format!("`{}`", s.spec.name)).collect();
+                return Err(InjectError {
+                    code: "kinject::inject::unknown_sidecar",
+                    message: format!("`{}` requests unknown sidecar `{name}`", select::INJECT_ANNOTATION),
+                    help: Some(format!("sidecars in the configuration: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })),
+                });
+            };
+            if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
+                chosen.push((def, config.defaults.jobs));
+            }
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(Err(Reason::NoRuleMatched));
+    }
+    let mut out = Vec::new();
+    for (def, policy) in chosen {
+        let long_running = !def.definition.get("containers").and_then(Value::as_array).is_none_or(Vec::is_empty);
+        if s.runs_to_completion && long_running && !def.spec.native {
+            match policy {
+                JobPolicy::Skip => continue,
+                JobPolicy::Native => out.push((def, true)),
+                JobPolicy::Inject => out.push((def, false)),
+            }
+        } else {
+            out.push((def, def.spec.native));
+        }
+    }
+    if out.is_empty() {
+        return Ok(Err(Reason::JobNeedsNativeSidecar));
+    }
+    Ok(Ok(out))
+}
+
+/// Renders one sidecar's templates for this object and checks the result.
+fn render(def: &SidecarDef, config: &Config, ctx: &minijinja::Value, native: bool) -> Result<Rendered, InjectError> {
+    let name = &def.spec.name;
+    let fail = |code: &'static str, message: String| InjectError { code, message, help: None };
+    let value = match config.templates.render_whole(name, ctx) {
+        Some(text) => {
+            let text = text.map_err(|e| fail("kinject::template::render", format!("sidecar `{name}`: template: {}", e.message)))?;
+            let parsed = crate::yaml::parse_document(&text).map_err(|e| InjectError {
+                code: "kinject::template::invalid_yaml",
+                message: format!("sidecar `{name}`: the template rendered invalid YAML: {}", e.message),
+                help: Some("values from the object print quoted; build a whole scalar in one expression: `{{ \"prefix-\" ~ name }}`".to_owned()),
+            })?;
+            if parsed.value.is_null() { Value::Object(Map::new()) } else { parsed.value }
+        }
+        None => config
+            .templates
+            .render_fields(name, &def.definition, ctx)
+            .map_err(|e| fail("kinject::template::render", format!("sidecar `{name}` at `{}`: {}", e.pointer, e.message)))?,
+    };
+    if let Some(v) = validate(body_schema(), "", &value).into_iter().next() {
+        let path = v.path.join(".");
+        let what = match v.kind {
+            ViolationKind::UnknownField { field, .. } => format!("unknown field `{field}`"),
+            ViolationKind::WrongType { expected, found } => format!("`{path}` must be {expected}, found {found}"),
+            ViolationKind::Missing { field } => format!("missing field `{field}` in `{path}`"),
+            ViolationKind::NotAllowed { allowed } => format!("`{path}` must be one of {}", allowed.join(", ")),
+        };
+        return Err(fail("kinject::inject::invalid_sidecar", format!("sidecar `{name}` rendered to an invalid definition: {what}")));
+    }
+    let body: SidecarBody = serde_json::from_value(value)
+        .map_err(|e| fail("kinject::inject::invalid_sidecar", format!("sidecar `{name}`: {e}")))?;
+    for c in body.containers.iter().chain(&body.init_containers) {
+        check_container(name, c)?;
+    }
+    let native = native || def.spec.native;
+    let position = def.spec.position.unwrap_or(Position::After);
+    let init_position = def.spec.init_position.unwrap_or(if native { Position::Before } else { Position::After });
+    let targets = def
+        .spec
+        .target_containers
+        .iter()
+        .filter_map(|p| select::glob(p).ok())
+        .collect();
+    let hash_input = serde_json::json!({
+        "body": body,
+        "native": native,
+        "position": position,
+        "initPosition": init_position,
+        "serviceAccountPolicy": def.spec.service_account_policy,
+        "targetContainers": def.spec.target_containers,
+    });
+    let digest = Sha256::digest(hash_input.to_string().as_bytes());
+    let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Ok(Rendered {
+        name: name.clone(),
+        body,
+        native,
+        position,
+        init_position,
+        service_account_policy: def.spec.service_account_policy.unwrap_or(ServiceAccountPolicy::IfUnset),
+        targets,
+        hash,
+    })
+}
+
+/// A container must have a name and an image and read as a Kubernetes `Container`.
+fn check_container(sidecar: &str, c: &Value) -> Result<(), InjectError> {
+    let fail = |message: String| InjectError {
+        code: "kinject::inject::invalid_sidecar",
+        message,
+        help: None,
+    };
+    let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
+    if name.is_empty() {
+        return Err(fail(format!("sidecar `{sidecar}` has a container without a name")));
+    }
+    serde_json::from_value::<k8s_openapi::api::core::v1::Container>(c.clone())
+        .map_err(|e| fail(format!("sidecar `{sidecar}`: container `{name}` is not a valid Kubernetes container: {e}")))?;
+    Ok(())
+}
+
+/// Writes the status annotation for `records` (or leaves none when there are none).
+fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>) {
+    let sidecars: Vec<Record> = kept.into_iter().chain(records).collect();
+    if sidecars.is_empty() {
+        return;
+    }
+    let Value::Object(pod) = pod else { return };
+    let mut status = Status {
+        version: 1,
+        sidecars,
+        created: Vec::new(),
+    };
+    if !matches!(pod.get("metadata"), Some(Value::Object(_))) {
+        pod.shift_insert(0, "metadata".to_owned(), Value::Object(Map::new()));
+        status.created.push("/metadata".to_owned());
+    }
+    let Some(Value::Object(metadata)) = pod.get_mut("metadata") else { return };
+    if !matches!(metadata.get("annotations"), Some(Value::Object(_))) {
+        metadata.insert("annotations".to_owned(), Value::Object(Map::new()));
+        status.created.push("/metadata/annotations".to_owned());
+    }
+    if let Some(Value::Object(a)) = metadata.get_mut("annotations") {
+        a.insert(STATUS_ANNOTATION.to_owned(), Value::String(status.to_annotation()));
+    }
+}
+
+/// Containers an earlier run injected with the same definition that differ now: hand edits,
+/// which this run reverts.
+fn drift(before: Option<&Value>, after: &Value, previous: &[Record], records: &[Record]) -> Vec<String> {
+    let Some(before) = before else { return Vec::new() };
+    let mut warnings = Vec::new();
+    for r in records {
+        let Some(old) = previous.iter().find(|p| p.name == r.name) else { continue };
+        if old.hash != r.hash {
+            continue;
+        }
+        for (pointer, names) in [("/spec/containers", &r.containers), ("/spec/initContainers", &r.init_containers)] {
+            for n in names {
+                let find = |pod: &Value| {
+                    pod.pointer(pointer)
+                        .and_then(Value::as_array)
+                        .and_then(|l| l.iter().find(|c| pod::name_of(c) == n).cloned())
+                };
+                if find(before) != find(after) {
+                    warnings.push(format!("container `{n}` of sidecar `{}` was edited after injection; restored", r.name));
+                }
+            }
+        }
+    }
+    warnings
+}

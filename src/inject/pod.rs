@@ -1,0 +1,138 @@
+//! Small operations on a pod template value: named list items, fields created on demand,
+//! and the strategic-merge-style overlay of a user's container over a sidecar's.
+
+use serde_json::{Map, Value};
+
+pub(crate) fn name_of(v: &Value) -> &str {
+    v.get("name").and_then(Value::as_str).unwrap_or_default()
+}
+
+pub(crate) fn position(list: &[Value], name: &str) -> Option<usize> {
+    list.iter().position(|v| name_of(v) == name)
+}
+
+/// The object at `key` of `map`, created (and reported) when missing or null.
+pub(crate) fn object_field<'a>(map: &'a mut Map<String, Value>, key: &str, created: &mut bool) -> &'a mut Map<String, Value> {
+    let slot = map.entry(key.to_owned()).or_insert(Value::Null);
+    if !slot.is_object() {
+        *created = slot.is_null();
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(m) => m,
+        _ => unreachable!("just made an object"),
+    }
+}
+
+/// The list at `key` of `map`, created (and reported) when missing or null.
+pub(crate) fn list_field<'a>(map: &'a mut Map<String, Value>, key: &str, created: &mut bool) -> &'a mut Vec<Value> {
+    let slot = map.entry(key.to_owned()).or_insert(Value::Null);
+    if !slot.is_array() {
+        *created = slot.is_null();
+        *slot = Value::Array(Vec::new());
+    }
+    match slot {
+        Value::Array(a) => a,
+        _ => unreachable!("just made a list"),
+    }
+}
+
+/// Removes the value at `pointer` when it is an empty list or mapping.
+pub(crate) fn remove_if_empty(root: &mut Value, pointer: &str) {
+    let empty = match root.pointer(pointer) {
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(m)) => m.is_empty(),
+        Some(Value::Null) => true,
+        _ => false,
+    };
+    if !empty {
+        return;
+    }
+    if let Some((parent, key)) = pointer.rsplit_once('/') {
+        let key = key.replace("~1", "/").replace("~0", "~");
+        if let Some(Value::Object(m)) = root.pointer_mut(parent) {
+            m.shift_remove(&key);
+        }
+    }
+}
+
+/// Lists Kubernetes merges by a key field rather than by position.
+fn merge_key(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "env" => "name",
+        "ports" => "containerPort",
+        "volumeMounts" => "mountPath",
+        "volumeDevices" => "devicePath",
+        _ => return None,
+    })
+}
+
+/// `over` merged on top of `base` (a user's container over the rendered sidecar): mappings
+/// merge, keyed lists merge item by item, anything else is replaced; `image: auto` keeps the
+/// sidecar's image (Istio's convention). Keys keep `base`'s order.
+pub(crate) fn overlay(base: &Value, over: &Value) -> Value {
+    overlay_field("", base, over)
+}
+
+fn overlay_field(field: &str, base: &Value, over: &Value) -> Value {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            let mut out = b.clone();
+            for (k, ov) in o {
+                if k == "image" && ov == "auto" && field.is_empty() {
+                    continue;
+                }
+                let merged = match out.get(k) {
+                    Some(bv) => overlay_field(k, bv, ov),
+                    None => ov.clone(),
+                };
+                out.insert(k.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        (Value::Array(b), Value::Array(o)) => match merge_key(field) {
+            Some(key) => {
+                let mut out = b.clone();
+                for item in o {
+                    match out.iter().position(|x| x.get(key).is_some() && x.get(key) == item.get(key)) {
+                        Some(i) => out[i] = overlay_field("", &out[i], item),
+                        None => out.push(item.clone()),
+                    }
+                }
+                Value::Array(out)
+            }
+            None => over.clone(),
+        },
+        _ => over.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn overlay_merges_like_istio() {
+        let sidecar = json!({"name": "proxy", "image": "p:1", "args": ["a"], "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"cpu": "1"}}});
+        let user = json!({"name": "proxy", "image": "auto", "args": ["b"], "env": [{"name": "A", "value": "2"}, {"name": "B", "value": "3"}], "resources": {"requests": {"cpu": "2"}}});
+        assert_eq!(
+            overlay(&sidecar, &user),
+            json!({"name": "proxy", "image": "p:1", "args": ["b"], "env": [{"name": "A", "value": "2"}, {"name": "B", "value": "3"}], "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "2"}}})
+        );
+    }
+
+    #[test]
+    fn created_fields_are_reported() {
+        let mut m = Map::new();
+        let mut created = false;
+        list_field(&mut m, "volumes", &mut created).push(json!(1));
+        assert!(created);
+        let mut again = false;
+        list_field(&mut m, "volumes", &mut again);
+        assert!(!again);
+        let mut root = json!({"a": {"b": []}});
+        remove_if_empty(&mut root, "/a/b");
+        assert_eq!(root, json!({"a": {}}));
+    }
+}

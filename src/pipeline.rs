@@ -1,0 +1,204 @@
+//! One input through the stages: its documents, the objects in them, the injection plan for
+//! each object, and the edit operations that the renderers turn into output.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::diagnostic::Located;
+use crate::inject::{self, Action, Outcome, Settings};
+use crate::patch::{self, Op};
+use crate::read::{self, Input};
+
+/// Who an object is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Identity {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    pub name: String,
+}
+
+impl Identity {
+    pub fn of(object: &Value) -> Self {
+        let s = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or_default().to_owned();
+        Identity {
+            api_version: s("/apiVersion"),
+            kind: s("/kind"),
+            namespace: s("/metadata/namespace"),
+            name: s("/metadata/name"),
+        }
+    }
+
+    /// `deployment/web` (kubectl's short form), with the namespace when known.
+    pub fn short(&self) -> String {
+        let kind = if self.kind.is_empty() { "object".to_owned() } else { self.kind.to_lowercase() };
+        let name = if self.name.is_empty() { "<unnamed>" } else { &self.name };
+        if self.namespace.is_empty() {
+            format!("{kind}/{name}")
+        } else {
+            format!("{kind}/{name} -n {}", self.namespace)
+        }
+    }
+}
+
+/// One object's result.
+#[derive(Debug)]
+pub struct ObjectResult {
+    /// JSON pointer of the object in its document (`""`, or `/items/3` in a List).
+    pub pointer: String,
+    pub identity: Identity,
+    /// Line of the object in its input.
+    pub line: usize,
+    pub outcome: Result<Outcome, Located>,
+    /// Operations on the object (relative to the object).
+    pub ops: Vec<Op>,
+}
+
+/// One document's result.
+#[derive(Debug)]
+pub struct DocResult {
+    pub index: usize,
+    pub objects: Vec<ObjectResult>,
+    /// The document's value after the operations, when any changed it.
+    pub target: Option<Value>,
+    /// Operations on the document (object operations with their pointer in front).
+    pub ops: Vec<Op>,
+}
+
+/// An input's result: the input itself, its documents, and its errors.
+#[derive(Debug)]
+pub struct FileResult {
+    pub input: Input,
+    pub docs: Vec<DocResult>,
+    pub errors: Vec<Located>,
+    /// Duplicate keys and similar findings, already located.
+    pub warnings: Vec<String>,
+}
+
+impl FileResult {
+    pub fn changed(&self) -> bool {
+        self.docs.iter().any(|d| d.target.is_some())
+    }
+}
+
+/// Runs every object of `input` through injection.
+pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for doc in &input.documents {
+        let parsed = match &doc.parsed {
+            Ok(p) => p,
+            Err(e) => {
+                errors.push(located_syntax(&input, doc, e));
+                continue;
+            }
+        };
+        for (offset, w) in &parsed.warnings {
+            let (line, col) = read::line_col(&input.text, doc.range.start + offset);
+            warnings.push(format!("{}:{line}:{col}: {w}", input.source.name));
+        }
+        let Some(root) = &parsed.root else { continue };
+        let mut objects = Vec::new();
+        let mut doc_ops = Vec::new();
+        for (pointer, object) in read::objects(&parsed.value) {
+            let toks = patch::tokens(&pointer);
+            let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
+            let (line, _) = read::line_col(&input.text, start);
+            let identity = Identity::of(object);
+            let outcome = inject::plan(object, settings).map_err(|e| {
+                let mut l = Located::new(
+                    e.code,
+                    &input.source.name,
+                    &input.text,
+                    (start, start),
+                    format!("{}: {}", identity.short(), e.message),
+                );
+                if let Some(h) = e.help {
+                    l = l.help(h);
+                }
+                l
+            });
+            let ops = match &outcome {
+                Ok(o) => patch::diff(object, &o.target),
+                Err(_) => Vec::new(),
+            };
+            doc_ops.extend(ops.iter().map(|op| op.prefixed(&pointer)));
+            objects.push(ObjectResult {
+                pointer,
+                identity,
+                line,
+                outcome,
+                ops,
+            });
+        }
+        for o in &objects {
+            if let Err(e) = &o.outcome {
+                errors.push(clone_located(e));
+            }
+        }
+        let target = if doc_ops.is_empty() {
+            None
+        } else {
+            let mut v = parsed.value.clone();
+            match patch::apply(&mut v, &doc_ops) {
+                Ok(()) => Some(v),
+                Err(e) => {
+                    errors.push(Located::new(
+                        "kinject::internal",
+                        &input.source.name,
+                        &input.text,
+                        (doc.range.start, doc.range.start),
+                        format!("internal error: operations do not apply: {e}"),
+                    ));
+                    None
+                }
+            }
+        };
+        docs.push(DocResult {
+            index: doc.index,
+            objects,
+            target,
+            ops: doc_ops,
+        });
+    }
+    FileResult {
+        input,
+        docs,
+        errors,
+        warnings,
+    }
+}
+
+fn located_syntax(input: &Input, doc: &read::Document, e: &crate::yaml::ParseError) -> Located {
+    let at = doc.range.start + e.offset;
+    Located::new(
+        "kinject::input::syntax",
+        &input.source.name,
+        &input.text,
+        (at, at),
+        format!("invalid YAML: {}", e.message),
+    )
+}
+
+pub(crate) fn clone_located(e: &Located) -> Located {
+    Located {
+        code: e.code,
+        location: e.location.clone(),
+        message: e.message.clone(),
+        label: e.label.clone(),
+        help: e.help.clone(),
+        src: miette::NamedSource::new(e.src.name(), std::sync::Arc::clone(e.src.inner())).with_language("yaml"),
+        span: e.span,
+    }
+}
+
+/// Names of the sidecars an outcome concerns, for reports.
+pub fn sidecar_names(action: &Action) -> &[String] {
+    match action {
+        Action::Injected(n) | Action::Unchanged(n) | Action::Uninjected(n) => n,
+        Action::Skipped(_) | Action::NotInjected => &[],
+    }
+}

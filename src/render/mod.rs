@@ -1,0 +1,15 @@
+//! Output renderers, one per format: YAML (format-preserving), JSON, and RFC 6902 patches.
+//! Each renders the same operations.
+
+pub mod json;
+pub mod patch;
+pub mod yaml;
+
+/// A document that could not be rendered (an internal error: nothing is written).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{file}: document {}: {message}", document + 1)]
+pub struct RenderError {
+    pub file: String,
+    pub document: usize,
+    pub message: String,
+}

@@ -1,0 +1,106 @@
+//! The per-object report on stderr: one line a human can scan, or JSON for machines.
+
+use serde::Serialize;
+
+use crate::inject::Action;
+use crate::pipeline::{FileResult, Identity, sidecar_names};
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    pub file: String,
+    pub line: usize,
+    pub document: usize,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    #[serde(flatten)]
+    pub identity: Identity,
+    /// `injected`, `unchanged`, `skipped`, `uninjected`, `not_injected` or `error`.
+    pub action: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sidecars: Vec<String>,
+    /// Skip reason code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    /// Sidecars of an earlier run this run removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The error, for `action: error`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+pub fn entries(files: &[FileResult]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for f in files {
+        for d in &f.docs {
+            for o in &d.objects {
+                let base = Entry {
+                    file: f.input.source.name.clone(),
+                    line: o.line,
+                    document: d.index,
+                    path: o.pointer.clone(),
+                    identity: o.identity.clone(),
+                    action: "error",
+                    sidecars: Vec::new(),
+                    reason: None,
+                    removed: Vec::new(),
+                    warnings: Vec::new(),
+                    error: None,
+                };
+                out.push(match &o.outcome {
+                    Err(e) => Entry {
+                        error: Some(format!("{} ({})", e.message, e.code)),
+                        ..base
+                    },
+                    Ok(outcome) => Entry {
+                        action: match outcome.action {
+                            Action::Injected(_) => "injected",
+                            Action::Unchanged(_) => "unchanged",
+                            Action::Skipped(_) => "skipped",
+                            Action::Uninjected(_) => "uninjected",
+                            Action::NotInjected => "not_injected",
+                        },
+                        sidecars: sidecar_names(&outcome.action).to_vec(),
+                        reason: match outcome.action {
+                            Action::Skipped(r) => Some(r.code()),
+                            _ => None,
+                        },
+                        removed: outcome.removed.clone(),
+                        warnings: outcome.warnings.clone(),
+                        ..base
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `deploy.yaml:3: deployment/web injected: log-shipper`
+pub fn text(entries: &[Entry]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        let mut line = format!("{}:{}: {} {}", e.file, e.line, e.identity.short(), e.action.replace('_', " "));
+        if !e.sidecars.is_empty() {
+            line.push_str(&format!(": {}", e.sidecars.join(", ")));
+        }
+        if let Some(r) = e.reason {
+            line.push_str(&format!(": {r}"));
+        }
+        if !e.removed.is_empty() {
+            line.push_str(&format!(" (removed {})", e.removed.join(", ")));
+        }
+        if let Some(err) = &e.error {
+            line.push_str(&format!(": {err}"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+        for w in &e.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
+    }
+    out
+}
