@@ -141,6 +141,9 @@ pub(crate) const EXIT_ERROR: u8 = 2;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().width(100).terminal_links(false).build())
+    }));
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Inject(args) => inject::run_inject(&args),
