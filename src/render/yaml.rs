@@ -62,6 +62,7 @@ fn edit_document(raw: &str, parsed: &Parsed, ops: &[crate::patch::Op], target: &
     };
     match parse_document(&text) {
         Ok(p) if &p.value == target => Ok((text, note)),
+        Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited text:\n{text}")),
         Ok(_) => Err("internal error: the edited document reads back differently from the injected object; nothing was written".to_owned()),
         Err(e) => Err(format!(
             "internal error: the edited document is not valid YAML ({}); nothing was written",

@@ -226,6 +226,7 @@ struct Splice {
 fn splice(text: &str, mut splices: Vec<Splice>) -> Res<String> {
     // Stable: insertions at one spot keep their order, and come before a deletion there.
     splices.sort_by_key(|s| (s.start, s.end));
+    let splices = merge_deletions(text, splices);
     let extra: usize = splices.iter().map(|s| s.text.len()).sum();
     let mut out = String::with_capacity(text.len() + extra);
     let mut pos = 0;
@@ -239,6 +240,27 @@ fn splice(text: &str, mut splices: Vec<Splice>) -> Res<String> {
     }
     out.push_str(&text[pos..]);
     Ok(out)
+}
+
+/// Joins back-to-back deletions. A deletion that reaches the end of a text without a final
+/// line break takes the break before it instead, so the text still ends the way it did.
+fn merge_deletions(text: &str, splices: Vec<Splice>) -> Vec<Splice> {
+    let mut out: Vec<Splice> = Vec::with_capacity(splices.len());
+    for s in splices {
+        match out.last_mut() {
+            Some(prev) if prev.text.is_empty() && s.text.is_empty() && s.start <= prev.end => {
+                prev.end = prev.end.max(s.end);
+            }
+            _ => out.push(s),
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        let at_end = last.text.is_empty() && last.end == text.len() && last.start > 0;
+        if at_end && !text.ends_with('\n') && text[..last.start].ends_with('\n') {
+            last.start -= if text[..last.start].ends_with("\r\n") { 2 } else { 1 };
+        }
+    }
+    out
 }
 
 struct Ctx<'a> {
@@ -573,17 +595,9 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Deletes whole lines from `start` through the line ending at `end`. At the end of a
-    /// document without a final line break, the break before them goes instead.
+    /// Deletes whole lines from `start` through the line ending at `end`.
     fn removal(&self, start: usize, end: usize) -> Splice {
-        let stop = after_newline(self.text, end);
-        let start = if stop == self.text.len() && !self.text.ends_with('\n') && start > 0 {
-            let before = &self.text[..start];
-            start - if before.ends_with("\r\n") { 2 } else { 1 }
-        } else {
-            start
-        };
-        Splice { start, end: stop, text: String::new() }
+        Splice { start, end: after_newline(self.text, end), text: String::new() }
     }
 
     /// Text inserted at `at`; at the end of a document without a final line break, the break

@@ -130,6 +130,9 @@ impl<'a> Builder<'a> {
                     ScalarStyle::DoubleQuoted => (ScalarKind::DoubleQuoted, start),
                     _ => (ScalarKind::Block, block_header_start(self.text, start)),
                 };
+                // A block scalar's span may run into the next line's indentation: end it at
+                // the line break after its last line.
+                let end = if kind == ScalarKind::Block { block_end(self.text, start, end) } else { end };
                 let node = Node {
                     start,
                     end,
@@ -299,6 +302,15 @@ fn block_header_start(text: &str, content_start: usize) -> usize {
         }
         line_end = line_start - 1;
     }
+}
+
+fn block_end(text: &str, start: usize, end: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut e = end.min(text.len());
+    while e > start && matches!(bytes[e - 1], b' ' | b'\t') {
+        e -= 1;
+    }
+    if e == start || bytes[e - 1] == b'\n' { e } else { end }
 }
 
 /// The part of a line before a ` #` comment (good enough for header lines).
