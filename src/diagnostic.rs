@@ -30,7 +30,10 @@ impl Located {
         span: (usize, usize),
         message: impl Into<String>,
     ) -> Self {
-        let (start, end) = (span.0.min(text.len()), span.1.min(text.len()).max(span.0.min(text.len())));
+        let (start, end) = (
+            span.0.min(text.len()),
+            span.1.min(text.len()).max(span.0.min(text.len())),
+        );
         let (line, column) = line_col(text, start);
         Located {
             code,
@@ -60,7 +63,9 @@ impl Diagnostic for Located {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -76,7 +81,10 @@ impl Diagnostic for Located {
 }
 
 /// "did you mean `image`?" when a close candidate exists.
-pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn suggest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))

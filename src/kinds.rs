@@ -43,12 +43,16 @@ fn built_in_group(kind: &str) -> &'static [&'static str] {
 /// The workload kind of `object`, looking at custom kinds first.
 pub fn workload_kind(object: &Value, custom: &[CustomKind]) -> Option<WorkloadKind> {
     let kind = object.get("kind")?.as_str()?;
-    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     for c in custom {
-        let version_matches = c.api_version.as_deref().is_none_or(|want| {
-            want == api_version || (!want.contains('/') && want == group)
-        });
+        let version_matches = c
+            .api_version
+            .as_deref()
+            .is_none_or(|want| want == api_version || (!want.contains('/') && want == group));
         if c.kind == kind && version_matches {
             return Some(WorkloadKind {
                 kind: kind.to_owned(),
@@ -84,11 +88,18 @@ mod tests {
 
     #[test]
     fn built_in_and_custom_kinds() {
-        let d = workload_kind(&json!({"apiVersion": "apps/v1", "kind": "Deployment"}), &[]).unwrap();
+        let d =
+            workload_kind(&json!({"apiVersion": "apps/v1", "kind": "Deployment"}), &[]).unwrap();
         assert_eq!(d.pod_template, "/spec/template");
         let cj = workload_kind(&json!({"apiVersion": "batch/v1", "kind": "CronJob"}), &[]).unwrap();
         assert!(cj.runs_to_completion);
-        assert!(workload_kind(&json!({"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet"}), &[]).is_none());
+        assert!(
+            workload_kind(
+                &json!({"apiVersion": "apps.kruise.io/v1beta1", "kind": "StatefulSet"}),
+                &[]
+            )
+            .is_none()
+        );
         assert!(workload_kind(&json!({"apiVersion": "v1", "kind": "Service"}), &[]).is_none());
         let rollout = CustomKind {
             kind: "Rollout".into(),
@@ -96,7 +107,11 @@ mod tests {
             pod_template: "/spec/template".into(),
             runs_to_completion: false,
         };
-        let r = workload_kind(&json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout"}), &[rollout]).unwrap();
+        let r = workload_kind(
+            &json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout"}),
+            &[rollout],
+        )
+        .unwrap();
         assert_eq!(r.kind, "Rollout");
     }
 }

@@ -2,9 +2,9 @@
 
 pub mod cli;
 pub mod config;
-pub mod kinds;
 pub mod diagnostic;
 pub mod inject;
+pub mod kinds;
 pub mod patch;
 pub mod pipeline;
 pub mod read;

@@ -110,7 +110,11 @@ fn apply_one(root: &mut Value, op: &Op) -> Result<(), String> {
             m.shift_remove(&last).ok_or("no such key")?;
         }
         (Value::Array(a), Op::Add { value, .. }) => {
-            let i = if last == "-" { a.len() } else { index(&last, a.len() + 1)? };
+            let i = if last == "-" {
+                a.len()
+            } else {
+                index(&last, a.len() + 1)?
+            };
             a.insert(i, value.clone());
         }
         (Value::Array(a), Op::Replace { value, .. }) => {
@@ -206,15 +210,27 @@ fn diff_named(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) -> bool {
             });
         }
     }
-    let kept: Vec<&Value> = a.iter().filter(|v| b_index.contains_key(name_of(v))).collect();
+    let kept: Vec<&Value> = a
+        .iter()
+        .filter(|v| b_index.contains_key(name_of(v)))
+        .collect();
     for (i, item) in kept.iter().enumerate() {
-        diff_at(&push(path, &i.to_string()), item, &b[b_index[name_of(item)]], ops);
+        diff_at(
+            &push(path, &i.to_string()),
+            item,
+            &b[b_index[name_of(item)]],
+            ops,
+        );
     }
     let a_names: std::collections::HashSet<&str> = an.into_iter().collect();
     let mut len = kept.len();
     for (i, item) in b.iter().enumerate() {
         if !a_names.contains(name_of(item)) {
-            let at = if i == len { "-".to_owned() } else { i.to_string() };
+            let at = if i == len {
+                "-".to_owned()
+            } else {
+                i.to_string()
+            };
             ops.push(Op::Add {
                 path: push(path, &at),
                 value: item.clone(),
@@ -251,15 +267,18 @@ fn diff_positional(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) {
             path: push(path, &(prefix + i).to_string()),
         });
     }
-    let mut len = prefix + suffix;
+    // After the removals the list is prefix + suffix: items go in before the suffix, or at
+    // the end when there is none.
     for (i, item) in b_mid.iter().enumerate() {
-        let at = prefix + i;
-        let token = if at == len { "-".to_owned() } else { at.to_string() };
+        let token = if suffix == 0 {
+            "-".to_owned()
+        } else {
+            (prefix + i).to_string()
+        };
         ops.push(Op::Add {
             path: push(path, &token),
             value: item.clone(),
         });
-        len += 1;
     }
 }
 
@@ -297,7 +316,12 @@ mod tests {
             json!({"c": [{"name": "old"}, {"name": "app"}, {"name": "b"}]}),
             json!({"c": [{"name": "new"}, {"name": "app", "x": 1}, {"name": "b"}]}),
         );
-        assert_eq!(ops[0], Op::Remove { path: "/c/0".into() });
+        assert_eq!(
+            ops[0],
+            Op::Remove {
+                path: "/c/0".into()
+            }
+        );
         assert!(ops.contains(&Op::Add {
             path: "/c/0".into(),
             value: json!({"name": "new"})
@@ -306,9 +330,18 @@ mod tests {
 
     #[test]
     fn positional_lists_and_maps() {
-        check(json!({"args": ["a", "b"]}), json!({"args": ["a", "b", "c"]}));
-        check(json!({"args": ["a", "b", "z"]}), json!({"args": ["a", "x", "y", "z"]}));
-        check(json!({"m": {"a": 1, "b": 2}}), json!({"m": {"b": 3, "c": {"d": []}}}));
+        check(
+            json!({"args": ["a", "b"]}),
+            json!({"args": ["a", "b", "c"]}),
+        );
+        check(
+            json!({"args": ["a", "b", "z"]}),
+            json!({"args": ["a", "x", "y", "z"]}),
+        );
+        check(
+            json!({"m": {"a": 1, "b": 2}}),
+            json!({"m": {"b": 3, "c": {"d": []}}}),
+        );
         check(json!({"a~/b": 1}), json!({"a~/b": 2, "x/y": 1}));
         check(json!([1]), json!({"a": 1}));
         check(

@@ -22,7 +22,13 @@ pub struct Identity {
 
 impl Identity {
     pub fn of(object: &Value) -> Self {
-        let s = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let s = |p: &str| {
+            object
+                .pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
         Identity {
             api_version: s("/apiVersion"),
             kind: s("/kind"),
@@ -33,8 +39,16 @@ impl Identity {
 
     /// `deployment/web` (kubectl's short form), with the namespace when known.
     pub fn short(&self) -> String {
-        let kind = if self.kind.is_empty() { "object".to_owned() } else { self.kind.to_lowercase() };
-        let name = if self.name.is_empty() { "<unnamed>" } else { &self.name };
+        let kind = if self.kind.is_empty() {
+            "object".to_owned()
+        } else {
+            self.kind.to_lowercase()
+        };
+        let name = if self.name.is_empty() {
+            "<unnamed>"
+        } else {
+            &self.name
+        };
         if self.namespace.is_empty() {
             format!("{kind}/{name}")
         } else {
@@ -190,7 +204,8 @@ pub(crate) fn clone_located(e: &Located) -> Located {
         message: e.message.clone(),
         label: e.label.clone(),
         help: e.help.clone(),
-        src: miette::NamedSource::new(e.src.name(), std::sync::Arc::clone(e.src.inner())).with_language("yaml"),
+        src: miette::NamedSource::new(e.src.name(), std::sync::Arc::clone(e.src.inner()))
+            .with_language("yaml"),
         span: e.span,
     }
 }

@@ -83,7 +83,13 @@ pub fn entries(files: &[FileResult]) -> Vec<Entry> {
 pub fn text(entries: &[Entry]) -> String {
     let mut out = String::new();
     for e in entries {
-        let mut line = format!("{}:{}: {} {}", e.file, e.line, e.identity.short(), e.action.replace('_', " "));
+        let mut line = format!(
+            "{}:{}: {} {}",
+            e.file,
+            e.line,
+            e.identity.short(),
+            e.action.replace('_', " ")
+        );
         if !e.sidecars.is_empty() {
             line.push_str(&format!(": {}", e.sidecars.join(", ")));
         }

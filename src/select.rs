@@ -83,12 +83,22 @@ impl Selector {
         let mut s = Selector::default();
         if let Some(labels) = value.get("matchLabels").and_then(Value::as_object) {
             for (k, v) in labels {
-                let v = v.as_str().ok_or_else(|| format!("matchLabels `{k}` must be a string"))?;
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| format!("matchLabels `{k}` must be a string"))?;
                 s.labels.push((k.clone(), v.to_owned()));
             }
         }
-        for expr in value.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
-            let key = expr.get("key").and_then(Value::as_str).ok_or("a matchExpression needs a `key`")?;
+        for expr in value
+            .get("matchExpressions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let key = expr
+                .get("key")
+                .and_then(Value::as_str)
+                .ok_or("a matchExpression needs a `key`")?;
             let op = match expr.get("operator").and_then(Value::as_str) {
                 Some("In") => Operator::In,
                 Some("NotIn") => Operator::NotIn,
@@ -104,7 +114,11 @@ impl Selector {
             let values: Vec<String> = expr
                 .get("values")
                 .and_then(Value::as_array)
-                .map(|vs| vs.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect())
+                .map(|vs| {
+                    vs.iter()
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                        .collect()
+                })
                 .unwrap_or_default();
             match op {
                 Operator::In | Operator::NotIn if values.is_empty() => {
@@ -145,7 +159,9 @@ pub struct Matcher {
 
 /// Compiles a glob, or says why it is not one.
 pub fn glob(pattern: &str) -> Result<GlobMatcher, String> {
-    Glob::new(pattern).map(|g| g.compile_matcher()).map_err(|e| e.kind().to_string())
+    Glob::new(pattern)
+        .map(|g| g.compile_matcher())
+        .map_err(|e| e.kind().to_string())
 }
 
 impl Matcher {
@@ -165,7 +181,9 @@ impl Matcher {
             .iter()
             .map(|(k, v)| {
                 let pattern = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                glob(&pattern).map(|g| (k.clone(), g)).map_err(|e| ("annotations".to_owned(), e))
+                glob(&pattern)
+                    .map(|g| (k.clone(), g))
+                    .map_err(|e| ("annotations".to_owned(), e))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Matcher {
@@ -186,16 +204,20 @@ impl Matcher {
         if !self.namespaces.is_empty() && !self.namespaces.iter().any(|g| g.is_match(s.namespace)) {
             return Some(Miss::NamespaceNotMatched);
         }
-        if self.exclude_namespaces.iter().any(|g| g.is_match(s.namespace)) {
+        if self
+            .exclude_namespaces
+            .iter()
+            .any(|g| g.is_match(s.namespace))
+        {
             return Some(Miss::NamespaceExcluded);
         }
         if !self.names.is_empty() && !self.names.iter().any(|g| g.is_match(s.name)) {
             return Some(Miss::NameNotMatched);
         }
-        if let Some(sel) = &self.selector {
-            if !sel.matches(&s.labels) {
-                return Some(Miss::LabelsNotMatched);
-            }
+        if let Some(sel) = &self.selector
+            && !sel.matches(&s.labels)
+        {
+            return Some(Miss::LabelsNotMatched);
         }
         let annotations_match = self
             .annotations
@@ -226,7 +248,10 @@ pub struct Subject<'a> {
 impl Subject<'_> {
     /// The annotation's value from the nearest level that has it (strings only).
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.annotation_levels.iter().find_map(|m| m.get(key)).and_then(Value::as_str)
+        self.annotation_levels
+            .iter()
+            .find_map(|m| m.get(key))
+            .and_then(Value::as_str)
     }
 }
 
@@ -251,14 +276,22 @@ pub enum Request {
 pub fn request(subject: &Subject<'_>) -> Request {
     match subject.annotation(INJECT_ANNOTATION).map(str::trim) {
         None => Request::None,
-        Some(v) if ["false", "disabled", "no", "off"].contains(&v.to_ascii_lowercase().as_str()) => {
+        Some(v)
+            if ["false", "disabled", "no", "off"].contains(&v.to_ascii_lowercase().as_str()) =>
+        {
             Request::OptOut
         }
-        Some(v) if ["true", "enabled", "yes", "on", ""].contains(&v.to_ascii_lowercase().as_str()) => {
+        Some(v)
+            if ["true", "enabled", "yes", "on", ""].contains(&v.to_ascii_lowercase().as_str()) =>
+        {
             Request::OptIn
         }
         Some(v) => Request::Sidecars(
-            v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+            v.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
         ),
     }
 }
@@ -290,10 +323,21 @@ mod tests {
         let sel = Selector::parse(&json!({"matchExpressions": [{"key": "sidecar.me/inject", "operator": "In", "values": ["true", "True"]}]})).unwrap();
         assert!(sel.matches(json!({"sidecar.me/inject": "True"}).as_object().unwrap()));
         assert!(!sel.matches(json!({}).as_object().unwrap()));
-        let not_in = Selector::parse(&json!({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["x"]}]})).unwrap();
+        let not_in = Selector::parse(
+            &json!({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["x"]}]}),
+        )
+        .unwrap();
         assert!(not_in.matches(json!({}).as_object().unwrap()));
-        assert!(Selector::parse(&json!({"matchExpressions": [{"key": "a", "operator": "In"}]})).is_err());
-        assert!(Selector::parse(&json!({"matchExpressions": [{"key": "a", "operator": "Equals", "values": ["x"]}]})).is_err());
+        assert!(
+            Selector::parse(&json!({"matchExpressions": [{"key": "a", "operator": "In"}]}))
+                .is_err()
+        );
+        assert!(
+            Selector::parse(
+                &json!({"matchExpressions": [{"key": "a", "operator": "Equals", "values": ["x"]}]})
+            )
+            .is_err()
+        );
     }
 
     #[test]
@@ -305,14 +349,26 @@ mod tests {
             ..Match::default()
         })
         .unwrap();
-        assert_eq!(m.check(&subject(json!({}), json!({}))), Some(Miss::NameNotMatched));
+        assert_eq!(
+            m.check(&subject(json!({}), json!({}))),
+            Some(Miss::NameNotMatched)
+        );
         let m = Matcher::compile(&Match {
-            annotations: json!({"vault/inject": "true"}).as_object().cloned().unwrap(),
+            annotations: json!({"vault/inject": "true"})
+                .as_object()
+                .cloned()
+                .unwrap(),
             ..Match::default()
         })
         .unwrap();
-        assert_eq!(m.check(&subject(json!({}), json!({"vault/inject": "true"}))), None);
-        assert_eq!(m.check(&subject(json!({}), json!({}))), Some(Miss::AnnotationsNotMatched));
+        assert_eq!(
+            m.check(&subject(json!({}), json!({"vault/inject": "true"}))),
+            None
+        );
+        assert_eq!(
+            m.check(&subject(json!({}), json!({}))),
+            Some(Miss::AnnotationsNotMatched)
+        );
     }
 
     #[test]
@@ -320,6 +376,9 @@ mod tests {
         let s = |v: &str| subject(json!({}), json!({INJECT_ANNOTATION: v}));
         assert_eq!(request(&s("false")), Request::OptOut);
         assert_eq!(request(&s("true")), Request::OptIn);
-        assert_eq!(request(&s("a, b")), Request::Sidecars(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            request(&s("a, b")),
+            Request::Sidecars(vec!["a".into(), "b".into()])
+        );
     }
 }

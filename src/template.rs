@@ -79,14 +79,20 @@ impl Templates {
             use base64::Engine;
             base64::engine::general_purpose::STANDARD.encode(s)
         });
-        env.add_filter("b64decode", |s: String| -> Result<String, minijinja::Error> {
-            use base64::Engine;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(s.trim())
-                .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))?;
-            String::from_utf8(bytes)
-                .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))
-        });
+        env.add_filter(
+            "b64decode",
+            |s: String| -> Result<String, minijinja::Error> {
+                use base64::Engine;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(s.trim())
+                    .map_err(|e| {
+                        minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
+                    })?;
+                String::from_utf8(bytes).map_err(|e| {
+                    minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
+                })
+            },
+        );
         Templates {
             env,
             sidecars: HashMap::new(),
@@ -126,7 +132,10 @@ impl Templates {
         }
         if let Some(text) = whole {
             let template_name = format!("whole:{name}");
-            match self.env.add_template_owned(template_name.clone(), text.to_owned()) {
+            match self
+                .env
+                .add_template_owned(template_name.clone(), text.to_owned())
+            {
                 Ok(()) => compiled.whole = Some(template_name),
                 Err(e) => errors.push(SyntaxError {
                     pointer: "/template".to_owned(),
@@ -136,7 +145,11 @@ impl Templates {
             }
         }
         self.sidecars.insert(name.to_owned(), compiled);
-        if errors.is_empty() { Ok(()) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 
     /// Renders every field template of sidecar `name` into a copy of `definition`.
@@ -151,10 +164,12 @@ impl Templates {
             return Ok(out);
         };
         for (pointer, template_name, typed) in &compiled.fields {
-            let text = self.render_named(template_name, ctx).map_err(|message| RenderError {
-                pointer: pointer.clone(),
-                message,
-            })?;
+            let text = self
+                .render_named(template_name, ctx)
+                .map_err(|message| RenderError {
+                    pointer: pointer.clone(),
+                    message,
+                })?;
             let value = if *typed {
                 serde_json::from_str(&text).map_err(|e| RenderError {
                     pointer: pointer.clone(),
@@ -171,16 +186,26 @@ impl Templates {
     }
 
     /// Renders the whole template of sidecar `name`, if it has one, to YAML text.
-    pub fn render_whole(&self, name: &str, ctx: &minijinja::Value) -> Option<Result<String, RenderError>> {
+    pub fn render_whole(
+        &self,
+        name: &str,
+        ctx: &minijinja::Value,
+    ) -> Option<Result<String, RenderError>> {
         let template_name = self.sidecars.get(name)?.whole.as_ref()?;
-        Some(self.render_named(template_name, ctx).map_err(|message| RenderError {
-            pointer: "/template".to_owned(),
-            message,
-        }))
+        Some(
+            self.render_named(template_name, ctx)
+                .map_err(|message| RenderError {
+                    pointer: "/template".to_owned(),
+                    message,
+                }),
+        )
     }
 
     fn render_named(&self, template_name: &str, ctx: &minijinja::Value) -> Result<String, String> {
-        let template = self.env.get_template(template_name).map_err(|e| describe(&e))?;
+        let template = self
+            .env
+            .get_template(template_name)
+            .map_err(|e| describe(&e))?;
         let text = template.render(ctx).map_err(|e| describe(&e))?;
         if text.len() > MAX_OUTPUT {
             return Err(format!("rendered text is larger than {MAX_OUTPUT} bytes"));
@@ -197,7 +222,10 @@ pub fn context(
     namespace: &str,
     values: &Map<String, Value>,
 ) -> minijinja::Value {
-    let metadata = pod.get("metadata").cloned().unwrap_or(Value::Object(Map::new()));
+    let metadata = pod
+        .get("metadata")
+        .cloned()
+        .unwrap_or(Value::Object(Map::new()));
     let workload_meta = workload.get("metadata");
     let merged = |field: &str| {
         let mut out = workload_meta
@@ -240,8 +268,12 @@ fn ser<T: serde::Serialize>(value: T) -> minijinja::Value {
 fn trusted(value: &Value) -> minijinja::Value {
     match value {
         Value::String(s) => minijinja::Value::from_safe_string(s.clone()),
-        Value::Array(items) => minijinja::Value::from(items.iter().map(trusted).collect::<Vec<_>>()),
-        Value::Object(map) => minijinja::Value::from_pairs(map.iter().map(|(k, v)| (k.clone(), trusted(v)))),
+        Value::Array(items) => {
+            minijinja::Value::from(items.iter().map(trusted).collect::<Vec<_>>())
+        }
+        Value::Object(map) => {
+            minijinja::Value::from_pairs(map.iter().map(|(k, v)| (k.clone(), trusted(v))))
+        }
         other => ser(other),
     }
 }
@@ -251,7 +283,8 @@ fn single_expression(text: &str) -> Option<&str> {
     let inner = text.trim().strip_prefix("{{")?.strip_suffix("}}")?;
     let inner = inner.strip_prefix('-').unwrap_or(inner);
     let inner = inner.strip_suffix('-').unwrap_or(inner);
-    (!inner.contains("{{") && !inner.contains("}}") && !inner.contains("{%")).then_some(inner.trim())
+    (!inner.contains("{{") && !inner.contains("}}") && !inner.contains("{%"))
+        .then_some(inner.trim())
 }
 
 fn template_strings(value: &Value, pointer: String, out: &mut Vec<(String, String)>) {
@@ -272,7 +305,9 @@ fn template_strings(value: &Value, pointer: String, out: &mut Vec<(String, Strin
 }
 
 fn describe(e: &minijinja::Error) -> String {
-    let mut msg = e.detail().map_or_else(|| e.kind().to_string(), ToString::to_string);
+    let mut msg = e
+        .detail()
+        .map_or_else(|| e.kind().to_string(), ToString::to_string);
     if matches!(e.kind(), minijinja::ErrorKind::UndefinedError) {
         msg = format!("undefined value ({msg})");
     }
@@ -310,7 +345,10 @@ mod tests {
         let out = t.render_fields("p", &def, &ctx()).unwrap();
         assert_eq!(out["containers"][0]["image"], "r.io/p:1");
         assert_eq!(out["containers"][0]["ports"][0]["containerPort"], 8080);
-        assert_eq!(out["containers"][0]["env"][0]["value"], "x\"\n  privileged: true");
+        assert_eq!(
+            out["containers"][0]["env"][0]["value"],
+            "x\"\n  privileged: true"
+        );
         assert_eq!(out["volumes"][0]["secret"]["secretName"], "aws-iam-billing");
     }
 
@@ -322,8 +360,14 @@ mod tests {
         let out = t.render_whole("agent", &ctx()).unwrap().unwrap();
         let parsed = crate::yaml::parse_document(&out).unwrap().value;
         assert_eq!(parsed["containers"][0]["image"], "r.io/agent");
-        assert_eq!(parsed["containers"][0]["env"][0], json!({"name": "some-api-key", "value": "6feab492"}));
-        assert_eq!(parsed["containers"][0]["env"][1]["value"], "x\"\n  privileged: true");
+        assert_eq!(
+            parsed["containers"][0]["env"][0],
+            json!({"name": "some-api-key", "value": "6feab492"})
+        );
+        assert_eq!(
+            parsed["containers"][0]["env"][1]["value"],
+            "x\"\n  privileged: true"
+        );
         assert!(parsed["containers"][0].get("privileged").is_none());
     }
 

@@ -36,7 +36,12 @@ fn run(dir: &Path, args: &[String], stdin: Option<&[u8]>) -> Output {
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped());
             let mut child = cmd.spawn().expect("spawn kinject");
-            child.stdin.take().expect("stdin").write_all(data).expect("write stdin");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(data)
+                .expect("write stdin");
             child.wait_with_output().expect("wait")
         }
         None => cmd.output().expect("run kinject"),
@@ -57,7 +62,9 @@ fn check_file(path: &Path, actual: &str, failures: &mut Vec<String>) {
         Ok(expected) => failures.push(format!(
             "{}: differs\n{}",
             path.display(),
-            similar::TextDiff::from_lines(&expected, actual).unified_diff().header("expected", "actual")
+            similar::TextDiff::from_lines(&expected, actual)
+                .unified_diff()
+                .header("expected", "actual")
         )),
         Err(e) => failures.push(format!("{}: {e}", path.display())),
     }
@@ -70,16 +77,24 @@ fn case_args(dir: &Path) -> Vec<String> {
         .unwrap_or("input.yaml");
     match std::fs::read_to_string(dir.join("args")) {
         Ok(text) => text.split_whitespace().map(str::to_owned).collect(),
-        Err(_) => ["inject", "-c", "config.yaml", input].map(str::to_owned).to_vec(),
+        Err(_) => ["inject", "-c", "config.yaml", input]
+            .map(str::to_owned)
+            .to_vec(),
     }
 }
 
 fn expectation(dir: &Path) -> Option<PathBuf> {
-    let found: Vec<PathBuf> = ["expected.yaml", "expected.json", "expected.patch.json", "expected.txt", "expected.stderr"]
-        .iter()
-        .map(|f| dir.join(f))
-        .filter(|p| p.exists())
-        .collect();
+    let found: Vec<PathBuf> = [
+        "expected.yaml",
+        "expected.json",
+        "expected.patch.json",
+        "expected.txt",
+        "expected.stderr",
+    ]
+    .iter()
+    .map(|f| dir.join(f))
+    .filter(|p| p.exists())
+    .collect();
     match found.len() {
         1 => found.into_iter().next(),
         0 if bless() => {
@@ -90,7 +105,10 @@ fn expectation(dir: &Path) -> Option<PathBuf> {
                 "expected.patch.json"
             } else if args.contains("-o json") {
                 "expected.json"
-            } else if args.starts_with("explain") || args.starts_with("schema") || args.starts_with("completions") {
+            } else if args.starts_with("explain")
+                || args.starts_with("schema")
+                || args.starts_with("completions")
+            {
                 "expected.txt"
             } else {
                 "expected.yaml"
@@ -103,19 +121,28 @@ fn expectation(dir: &Path) -> Option<PathBuf> {
 
 /// Objects of a YAML stream as kinject reads them.
 fn objects(text: &str) -> Vec<Value> {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes()).expect("readable");
+    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
+        .expect("readable");
     input
         .documents
         .iter()
         .filter_map(|d| d.parsed.as_ref().ok())
-        .flat_map(|p| kinject::read::objects(&p.value).into_iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
+        .flat_map(|p| {
+            kinject::read::objects(&p.value)
+                .into_iter()
+                .map(|(_, v)| v.clone())
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
 fn check_case(dir: &Path) -> Vec<String> {
     let mut failures = Vec::new();
     let Some(expected) = expectation(dir) else {
-        return vec![format!("{}: needs exactly one expected.* file", dir.display())];
+        return vec![format!(
+            "{}: needs exactly one expected.* file",
+            dir.display()
+        )];
     };
     let args = case_args(dir);
     let out = run(dir, &args, None);
@@ -124,7 +151,11 @@ fn check_case(dir: &Path) -> Vec<String> {
     let wants_error = expected.file_name().is_some_and(|n| n == "expected.stderr");
     if wants_error {
         if out.status.code() != Some(2) {
-            failures.push(format!("{}: expected exit 2, got {:?}\n{stderr}", dir.display(), out.status.code()));
+            failures.push(format!(
+                "{}: expected exit 2, got {:?}\n{stderr}",
+                dir.display(),
+                out.status.code()
+            ));
         }
         if !stdout.is_empty() {
             failures.push(format!("{}: a failing run wrote to stdout", dir.display()));
@@ -133,7 +164,11 @@ fn check_case(dir: &Path) -> Vec<String> {
         return failures;
     }
     if out.status.code() != Some(0) {
-        failures.push(format!("{}: exit {:?}\n{stderr}", dir.display(), out.status.code()));
+        failures.push(format!(
+            "{}: exit {:?}\n{stderr}",
+            dir.display(),
+            out.status.code()
+        ));
         return failures;
     }
     check_file(&expected, &stdout, &mut failures);
@@ -167,7 +202,9 @@ fn invariants(dir: &Path, args: &[String], output: &str) -> Vec<String> {
         failures.push(format!(
             "{}: not idempotent\n{}",
             dir.display(),
-            similar::TextDiff::from_lines(output, &again_out).unified_diff().header("first", "second")
+            similar::TextDiff::from_lines(output, &again_out)
+                .unified_diff()
+                .header("first", "second")
         ));
     }
 
@@ -178,28 +215,43 @@ fn invariants(dir: &Path, args: &[String], output: &str) -> Vec<String> {
     let mut patched = objects(&input);
     let wanted = objects(output);
     if entries.len() != patched.len() {
-        failures.push(format!("{}: -o patch has {} entries for {} objects", dir.display(), entries.len(), patched.len()));
+        failures.push(format!(
+            "{}: -o patch has {} entries for {} objects",
+            dir.display(),
+            entries.len(),
+            patched.len()
+        ));
     } else {
         for (obj, entry) in patched.iter_mut().zip(&entries) {
             // Applied by an independent RFC 6902 implementation.
-            let ops: json_patch::Patch = serde_json::from_value(entry["patch"].clone()).expect("RFC 6902 ops");
+            let ops: json_patch::Patch =
+                serde_json::from_value(entry["patch"].clone()).expect("RFC 6902 ops");
             if let Err(e) = json_patch::patch(obj, &ops) {
                 failures.push(format!("{}: patch does not apply: {e}", dir.display()));
             }
         }
         if patched != wanted {
-            failures.push(format!("{}: applying -o patch to the input does not give the YAML output", dir.display()));
+            failures.push(format!(
+                "{}: applying -o patch to the input does not give the YAML output",
+                dir.display()
+            ));
         }
     }
 
     if !dir.join("no-uninject").exists() {
-        let back = run(dir, &["uninject".to_owned(), "-".to_owned()], Some(output.as_bytes()));
+        let back = run(
+            dir,
+            &["uninject".to_owned(), "-".to_owned()],
+            Some(output.as_bytes()),
+        );
         let back_out = String::from_utf8_lossy(&back.stdout);
         if back_out != input {
             failures.push(format!(
                 "{}: uninject does not give the input back\n{}",
                 dir.display(),
-                similar::TextDiff::from_lines(&input, &back_out).unified_diff().header("input", "uninjected")
+                similar::TextDiff::from_lines(&input, &back_out)
+                    .unified_diff()
+                    .header("input", "uninjected")
             ));
         }
     }
@@ -218,5 +270,10 @@ fn golden_cases() {
     dirs.sort();
     assert!(!dirs.is_empty());
     let failures: Vec<String> = dirs.iter().flat_map(|d| check_case(d)).collect();
-    assert!(failures.is_empty(), "{} golden failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} golden failure(s):\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

@@ -10,17 +10,25 @@ fn shared() -> PathBuf {
 }
 
 fn case(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/cases")
+        .join(name)
 }
 
 /// Objects of a YAML stream, keyed by kind/name.
 fn objects(text: &str) -> Vec<Value> {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes()).expect("readable");
+    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
+        .expect("readable");
     input
         .documents
         .iter()
         .filter_map(|d| d.parsed.as_ref().ok())
-        .flat_map(|p| kinject::read::objects(&p.value).into_iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
+        .flat_map(|p| {
+            kinject::read::objects(&p.value)
+                .into_iter()
+                .map(|(_, v)| v.clone())
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
@@ -33,11 +41,18 @@ fn find<'a>(objects: &'a [Value], kind: &str, name: &str) -> &'a Value {
 
 /// The object without kinject's own status annotation (and the map if that empties it).
 fn without_status(mut object: Value, pod_template: &str) -> Value {
-    let metadata = object.pointer_mut(&format!("{pod_template}/metadata")).expect("metadata");
-    let annotations = metadata["annotations"].as_object_mut().expect("annotations");
+    let metadata = object
+        .pointer_mut(&format!("{pod_template}/metadata"))
+        .expect("metadata");
+    let annotations = metadata["annotations"]
+        .as_object_mut()
+        .expect("annotations");
     annotations.shift_remove("kinject.dev/status");
     if annotations.is_empty() {
-        metadata.as_object_mut().expect("metadata map").shift_remove("annotations");
+        metadata
+            .as_object_mut()
+            .expect("metadata map")
+            .shift_remove("annotations");
     }
     object
 }
@@ -48,14 +63,19 @@ fn inject(case_dir: &Path, args: &[&str]) -> String {
         .current_dir(case_dir)
         .output()
         .expect("run kinject");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
 /// Karmada's KMS proposal: the injected plain API-server Deployment is the proposal's target.
 #[test]
 fn karmada_kms_target_deployment() {
-    let seed = std::fs::read_to_string(shared().join("seeds/000_7eb5ff0eac470edc.txt")).expect("seed 000");
+    let seed =
+        std::fs::read_to_string(shared().join("seeds/000_7eb5ff0eac470edc.txt")).expect("seed 000");
     let start = seed.find("```yaml").expect("yaml block") + "```yaml".len();
     let end = start + seed[start..].find("```").expect("block end");
     let target = objects(&seed[start..end]);
@@ -64,19 +84,31 @@ fn karmada_kms_target_deployment() {
     let dir = case("kms-plugin");
     let output = inject(&dir, &["inject", "-c", "config.yaml", "input.yaml"]);
     let got = objects(&output);
-    let deployment = without_status(find(&got, "Deployment", "kube-apiserver").clone(), "/spec/template");
+    let deployment = without_status(
+        find(&got, "Deployment", "kube-apiserver").clone(),
+        "/spec/template",
+    );
     assert_eq!(&deployment, want);
     // The ConfigMap passes through unchanged too.
-    assert_eq!(find(&got, "ConfigMap", "encryption-config"), find(&target, "ConfigMap", "encryption-config"));
+    assert_eq!(
+        find(&got, "ConfigMap", "encryption-config"),
+        find(&target, "ConfigMap", "encryption-config")
+    );
 }
 
 /// The webhook tutorial: labelled pods get the curl sidecar, as `add /spec/containers/-`.
 #[test]
 fn webhook_tutorial_patch() {
     let dir = case("webhook-curl");
-    let patch = inject(&dir, &["inject", "-o", "patch", "-c", "config.yaml", "input.yaml"]);
+    let patch = inject(
+        &dir,
+        &["inject", "-o", "patch", "-c", "config.yaml", "input.yaml"],
+    );
     let entries: Vec<Value> = serde_json::from_str(&patch).expect("json");
-    let pod = entries.iter().find(|e| e["kind"] == "Pod" && e["name"] == "httpbin").expect("pod");
+    let pod = entries
+        .iter()
+        .find(|e| e["kind"] == "Pod" && e["name"] == "httpbin")
+        .expect("pod");
     let add = pod["patch"]
         .as_array()
         .expect("ops")
@@ -84,7 +116,13 @@ fn webhook_tutorial_patch() {
         .find(|op| op["path"] == "/spec/containers/-")
         .expect("add /spec/containers/-");
     assert_eq!(add["op"], "add");
-    assert_eq!(add["value"], serde_json::json!({"name": "curl", "image": "yauritux/busybox-curl:latest"}));
-    let unlabelled = entries.iter().find(|e| e["name"] == "not-labelled").expect("unlabelled pod");
+    assert_eq!(
+        add["value"],
+        serde_json::json!({"name": "curl", "image": "yauritux/busybox-curl:latest"})
+    );
+    let unlabelled = entries
+        .iter()
+        .find(|e| e["name"] == "not-labelled")
+        .expect("unlabelled pod");
     assert_eq!(unlabelled["patch"], serde_json::json!([]));
 }

@@ -81,7 +81,10 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
         }
     }
     let text = match args.output {
-        ReportFormat::Json => format!("{}\n", serde_json::to_string_pretty(&out).unwrap_or_default()),
+        ReportFormat::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&out).unwrap_or_default()
+        ),
         ReportFormat::Text => text(&out),
     };
     let code = stdout(&text);

@@ -7,7 +7,9 @@ use crate::render;
 use crate::report;
 
 use super::output::{diagnostics, each_input, stdout, take_errors};
-use super::{EXIT_ERROR, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs, eprint};
+use super::{
+    EXIT_ERROR, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs, eprint,
+};
 
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
     let paths: Vec<&std::path::Path> = args.config.configs.iter().map(|p| p.as_path()).collect();
@@ -56,7 +58,10 @@ fn run(config: &Config, mode: Mode, input: &InputArgs, output: &OutputArgs) -> u
         let entries = report::entries(&files);
         match output.report {
             ReportFormat::Text => eprint(&report::text(&entries)),
-            ReportFormat::Json => eprint(&format!("{}\n", serde_json::to_string_pretty(&entries).unwrap_or_default())),
+            ReportFormat::Json => eprint(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&entries).unwrap_or_default()
+            )),
         }
         for w in files.iter().flat_map(|f| &f.warnings).chain(&notes) {
             eprint(&format!("warning: {w}\n"));
@@ -71,7 +76,10 @@ fn run(config: &Config, mode: Mode, input: &InputArgs, output: &OutputArgs) -> u
 }
 
 /// Renders every file in `format`: (text, notes, errors).
-fn render_all(files: &[FileResult], format: Format) -> (String, Vec<String>, Vec<render::RenderError>) {
+fn render_all(
+    files: &[FileResult],
+    format: Format,
+) -> (String, Vec<String>, Vec<render::RenderError>) {
     let mut notes = Vec::new();
     let mut errors = Vec::new();
     let text = match format {
@@ -89,12 +97,16 @@ fn render_all(files: &[FileResult], format: Format) -> (String, Vec<String>, Vec
             out
         }
         Format::Json => {
-            let values: Vec<serde_json::Value> = files.iter().flat_map(render::json::documents).collect();
+            let values: Vec<serde_json::Value> =
+                files.iter().flat_map(render::json::documents).collect();
             render::json::render(&values)
         }
         Format::Patch => {
             let entries: Vec<_> = files.iter().flat_map(render::patch::entries).collect();
-            format!("{}\n", serde_json::to_string_pretty(&entries).unwrap_or_default())
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&entries).unwrap_or_default()
+            )
         }
     };
     (text, notes, errors)

@@ -14,7 +14,12 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 /// Inject sidecar containers into Kubernetes manifests, offline, keeping your files as you
 /// wrote them.
 #[derive(Debug, Parser)]
-#[command(name = "kinject", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "kinject",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -142,7 +147,12 @@ pub(crate) const EXIT_ERROR: u8 = 2;
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let _ = miette::set_hook(Box::new(|_| {
-        Box::new(miette::MietteHandlerOpts::new().width(100).terminal_links(false).build())
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .width(100)
+                .terminal_links(false)
+                .build(),
+        )
     }));
     let cli = Cli::parse();
     let code = match cli.command {
@@ -150,7 +160,8 @@ pub fn main() -> ExitCode {
         Command::Uninject(args) => inject::run_uninject(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Schema => {
-            let text = serde_json::to_string_pretty(crate::config::schema::schema()).unwrap_or_default();
+            let text =
+                serde_json::to_string_pretty(crate::config::schema::schema()).unwrap_or_default();
             output::stdout(&format!("{text}\n"))
         }
         Command::Completions { shell } => {

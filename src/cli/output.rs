@@ -55,5 +55,8 @@ pub(crate) fn each_input(
 
 /// Moves every located error out of the results.
 pub(crate) fn take_errors(files: &mut [FileResult]) -> Vec<Located> {
-    files.iter_mut().flat_map(|f| std::mem::take(&mut f.errors)).collect()
+    files
+        .iter_mut()
+        .flat_map(|f| std::mem::take(&mut f.errors))
+        .collect()
 }

@@ -108,16 +108,32 @@ pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
         let name = path.display().to_string();
         match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => files.push(File { name, text: Arc::from(text) }),
+                Ok(text) => files.push(File {
+                    name,
+                    text: Arc::from(text),
+                }),
                 Err(e) => {
-                    let text: Arc<str> = Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    let text: Arc<str> =
+                        Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
                     let at = e.utf8_error().valid_up_to();
-                    errors.push(Located::new("kinject::config::encoding", &name, &text, (at, at), "not UTF-8 text"));
+                    errors.push(Located::new(
+                        "kinject::config::encoding",
+                        &name,
+                        &text,
+                        (at, at),
+                        "not UTF-8 text",
+                    ));
                 }
             },
             Err(e) => {
                 let text: Arc<str> = Arc::from("");
-                errors.push(Located::new("kinject::config::io", &name, &text, (0, 0), format!("cannot read: {e}")));
+                errors.push(Located::new(
+                    "kinject::config::io",
+                    &name,
+                    &text,
+                    (0, 0),
+                    format!("cannot read: {e}"),
+                ));
             }
         }
     }
@@ -143,23 +159,39 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     let mut first_seen: HashMap<String, Origin> = HashMap::new();
     let mut rule_inject_spans: Vec<(Vec<Origin>, Vec<Origin>)> = Vec::new();
     for (name, text) in texts {
-        let file = File { name: name.clone(), text: Arc::clone(text) };
+        let file = File {
+            name: name.clone(),
+            text: Arc::clone(text),
+        };
         for range in read::documents(text) {
             let doc_text = &text[range.clone()];
             let parsed = match crate::yaml::parse_document(doc_text) {
                 Ok(p) => p,
                 Err(e) => {
                     let at = range.start + e.offset;
-                    errors.push(Located::new("kinject::config::syntax", &file.name, &file.text, (at, at), format!("invalid YAML: {}", e.message)));
+                    errors.push(Located::new(
+                        "kinject::config::syntax",
+                        &file.name,
+                        &file.text,
+                        (at, at),
+                        format!("invalid YAML: {}", e.message),
+                    ));
                     continue;
                 }
             };
             let Some(root) = parsed.root else { continue };
             let at = |path: &[String]| -> (usize, usize) {
                 let node = root.at(path).unwrap_or(&root);
-                (range.start + node.start, range.start + node.end.max(node.start))
+                (
+                    range.start + node.start,
+                    range.start + node.end.max(node.start),
+                )
             };
-            let origin = |path: &[String]| Origin { file: file.name.clone(), text: Arc::clone(&file.text), span: at(path) };
+            let origin = |path: &[String]| Origin {
+                file: file.name.clone(),
+                text: Arc::clone(&file.text),
+                span: at(path),
+            };
             let value = parsed.value;
             if let Err(e) = check_format(&value) {
                 errors.push(origin(&[]).error("kinject::config::unsupported_format", e).help(format!(
@@ -196,15 +228,30 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                     let (line, col) = read::line_col(&first.text, first.span.0);
                     errors.push(
                         origin(&[path.clone(), vec!["name".to_owned()]].concat())
-                            .error("kinject::config::duplicate_sidecar", format!("sidecar `{}` is defined twice", spec.name))
-                            .help(format!("the first definition is at {}:{line}:{col}", first.file)),
+                            .error(
+                                "kinject::config::duplicate_sidecar",
+                                format!("sidecar `{}` is defined twice", spec.name),
+                            )
+                            .help(format!(
+                                "the first definition is at {}:{line}:{col}",
+                                first.file
+                            )),
                     );
                     continue;
                 }
                 first_seen.insert(spec.name.clone(), o.clone());
                 let mut definition = value["sidecars"][i].clone();
                 if let Value::Object(m) = &mut definition {
-                    for k in ["name", "description", "native", "position", "initPosition", "serviceAccountPolicy", "targetContainers", "template"] {
+                    for k in [
+                        "name",
+                        "description",
+                        "native",
+                        "position",
+                        "initPosition",
+                        "serviceAccountPolicy",
+                        "targetContainers",
+                        "template",
+                    ] {
                         m.shift_remove(k);
                     }
                     if spec.template.is_some() && !m.is_empty() {
@@ -216,16 +263,35 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                         );
                     }
                 }
-                if let Err(errs) = config.templates.add_sidecar(&spec.name, &definition, spec.template.as_deref()) {
+                if let Err(errs) =
+                    config
+                        .templates
+                        .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+                {
                     for e in errs {
                         let mut p = path.clone();
                         p.extend(crate::patch::tokens(&e.pointer));
                         let node = root.at(&p).unwrap_or(&root);
-                        let pos = range.start + template_offset(doc_text, node, e.range.as_ref().map_or(0, |r| r.start));
-                        errors.push(Located::new("kinject::config::template_syntax", &file.name, &file.text, (pos, pos + 1), format!("template error: {}", e.message)));
+                        let pos = range.start
+                            + template_offset(
+                                doc_text,
+                                node,
+                                e.range.as_ref().map_or(0, |r| r.start),
+                            );
+                        errors.push(Located::new(
+                            "kinject::config::template_syntax",
+                            &file.name,
+                            &file.text,
+                            (pos, pos + 1),
+                            format!("template error: {}", e.message),
+                        ));
                     }
                 }
-                config.sidecars.push(SidecarDef { spec, definition, origin: o });
+                config.sidecars.push(SidecarDef {
+                    spec,
+                    definition,
+                    origin: o,
+                });
             }
             for (i, spec) in cf.rules.into_iter().enumerate() {
                 let path = vec!["rules".to_owned(), i.to_string()];
@@ -238,14 +304,28 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                     }
                 };
                 let spans = (0..spec.inject.len())
-                    .map(|j| origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat()))
+                    .map(|j| {
+                        origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat())
+                    })
                     .collect();
                 let kinds_origin: Vec<Origin> = (0..spec.matches.kinds.len())
-                    .map(|j| origin(&[path.clone(), vec!["match".to_owned(), "kinds".to_owned(), j.to_string()]].concat()))
+                    .map(|j| {
+                        origin(
+                            &[
+                                path.clone(),
+                                vec!["match".to_owned(), "kinds".to_owned(), j.to_string()],
+                            ]
+                            .concat(),
+                        )
+                    })
                     .collect();
                 // Names and kinds are checked once every file (and its custom kinds) is read.
                 rule_inject_spans.push((spans, kinds_origin));
-                config.rules.push(RuleDef { spec, matcher, origin: origin(&path) });
+                config.rules.push(RuleDef {
+                    spec,
+                    matcher,
+                    origin: origin(&path),
+                });
             }
         }
     }
@@ -253,20 +333,31 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     for (rule, (spans, kind_spans)) in config.rules.iter().zip(&rule_inject_spans) {
         for (name, o) in rule.spec.inject.iter().zip(spans) {
             if config.sidecar(name).is_none() {
-                let mut e = o.error("kinject::config::unknown_sidecar", format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name));
+                let mut e = o.error(
+                    "kinject::config::unknown_sidecar",
+                    format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name),
+                );
                 e = match suggest(name, config.sidecars.iter().map(|s| s.spec.name.as_str())) {
                     Some(h) => e.help(h),
-                    None => e.help(format!("defined sidecars: {}", names(config.sidecars.iter().map(|s| s.spec.name.as_str())))),
+                    None => e.help(format!(
+                        "defined sidecars: {}",
+                        names(config.sidecars.iter().map(|s| s.spec.name.as_str()))
+                    )),
                 };
                 errors.push(e);
             }
         }
         for (kind, o) in rule.spec.matches.kinds.iter().zip(kind_spans) {
             if !known.contains(kind) {
-                let mut e = o.error("kinject::config::unknown_kind", format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name));
+                let mut e = o.error(
+                    "kinject::config::unknown_kind",
+                    format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name),
+                );
                 e = match suggest(kind, known.iter().map(String::as_str)) {
                     Some(h) => e.help(h),
-                    None => e.help("declare custom resources under `kinds:` with their pod template path"),
+                    None => e.help(
+                        "declare custom resources under `kinds:` with their pod template path",
+                    ),
                 };
                 errors.push(e);
             }
@@ -275,7 +366,13 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     for set in sets {
         if let Err(e) = apply_set(&mut config.values, set) {
             let text: Arc<str> = Arc::from(set.as_str());
-            errors.push(Located::new("kinject::config::set", "--set", &text, (0, set.len()), e));
+            errors.push(Located::new(
+                "kinject::config::set",
+                "--set",
+                &text,
+                (0, set.len()),
+                e,
+            ));
         }
     }
     let d = Defaults::default();
@@ -285,12 +382,20 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
         jobs: jobs.unwrap_or(d.jobs),
         allow_requests: allow_requests.unwrap_or(d.allow_requests),
     };
-    if errors.is_empty() { Ok(config) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(errors)
+    }
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     let v: Vec<String> = it.map(|n| format!("`{n}`")).collect();
-    if v.is_empty() { "none".to_owned() } else { v.join(", ") }
+    if v.is_empty() {
+        "none".to_owned()
+    } else {
+        v.join(", ")
+    }
 }
 
 fn check_format(value: &Value) -> Result<(), String> {
@@ -298,7 +403,9 @@ fn check_format(value: &Value) -> Result<(), String> {
     let kind = value.get("kind").and_then(Value::as_str);
     match (api, kind) {
         (Some(API_VERSION), Some(KIND)) => Ok(()),
-        (Some(a), Some(k)) => Err(format!("`{a}` `{k}` is not a configuration format kinject reads")),
+        (Some(a), Some(k)) => Err(format!(
+            "`{a}` `{k}` is not a configuration format kinject reads"
+        )),
         _ => Err("not a kinject configuration: `apiVersion` and `kind` are missing".to_owned()),
     }
 }
@@ -310,7 +417,9 @@ fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
     let last = parts.pop().filter(|l| !l.is_empty()).ok_or("empty key")?;
     let mut map = values;
     for p in parts {
-        let slot = map.entry(p.to_owned()).or_insert_with(|| Value::Object(Map::new()));
+        let slot = map
+            .entry(p.to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
         if !slot.is_object() {
             *slot = Value::Object(Map::new());
         }
@@ -324,10 +433,14 @@ fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
 fn template_offset(doc: &str, node: &Node, offset: usize) -> usize {
     match node.kind {
         NodeKind::Scalar(ScalarKind::Plain) => node.start + offset,
-        NodeKind::Scalar(ScalarKind::SingleQuoted | ScalarKind::DoubleQuoted) => node.start + 1 + offset,
+        NodeKind::Scalar(ScalarKind::SingleQuoted | ScalarKind::DoubleQuoted) => {
+            node.start + 1 + offset
+        }
         NodeKind::Scalar(ScalarKind::Block) => {
             // Lines of a block scalar sit under its header, indented.
-            let body_start = doc[node.start..].find('\n').map_or(node.start, |i| node.start + i + 1);
+            let body_start = doc[node.start..]
+                .find('\n')
+                .map_or(node.start, |i| node.start + i + 1);
             let body = &doc[body_start..node.end];
             let indent = body.len() - body.trim_start_matches(' ').len();
             let mut remaining = offset;
@@ -351,15 +464,29 @@ fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {
         let n = root.at(path).unwrap_or(root);
         (base + n.start, base + n.end.max(n.start))
     };
-    let dotted = if v.path.is_empty() { "the file".to_owned() } else { format!("`{}`", v.path.join(".")) };
+    let dotted = if v.path.is_empty() {
+        "the file".to_owned()
+    } else {
+        format!("`{}`", v.path.join("."))
+    };
     match &v.kind {
         ViolationKind::UnknownField { field, expected } => {
-            let span = root.key_span(&v.path).map_or_else(|| node_span(&v.path), |(s, e)| (base + s, base + e));
-            let e = Located::new("kinject::config::unknown_field", &file.name, &file.text, span, format!("unknown field `{field}`"))
-                .label("not a known field");
+            let span = root
+                .key_span(&v.path)
+                .map_or_else(|| node_span(&v.path), |(s, e)| (base + s, base + e));
+            let e = Located::new(
+                "kinject::config::unknown_field",
+                &file.name,
+                &file.text,
+                span,
+                format!("unknown field `{field}`"),
+            )
+            .label("not a known field");
             match suggest(field, expected.iter().map(String::as_str)) {
                 Some(h) => e.help(h),
-                None if !expected.is_empty() => e.help(format!("known fields: {}", expected.join(", "))),
+                None if !expected.is_empty() => {
+                    e.help(format!("known fields: {}", expected.join(", ")))
+                }
                 None => e,
             }
         }
@@ -393,7 +520,10 @@ mod tests {
     use super::*;
 
     fn load_one(text: &str) -> Result<Config, Vec<Located>> {
-        load_texts(&[("c.yaml".to_owned(), Arc::from(text))], &["port=80".to_owned()])
+        load_texts(
+            &[("c.yaml".to_owned(), Arc::from(text))],
+            &["port=80".to_owned()],
+        )
     }
 
     #[test]
@@ -419,9 +549,15 @@ mod tests {
         let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: proxy\nrules:\n- name: r\n  match: {kinds: [Deploymnet]}\n  inject: [proxi]\n";
         let errs = load_one(text).err().unwrap();
         let codes: Vec<&str> = errs.iter().map(|e| e.code).collect();
-        assert!(codes.contains(&"kinject::config::unknown_sidecar"), "{errs:?}");
+        assert!(
+            codes.contains(&"kinject::config::unknown_sidecar"),
+            "{errs:?}"
+        );
         assert!(codes.contains(&"kinject::config::unknown_kind"), "{errs:?}");
-        let sidecar = errs.iter().find(|e| e.code == "kinject::config::unknown_sidecar").unwrap();
+        let sidecar = errs
+            .iter()
+            .find(|e| e.code == "kinject::config::unknown_sidecar")
+            .unwrap();
         assert_eq!(sidecar.location, "c.yaml:8:12");
         assert_eq!(sidecar.help.as_deref(), Some("did you mean `proxy`?"));
     }
@@ -431,6 +567,10 @@ mod tests {
         let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: \"x{{ a + }}\"\n";
         let errs = load_one(text).err().unwrap();
         assert_eq!(errs[0].code, "kinject::config::template_syntax");
-        assert!(errs[0].location.starts_with("c.yaml:7:"), "{}", errs[0].location);
+        assert!(
+            errs[0].location.starts_with("c.yaml:7:"),
+            "{}",
+            errs[0].location
+        );
     }
 }

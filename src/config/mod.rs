@@ -6,4 +6,7 @@ pub mod model;
 pub mod schema;
 
 pub use load::{Config, Defaults, Origin, RuleDef, SidecarDef, load, load_texts};
-pub use model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule, ServiceAccountPolicy, Sidecar, SidecarBody};
+pub use model::{
+    API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule,
+    ServiceAccountPolicy, Sidecar, SidecarBody,
+};

@@ -2,9 +2,7 @@
 //! be injected (sidecars), when (rules), and defaults. The JSON Schema is derived from these
 //! types, so `kinject schema`, validation and the docs cannot drift apart.
 
-use k8s_openapi::api::core::v1::{
-    Container, EnvVar, LocalObjectReference, Volume, VolumeMount,
-};
+use k8s_openapi::api::core::v1::{Container, EnvVar, LocalObjectReference, Volume, VolumeMount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

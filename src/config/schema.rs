@@ -36,16 +36,33 @@ pub(crate) struct Violation {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ViolationKind {
-    UnknownField { field: String, expected: Vec<String> },
-    WrongType { expected: String, found: &'static str },
-    Missing { field: String },
-    NotAllowed { allowed: Vec<String> },
+    UnknownField {
+        field: String,
+        expected: Vec<String>,
+    },
+    WrongType {
+        expected: String,
+        found: &'static str,
+    },
+    Missing {
+        field: String,
+    },
+    NotAllowed {
+        allowed: Vec<String>,
+    },
 }
 
 /// Checks `value` against the schema at `pointer` (`""` for the whole file) of `root`.
 pub(crate) fn validate(root: &Value, pointer: &str, value: &Value) -> Vec<Violation> {
-    let mut v = Validator { root, out: Vec::new() };
-    let schema = if pointer.is_empty() { root } else { root.pointer(pointer).unwrap_or(&Value::Null) };
+    let mut v = Validator {
+        root,
+        out: Vec::new(),
+    };
+    let schema = if pointer.is_empty() {
+        root
+    } else {
+        root.pointer(pointer).unwrap_or(&Value::Null)
+    };
     v.check(schema, value, &mut Vec::new());
     v.out
 }
@@ -77,7 +94,10 @@ impl<'a> Validator<'a> {
 
     /// Violations of `schema` by `value`, without recording them.
     fn trial(&self, schema: &'a Value, value: &Value, path: &mut Vec<String>) -> Vec<Violation> {
-        let mut sub = Validator { root: self.root, out: Vec::new() };
+        let mut sub = Validator {
+            root: self.root,
+            out: Vec::new(),
+        };
         sub.check(schema, value, path);
         sub.out
     }
@@ -87,10 +107,10 @@ impl<'a> Validator<'a> {
         if !schema.is_object() {
             return;
         }
-        if let Value::String(s) = value {
-            if is_template(s) {
-                return; // checked once rendered
-            }
+        if let Value::String(s) = value
+            && is_template(s)
+        {
+            return; // checked once rendered
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(options) = schema.get(key).and_then(Value::as_array) {
@@ -132,7 +152,9 @@ impl<'a> Validator<'a> {
             if c != value {
                 self.out.push(Violation {
                     path: path.clone(),
-                    kind: ViolationKind::NotAllowed { allowed: vec![c.to_string()] },
+                    kind: ViolationKind::NotAllowed {
+                        allowed: vec![c.to_string()],
+                    },
                 });
             }
             return;
@@ -163,7 +185,12 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn object(&mut self, schema: &'a Value, map: &serde_json::Map<String, Value>, path: &mut Vec<String>) {
+    fn object(
+        &mut self,
+        schema: &'a Value,
+        map: &serde_json::Map<String, Value>,
+        path: &mut Vec<String>,
+    ) {
         let props = schema.get("properties").and_then(Value::as_object);
         let additional = schema.get("additionalProperties");
         for (k, v) in map {
@@ -176,14 +203,19 @@ impl<'a> Validator<'a> {
                     // Kubernetes objects list their fields; anything else is unknown.
                     _ if props.is_some() || matches!(additional, Some(Value::Bool(false))) => {
                         path.pop();
-                        let expected = props.map(|p| p.keys().cloned().collect()).unwrap_or_default();
+                        let expected = props
+                            .map(|p| p.keys().cloned().collect())
+                            .unwrap_or_default();
                         self.out.push(Violation {
                             path: {
                                 let mut p = path.clone();
                                 p.push(k.clone());
                                 p
                             },
-                            kind: ViolationKind::UnknownField { field: k.clone(), expected },
+                            kind: ViolationKind::UnknownField {
+                                field: k.clone(),
+                                expected,
+                            },
                         });
                         continue;
                     }
@@ -197,7 +229,9 @@ impl<'a> Validator<'a> {
                 if !map.contains_key(r) {
                     self.out.push(Violation {
                         path: path.clone(),
-                        kind: ViolationKind::Missing { field: r.to_owned() },
+                        kind: ViolationKind::Missing {
+                            field: r.to_owned(),
+                        },
                     });
                 }
             }
@@ -277,8 +311,14 @@ mod tests {
             "extra": 1,
         }));
         let paths: Vec<String> = v.iter().map(|x| x.path.join(".")).collect();
-        assert!(paths.contains(&"sidecars.0.containers.0.imagee".to_owned()), "{v:#?}");
-        assert!(paths.contains(&"sidecars.0.containers.0.ports.0.containerPort".to_owned()), "{v:#?}");
+        assert!(
+            paths.contains(&"sidecars.0.containers.0.imagee".to_owned()),
+            "{v:#?}"
+        );
+        assert!(
+            paths.contains(&"sidecars.0.containers.0.ports.0.containerPort".to_owned()),
+            "{v:#?}"
+        );
         assert!(paths.contains(&"sidecars.0.position".to_owned()), "{v:#?}");
         assert!(paths.contains(&"rules.0.inject".to_owned()), "{v:#?}");
         assert!(paths.contains(&"extra".to_owned()), "{v:#?}");

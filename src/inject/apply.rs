@@ -62,7 +62,11 @@ pub(crate) fn apply(pod: &mut Value, sidecars: &[Rendered]) -> Result<Vec<Record
     Ok(records)
 }
 
-fn add_to_spec(spec: &mut Map<String, Value>, sidecars: &[Rendered], owners: &mut Owners) -> Result<Vec<Record>, InjectError> {
+fn add_to_spec(
+    spec: &mut Map<String, Value>,
+    sidecars: &[Rendered],
+    owners: &mut Owners,
+) -> Result<Vec<Record>, InjectError> {
     let mut records = Vec::new();
     let mut app = take_list(spec, "containers");
     let had_inits = matches!(spec.get("initContainers"), Some(Value::Array(_)));
@@ -87,25 +91,47 @@ fn add_to_spec(spec: &mut Map<String, Value>, sidecars: &[Rendered], owners: &mu
             if s.native {
                 let mut c = c.clone();
                 if let Value::Object(m) = &mut c {
-                    m.insert("restartPolicy".to_owned(), Value::String("Always".to_owned()));
+                    m.insert(
+                        "restartPolicy".to_owned(),
+                        Value::String("Always".to_owned()),
+                    );
                 }
-                let side = if s.init_position == Position::Before { &mut init_before } else { &mut init_after };
+                let side = if s.init_position == Position::Before {
+                    &mut init_before
+                } else {
+                    &mut init_after
+                };
                 place(&c, &mut inits, &app, side, &mut rec, true, &s.name)?;
             } else {
-                let side = if s.position == Position::Before { &mut before } else { &mut after };
+                let side = if s.position == Position::Before {
+                    &mut before
+                } else {
+                    &mut after
+                };
                 place(c, &mut app, &inits, side, &mut rec, false, &s.name)?;
             }
         }
         for c in &s.body.init_containers {
             claim(owners, name_of(c), &s.name)?;
-            let side = if s.init_position == Position::Before { &mut init_before } else { &mut init_after };
+            let side = if s.init_position == Position::Before {
+                &mut init_before
+            } else {
+                &mut init_after
+            };
             place(c, &mut inits, &app, side, &mut rec, true, &s.name)?;
         }
         if !had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
             init_owner = Some(records.len());
         }
         merge_named(spec, "volumes", &s.body.volumes, owners, &mut rec, &s.name)?;
-        merge_named(spec, "imagePullSecrets", &s.body.image_pull_secrets, owners, &mut rec, &s.name)?;
+        merge_named(
+            spec,
+            "imagePullSecrets",
+            &s.body.image_pull_secrets,
+            owners,
+            &mut rec,
+            &s.name,
+        )?;
         for c in app.iter_mut() {
             let cname = name_of(c).to_owned();
             let is_app = app_names.contains(&cname) && owners.get("container", &cname).is_none();
@@ -121,9 +147,18 @@ fn add_to_spec(spec: &mut Map<String, Value>, sidecars: &[Rendered], owners: &mu
     }
     let containers: Vec<Value> = before.into_iter().chain(app).chain(after).collect();
     spec.insert("containers".to_owned(), Value::Array(containers));
-    let all_inits: Vec<Value> = init_before.into_iter().chain(inits).chain(init_after).collect();
+    let all_inits: Vec<Value> = init_before
+        .into_iter()
+        .chain(inits)
+        .chain(init_after)
+        .collect();
     if had_inits || !all_inits.is_empty() {
-        insert_before(spec, "initContainers", Value::Array(all_inits), "containers");
+        insert_before(
+            spec,
+            "initContainers",
+            Value::Array(all_inits),
+            "containers",
+        );
     }
     if let Some(i) = init_owner {
         records[i].created.push("/spec/initContainers".to_owned());
@@ -132,8 +167,16 @@ fn add_to_spec(spec: &mut Map<String, Value>, sidecars: &[Rendered], owners: &mu
 }
 
 /// Adds a sidecar's pod annotations and labels; the pod's own values win.
-fn add_metadata(pod: &mut Map<String, Value>, s: &Rendered, owners: &mut Owners, rec: &mut Record) -> Result<(), InjectError> {
-    for (field, items) in [("annotations", &s.body.annotations), ("labels", &s.body.labels)] {
+fn add_metadata(
+    pod: &mut Map<String, Value>,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+) -> Result<(), InjectError> {
+    for (field, items) in [
+        ("annotations", &s.body.annotations),
+        ("labels", &s.body.labels),
+    ] {
         if items.is_empty() {
             continue;
         }
@@ -212,7 +255,11 @@ fn place(
     sidecar: &str,
 ) -> Result<(), InjectError> {
     let n = name_of(c).to_owned();
-    let (here, there) = if init { ("initContainers", "containers") } else { ("containers", "initContainers") };
+    let (here, there) = if init {
+        ("initContainers", "containers")
+    } else {
+        ("containers", "initContainers")
+    };
     if let Some(i) = position(list, &n) {
         let user = list[i].clone();
         list[i] = overlay(c, &user);
@@ -220,8 +267,12 @@ fn place(
     } else if position(other, &n).is_some() {
         return Err(InjectError {
             code: "kinject::inject::conflict",
-            message: format!("sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` in {there}"),
-            help: Some(format!("move the pod's own `{n}` to {here} to override the sidecar, or rename it")),
+            message: format!(
+                "sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` in {there}"
+            ),
+            help: Some(format!(
+                "move the pod's own `{n}` to {here} to override the sidecar, or rename it"
+            )),
         });
     } else {
         side.push(c.clone());
@@ -252,7 +303,11 @@ fn merge_named(
     if created {
         rec.created.push(format!("/spec/{field}"));
     }
-    let singular = if field == "volumes" { "volume" } else { "image pull secret" };
+    let singular = if field == "volumes" {
+        "volume"
+    } else {
+        "image pull secret"
+    };
     let recorded = |rec: &mut Record, n: String| {
         if field == "volumes" {
             rec.volumes.push(n);
@@ -288,7 +343,12 @@ fn merge_named(
     Ok(())
 }
 
-fn add_to_app_container(c: &mut Value, s: &Rendered, owners: &mut Owners, rec: &mut Record) -> Result<(), InjectError> {
+fn add_to_app_container(
+    c: &mut Value,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+) -> Result<(), InjectError> {
     let cname = name_of(c).to_owned();
     let Value::Object(cm) = c else { return Ok(()) };
     for e in &s.body.env {
@@ -323,11 +383,17 @@ fn add_to_app_container(c: &mut Value, s: &Rendered, owners: &mut Owners, rec: &
         }
     }
     for m in &s.body.volume_mounts {
-        let path = m.get("mountPath").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let path = m
+            .get("mountPath")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let key = format!("{cname}/{path}");
         let mut created = false;
         let list = list_field(cm, "volumeMounts", &mut created);
-        let existing = list.iter().position(|x| x.get("mountPath").and_then(Value::as_str) == Some(path.as_str()));
+        let existing = list
+            .iter()
+            .position(|x| x.get("mountPath").and_then(Value::as_str) == Some(path.as_str()));
         match existing {
             Some(i) if &list[i] == m => {
                 if owners.get("mount", &key).is_some() {
@@ -414,7 +480,10 @@ fn set_service_account(
     owners: &mut Owners,
     rec: &mut Record,
 ) -> Result<(), InjectError> {
-    let current = spec.get("serviceAccountName").and_then(Value::as_str).map(str::to_owned);
+    let current = spec
+        .get("serviceAccountName")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     if let Some(other) = owners.get("serviceAccount", "") {
         if current.as_deref() != Some(sa) {
             return Err(InjectError {
@@ -424,7 +493,9 @@ fn set_service_account(
                     current.unwrap_or_default(),
                     s.name
                 ),
-                help: Some("a pod has one service account; give both sidecars the same one".to_owned()),
+                help: Some(
+                    "a pod has one service account; give both sidecars the same one".to_owned(),
+                ),
             });
         }
         return Ok(());
@@ -436,11 +507,12 @@ fn set_service_account(
         ServiceAccountPolicy::Force => true,
     };
     if set && current.as_deref() != Some(sa) {
-        spec.insert("serviceAccountName".to_owned(), Value::String(sa.to_owned()));
+        spec.insert(
+            "serviceAccountName".to_owned(),
+            Value::String(sa.to_owned()),
+        );
         owners.set("serviceAccount", "", &s.name);
-        rec.service_account_name = Some(Previous {
-            previous: current,
-        });
+        rec.service_account_name = Some(Previous { previous: current });
     }
     Ok(())
 }

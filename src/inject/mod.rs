@@ -82,7 +82,10 @@ impl Outcome {
 pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
     let config = settings.config;
     let Some(wk) = workload_kind(object, &config.kinds) else {
-        return Ok(Outcome::new(Action::Skipped(Reason::NotAWorkload), object.clone()));
+        return Ok(Outcome::new(
+            Action::Skipped(Reason::NotAWorkload),
+            object.clone(),
+        ));
     };
     let mut target = object.clone();
     let pod_ok = target
@@ -95,21 +98,38 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         }
         return Ok(o);
     }
-    let pod = target.pointer_mut(&wk.pod_template).ok_or_else(|| internal("pod template vanished"))?;
+    let pod = target
+        .pointer_mut(&wk.pod_template)
+        .ok_or_else(|| internal("pod template vanished"))?;
     let status = Status::read(pod).map_err(|message| InjectError {
         code: "kinject::inject::status",
         message,
-        help: Some(format!("remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it")),
+        help: Some(format!(
+            "remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it"
+        )),
     })?;
-    let previous = status.as_ref().map(|s| s.sidecars.clone()).unwrap_or_default();
+    let previous = status
+        .as_ref()
+        .map(|s| s.sidecars.clone())
+        .unwrap_or_default();
     let mut kept = Vec::new();
     if let Some(st) = &status {
-        kept = strip::strip(pod, st, |r| settings.mode == Mode::Uninject || config.sidecar(&r.name).is_some());
+        kept = strip::strip(pod, st, |r| {
+            settings.mode == Mode::Uninject || config.sidecar(&r.name).is_some()
+        });
     }
-    let stripped: Vec<String> = previous.iter().filter(|r| !kept.contains(r)).map(|r| r.name.clone()).collect();
+    let stripped: Vec<String> = previous
+        .iter()
+        .filter(|r| !kept.contains(r))
+        .map(|r| r.name.clone())
+        .collect();
     let pod0 = pod.clone();
     if settings.mode == Mode::Uninject {
-        let action = if stripped.is_empty() { Action::NotInjected } else { Action::Uninjected(stripped) };
+        let action = if stripped.is_empty() {
+            Action::NotInjected
+        } else {
+            Action::Uninjected(stripped)
+        };
         return Ok(Outcome::new(action, target));
     }
     let namespace = object
@@ -152,13 +172,16 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         }
     };
     outcome.removed = match &outcome.action {
-        Action::Injected(names) => stripped.into_iter().filter(|n| !names.contains(n)).collect(),
+        Action::Injected(names) => stripped
+            .into_iter()
+            .filter(|n| !names.contains(n))
+            .collect(),
         _ => stripped,
     };
-    if let Action::Injected(names) = &outcome.action {
-        if &target == object {
-            outcome.action = Action::Unchanged(names.clone());
-        }
+    if let Action::Injected(names) = &outcome.action
+        && &target == object
+    {
+        outcome.action = Action::Unchanged(names.clone());
     }
     outcome.target = target;
     outcome.verdicts = verdicts;
@@ -173,7 +196,12 @@ fn internal(message: &str) -> InjectError {
     }
 }
 
-fn subject<'a>(object: &'a Value, pod: &Value, wk: &'a WorkloadKind, namespace: &'a str) -> Subject<'a> {
+fn subject<'a>(
+    object: &'a Value,
+    pod: &Value,
+    wk: &'a WorkloadKind,
+    namespace: &'a str,
+) -> Subject<'a> {
     let map = |v: Option<&Value>| v.and_then(Value::as_object).cloned().unwrap_or_default();
     let mut levels = vec![map(pod.pointer("/metadata/annotations"))];
     if wk.kind == "CronJob" {
@@ -185,7 +213,10 @@ fn subject<'a>(object: &'a Value, pod: &Value, wk: &'a WorkloadKind, namespace: 
     let restart = pod.pointer("/spec/restartPolicy").and_then(Value::as_str);
     Subject {
         kind: &wk.kind,
-        name: object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default(),
+        name: object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
         namespace,
         labels: map(pod.pointer("/metadata/labels")),
         annotation_levels: levels,
@@ -197,7 +228,11 @@ fn subject<'a>(object: &'a Value, pod: &Value, wk: &'a WorkloadKind, namespace: 
 type Selection<'c> = Result<Vec<(&'c SidecarDef, bool)>, Reason>;
 
 /// The sidecars to inject, each with whether it becomes native, or the reason for none.
-fn select_sidecars<'c>(config: &'c Config, s: &Subject<'_>, verdicts: &[RuleVerdict]) -> Result<Selection<'c>, InjectError> {
+fn select_sidecars<'c>(
+    config: &'c Config,
+    s: &Subject<'_>,
+    verdicts: &[RuleVerdict],
+) -> Result<Selection<'c>, InjectError> {
     let request = select::request(s);
     if request == Request::OptOut {
         return Ok(Err(Reason::OptedOut));
@@ -205,7 +240,12 @@ fn select_sidecars<'c>(config: &'c Config, s: &Subject<'_>, verdicts: &[RuleVerd
     if s.host_network && config.defaults.skip_host_network {
         return Ok(Err(Reason::HostNetwork));
     }
-    if config.defaults.skip_namespaces.iter().any(|n| n == s.namespace) {
+    if config
+        .defaults
+        .skip_namespaces
+        .iter()
+        .any(|n| n == s.namespace)
+    {
         return Ok(Err(Reason::SystemNamespace));
     }
     let mut chosen: Vec<(&SidecarDef, JobPolicy)> = Vec::new();
@@ -215,21 +255,35 @@ fn select_sidecars<'c>(config: &'c Config, s: &Subject<'_>, verdicts: &[RuleVerd
         }
         let policy = select::job_policy(rule.spec.jobs, Some(config.defaults.jobs));
         for name in &rule.spec.inject {
-            if let Some(def) = config.sidecar(name) {
-                if !chosen.iter().any(|(d, _)| d.spec.name == *name) {
-                    chosen.push((def, policy));
-                }
+            if let Some(def) = config.sidecar(name)
+                && !chosen.iter().any(|(d, _)| d.spec.name == *name)
+            {
+                chosen.push((def, policy));
             }
         }
     }
     if let Request::Sidecars(names) = &request {
         for name in names {
             let Some(def) = config.sidecar(name) else {
-                let known: Vec<String> = config.sidecars.iter().map(|s| format!("`{}`", s.spec.name)).collect();
+                let known: Vec<String> = config
+                    .sidecars
+                    .iter()
+                    .map(|s| format!("`{}`", s.spec.name))
+                    .collect();
                 return Err(InjectError {
                     code: "kinject::inject::unknown_sidecar",
-                    message: format!("`{}` requests unknown sidecar `{name}`", select::INJECT_ANNOTATION),
-                    help: Some(format!("sidecars in the configuration: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })),
+                    message: format!(
+                        "`{}` requests unknown sidecar `{name}`",
+                        select::INJECT_ANNOTATION
+                    ),
+                    help: Some(format!(
+                        "sidecars in the configuration: {}",
+                        if known.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
+                    )),
                 });
             };
             if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
@@ -242,7 +296,11 @@ fn select_sidecars<'c>(config: &'c Config, s: &Subject<'_>, verdicts: &[RuleVerd
     }
     let mut out = Vec::new();
     for (def, policy) in chosen {
-        let long_running = !def.definition.get("containers").and_then(Value::as_array).is_none_or(Vec::is_empty);
+        let long_running = !def
+            .definition
+            .get("containers")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty);
         if s.runs_to_completion && long_running && !def.spec.native {
             match policy {
                 JobPolicy::Skip => continue,
@@ -260,42 +318,80 @@ fn select_sidecars<'c>(config: &'c Config, s: &Subject<'_>, verdicts: &[RuleVerd
 }
 
 /// Renders one sidecar's templates for this object and checks the result.
-fn render(def: &SidecarDef, config: &Config, ctx: &minijinja::Value, native: bool) -> Result<Rendered, InjectError> {
+fn render(
+    def: &SidecarDef,
+    config: &Config,
+    ctx: &minijinja::Value,
+    native: bool,
+) -> Result<Rendered, InjectError> {
     let name = &def.spec.name;
-    let fail = |code: &'static str, message: String| InjectError { code, message, help: None };
+    let fail = |code: &'static str, message: String| InjectError {
+        code,
+        message,
+        help: None,
+    };
     let value = match config.templates.render_whole(name, ctx) {
         Some(text) => {
-            let text = text.map_err(|e| fail("kinject::template::render", format!("sidecar `{name}`: template: {}", e.message)))?;
+            let text = text.map_err(|e| {
+                fail(
+                    "kinject::template::render",
+                    format!("sidecar `{name}`: template: {}", e.message),
+                )
+            })?;
             let parsed = crate::yaml::parse_document(&text).map_err(|e| InjectError {
                 code: "kinject::template::invalid_yaml",
                 message: format!("sidecar `{name}`: the template rendered invalid YAML: {}", e.message),
                 help: Some("values from the object print quoted; build a whole scalar in one expression: `{{ \"prefix-\" ~ name }}`".to_owned()),
             })?;
-            if parsed.value.is_null() { Value::Object(Map::new()) } else { parsed.value }
+            if parsed.value.is_null() {
+                Value::Object(Map::new())
+            } else {
+                parsed.value
+            }
         }
         None => config
             .templates
             .render_fields(name, &def.definition, ctx)
-            .map_err(|e| fail("kinject::template::render", format!("sidecar `{name}` at `{}`: {}", e.pointer, e.message)))?,
+            .map_err(|e| {
+                fail(
+                    "kinject::template::render",
+                    format!("sidecar `{name}` at `{}`: {}", e.pointer, e.message),
+                )
+            })?,
     };
     if let Some(v) = validate(body_schema(), "", &value).into_iter().next() {
         let path = v.path.join(".");
         let what = match v.kind {
             ViolationKind::UnknownField { field, .. } => format!("unknown field `{field}`"),
-            ViolationKind::WrongType { expected, found } => format!("`{path}` must be {expected}, found {found}"),
+            ViolationKind::WrongType { expected, found } => {
+                format!("`{path}` must be {expected}, found {found}")
+            }
             ViolationKind::Missing { field } => format!("missing field `{field}` in `{path}`"),
-            ViolationKind::NotAllowed { allowed } => format!("`{path}` must be one of {}", allowed.join(", ")),
+            ViolationKind::NotAllowed { allowed } => {
+                format!("`{path}` must be one of {}", allowed.join(", "))
+            }
         };
-        return Err(fail("kinject::inject::invalid_sidecar", format!("sidecar `{name}` rendered to an invalid definition: {what}")));
+        return Err(fail(
+            "kinject::inject::invalid_sidecar",
+            format!("sidecar `{name}` rendered to an invalid definition: {what}"),
+        ));
     }
-    let body: SidecarBody = serde_json::from_value(value)
-        .map_err(|e| fail("kinject::inject::invalid_sidecar", format!("sidecar `{name}`: {e}")))?;
+    let body: SidecarBody = serde_json::from_value(value).map_err(|e| {
+        fail(
+            "kinject::inject::invalid_sidecar",
+            format!("sidecar `{name}`: {e}"),
+        )
+    })?;
     for c in body.containers.iter().chain(&body.init_containers) {
         check_container(name, c)?;
     }
     let native = native || def.spec.native;
     let position = def.spec.position.unwrap_or(Position::After);
-    let init_position = def.spec.init_position.unwrap_or(if native { Position::Before } else { Position::After });
+    let init_position = def.spec.init_position.unwrap_or(if native {
+        Position::Before
+    } else {
+        Position::After
+    });
     let targets = def
         .spec
         .target_containers
@@ -318,7 +414,10 @@ fn render(def: &SidecarDef, config: &Config, ctx: &minijinja::Value, native: boo
         native,
         position,
         init_position,
-        service_account_policy: def.spec.service_account_policy.unwrap_or(ServiceAccountPolicy::IfUnset),
+        service_account_policy: def
+            .spec
+            .service_account_policy
+            .unwrap_or(ServiceAccountPolicy::IfUnset),
         targets,
         hash,
     })
@@ -333,10 +432,15 @@ fn check_container(sidecar: &str, c: &Value) -> Result<(), InjectError> {
     };
     let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
     if name.is_empty() {
-        return Err(fail(format!("sidecar `{sidecar}` has a container without a name")));
+        return Err(fail(format!(
+            "sidecar `{sidecar}` has a container without a name"
+        )));
     }
-    serde_json::from_value::<k8s_openapi::api::core::v1::Container>(c.clone())
-        .map_err(|e| fail(format!("sidecar `{sidecar}`: container `{name}` is not a valid Kubernetes container: {e}")))?;
+    serde_json::from_value::<k8s_openapi::api::core::v1::Container>(c.clone()).map_err(|e| {
+        fail(format!(
+            "sidecar `{sidecar}`: container `{name}` is not a valid Kubernetes container: {e}"
+        ))
+    })?;
     Ok(())
 }
 
@@ -356,27 +460,44 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>) {
         pod.shift_insert(0, "metadata".to_owned(), Value::Object(Map::new()));
         status.created.push("/metadata".to_owned());
     }
-    let Some(Value::Object(metadata)) = pod.get_mut("metadata") else { return };
+    let Some(Value::Object(metadata)) = pod.get_mut("metadata") else {
+        return;
+    };
     if !matches!(metadata.get("annotations"), Some(Value::Object(_))) {
         metadata.insert("annotations".to_owned(), Value::Object(Map::new()));
         status.created.push("/metadata/annotations".to_owned());
     }
     if let Some(Value::Object(a)) = metadata.get_mut("annotations") {
-        a.insert(STATUS_ANNOTATION.to_owned(), Value::String(status.to_annotation()));
+        a.insert(
+            STATUS_ANNOTATION.to_owned(),
+            Value::String(status.to_annotation()),
+        );
     }
 }
 
 /// Containers an earlier run injected with the same definition that differ now: hand edits,
 /// which this run reverts.
-fn drift(before: Option<&Value>, after: &Value, previous: &[Record], records: &[Record]) -> Vec<String> {
-    let Some(before) = before else { return Vec::new() };
+fn drift(
+    before: Option<&Value>,
+    after: &Value,
+    previous: &[Record],
+    records: &[Record],
+) -> Vec<String> {
+    let Some(before) = before else {
+        return Vec::new();
+    };
     let mut warnings = Vec::new();
     for r in records {
-        let Some(old) = previous.iter().find(|p| p.name == r.name) else { continue };
+        let Some(old) = previous.iter().find(|p| p.name == r.name) else {
+            continue;
+        };
         if old.hash != r.hash {
             continue;
         }
-        for (pointer, names) in [("/spec/containers", &r.containers), ("/spec/initContainers", &r.init_containers)] {
+        for (pointer, names) in [
+            ("/spec/containers", &r.containers),
+            ("/spec/initContainers", &r.init_containers),
+        ] {
             for n in names {
                 let find = |pod: &Value| {
                     pod.pointer(pointer)
@@ -384,7 +505,10 @@ fn drift(before: Option<&Value>, after: &Value, previous: &[Record], records: &[
                         .and_then(|l| l.iter().find(|c| pod::name_of(c) == n).cloned())
                 };
                 if find(before) != find(after) {
-                    warnings.push(format!("container `{n}` of sidecar `{}` was edited after injection; restored", r.name));
+                    warnings.push(format!(
+                        "container `{n}` of sidecar `{}` was edited after injection; restored",
+                        r.name
+                    ));
                 }
             }
         }

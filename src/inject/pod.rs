@@ -12,7 +12,11 @@ pub(crate) fn position(list: &[Value], name: &str) -> Option<usize> {
 }
 
 /// The object at `key` of `map`, created (and reported) when missing or null.
-pub(crate) fn object_field<'a>(map: &'a mut Map<String, Value>, key: &str, created: &mut bool) -> &'a mut Map<String, Value> {
+pub(crate) fn object_field<'a>(
+    map: &'a mut Map<String, Value>,
+    key: &str,
+    created: &mut bool,
+) -> &'a mut Map<String, Value> {
     let slot = map.entry(key.to_owned()).or_insert(Value::Null);
     if !slot.is_object() {
         *created = slot.is_null();
@@ -25,7 +29,11 @@ pub(crate) fn object_field<'a>(map: &'a mut Map<String, Value>, key: &str, creat
 }
 
 /// The list at `key` of `map`, created (and reported) when missing or null.
-pub(crate) fn list_field<'a>(map: &'a mut Map<String, Value>, key: &str, created: &mut bool) -> &'a mut Vec<Value> {
+pub(crate) fn list_field<'a>(
+    map: &'a mut Map<String, Value>,
+    key: &str,
+    created: &mut bool,
+) -> &'a mut Vec<Value> {
     let slot = map.entry(key.to_owned()).or_insert(Value::Null);
     if !slot.is_array() {
         *created = slot.is_null();
@@ -94,7 +102,10 @@ fn overlay_field(field: &str, base: &Value, over: &Value) -> Value {
             Some(key) => {
                 let mut out = b.clone();
                 for item in o {
-                    match out.iter().position(|x| x.get(key).is_some() && x.get(key) == item.get(key)) {
+                    match out
+                        .iter()
+                        .position(|x| x.get(key).is_some() && x.get(key) == item.get(key))
+                    {
                         Some(i) => out[i] = overlay_field("", &out[i], item),
                         None => out.push(item.clone()),
                     }

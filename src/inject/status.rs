@@ -77,10 +77,15 @@ pub struct Previous {
 impl Status {
     /// Reads the status of a pod template; `Ok(None)` when it has none.
     pub fn read(pod: &Value) -> Result<Option<Status>, String> {
-        let Some(raw) = pod.pointer("/metadata/annotations").and_then(|a| a.get(STATUS_ANNOTATION)) else {
+        let Some(raw) = pod
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(STATUS_ANNOTATION))
+        else {
             return Ok(None);
         };
-        let text = raw.as_str().ok_or("the status annotation is not a string")?;
+        let text = raw
+            .as_str()
+            .ok_or("the status annotation is not a string")?;
         serde_json::from_str(text)
             .map(Some)
             .map_err(|e| format!("the `{STATUS_ANNOTATION}` annotation is not kinject's: {e}"))

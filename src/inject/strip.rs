@@ -7,18 +7,28 @@ use super::status::{Record, STATUS_ANNOTATION, Status};
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
 /// Returns the records left in place (sidecars of other configurations).
-pub(crate) fn strip(pod: &mut Value, status: &Status, strip_it: impl Fn(&Record) -> bool) -> Vec<Record> {
+pub(crate) fn strip(
+    pod: &mut Value,
+    status: &Status,
+    strip_it: impl Fn(&Record) -> bool,
+) -> Vec<Record> {
     if let Some(Value::Object(a)) = pod.pointer_mut("/metadata/annotations") {
         a.shift_remove(STATUS_ANNOTATION);
     }
-    let (gone, kept): (Vec<&Record>, Vec<&Record>) = status.sidecars.iter().partition(|r| strip_it(r));
+    let (gone, kept): (Vec<&Record>, Vec<&Record>) =
+        status.sidecars.iter().partition(|r| strip_it(r));
     for r in &gone {
         strip_record(pod, r);
     }
     // Shared pod-level items go only when no remaining sidecar still uses them.
-    let still_used = |field: fn(&Record) -> &Vec<String>, name: &str| kept.iter().any(|r| field(r).iter().any(|n| n == name));
+    let still_used = |field: fn(&Record) -> &Vec<String>, name: &str| {
+        kept.iter().any(|r| field(r).iter().any(|n| n == name))
+    };
     for (pointer, field) in [
-        ("/spec/volumes", (|r: &Record| &r.volumes) as fn(&Record) -> &Vec<String>),
+        (
+            "/spec/volumes",
+            (|r: &Record| &r.volumes) as fn(&Record) -> &Vec<String>,
+        ),
         ("/spec/imagePullSecrets", |r: &Record| &r.image_pull_secrets),
     ] {
         for r in &gone {
@@ -26,15 +36,19 @@ pub(crate) fn strip(pod: &mut Value, status: &Status, strip_it: impl Fn(&Record)
                 if still_used(field, name) {
                     continue;
                 }
-                if let Some(Value::Array(list)) = pod.pointer_mut(pointer) {
-                    if let Some(i) = position(list, name) {
-                        list.remove(i);
-                    }
+                if let Some(Value::Array(list)) = pod.pointer_mut(pointer)
+                    && let Some(i) = position(list, name)
+                {
+                    list.remove(i);
                 }
             }
         }
     }
-    let mut created: Vec<&String> = gone.iter().flat_map(|r| &r.created).chain(&status.created).collect();
+    let mut created: Vec<&String> = gone
+        .iter()
+        .flat_map(|r| &r.created)
+        .chain(&status.created)
+        .collect();
     // Deepest first, so `/metadata/annotations` goes before `/metadata`.
     created.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
     for pointer in created {
@@ -44,7 +58,10 @@ pub(crate) fn strip(pod: &mut Value, status: &Status, strip_it: impl Fn(&Record)
 }
 
 fn strip_record(pod: &mut Value, r: &Record) {
-    for (pointer, names) in [("/spec/containers", &r.containers), ("/spec/initContainers", &r.init_containers)] {
+    for (pointer, names) in [
+        ("/spec/containers", &r.containers),
+        ("/spec/initContainers", &r.init_containers),
+    ] {
         if let Some(Value::Array(list)) = pod.pointer_mut(pointer) {
             for name in names {
                 if let Some(i) = position(list, name) {
@@ -60,13 +77,18 @@ fn strip_record(pod: &mut Value, r: &Record) {
     }
     if let Some(Value::Array(containers)) = pod.pointer_mut("/spec/containers") {
         for app in &r.app_containers {
-            let Some(Value::Object(c)) = containers.iter_mut().find(|c| name_of(c) == app.name) else {
+            let Some(Value::Object(c)) = containers.iter_mut().find(|c| name_of(c) == app.name)
+            else {
                 continue;
             };
             remove_items(c.get_mut("volumeMounts"), |m| {
-                app.volume_mounts.iter().any(|p| m.get("mountPath").and_then(Value::as_str) == Some(p))
+                app.volume_mounts
+                    .iter()
+                    .any(|p| m.get("mountPath").and_then(Value::as_str) == Some(p))
             });
-            remove_items(c.get_mut("env"), |e| app.env.iter().any(|n| name_of(e) == n));
+            remove_items(c.get_mut("env"), |e| {
+                app.env.iter().any(|n| name_of(e) == n)
+            });
             remove_tail(c.get_mut("args"), &app.args);
             remove_tail(c.get_mut("command"), &app.command);
             for field in &app.created {
@@ -81,22 +103,25 @@ fn strip_record(pod: &mut Value, r: &Record) {
             }
         }
     }
-    for (pointer, keys) in [("/metadata/annotations", &r.annotations), ("/metadata/labels", &r.labels)] {
+    for (pointer, keys) in [
+        ("/metadata/annotations", &r.annotations),
+        ("/metadata/labels", &r.labels),
+    ] {
         if let Some(Value::Object(m)) = pod.pointer_mut(pointer) {
             for k in keys {
                 m.shift_remove(k);
             }
         }
     }
-    if let Some(sa) = &r.service_account_name {
-        if let Some(Value::Object(spec)) = pod.get_mut("spec") {
-            match &sa.previous {
-                Some(p) => {
-                    spec.insert("serviceAccountName".to_owned(), Value::String(p.clone()));
-                }
-                None => {
-                    spec.shift_remove("serviceAccountName");
-                }
+    if let Some(sa) = &r.service_account_name
+        && let Some(Value::Object(spec)) = pod.get_mut("spec")
+    {
+        match &sa.previous {
+            Some(p) => {
+                spec.insert("serviceAccountName".to_owned(), Value::String(p.clone()));
+            }
+            None => {
+                spec.shift_remove("serviceAccountName");
             }
         }
     }
@@ -111,12 +136,17 @@ fn remove_items(list: Option<&mut Value>, matches: impl Fn(&Value) -> bool) {
 /// Removes `added` from a string list: at its end when it is there, else item by item from
 /// the back.
 fn remove_tail(list: Option<&mut Value>, added: &[String]) {
-    let Some(Value::Array(items)) = list else { return };
+    let Some(Value::Array(items)) = list else {
+        return;
+    };
     if added.is_empty() {
         return;
     }
     let tail_matches = items.len() >= added.len()
-        && items[items.len() - added.len()..].iter().zip(added).all(|(a, b)| a.as_str() == Some(b));
+        && items[items.len() - added.len()..]
+            .iter()
+            .zip(added)
+            .all(|(a, b)| a.as_str() == Some(b));
     if tail_matches {
         items.truncate(items.len() - added.len());
         return;

@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use miette::{Diagnostic, NamedSource, SourceSpan};
+use miette::Diagnostic;
 use serde_json::Value;
 use thiserror::Error;
 
@@ -69,24 +69,6 @@ impl Input {
     pub fn doc_text(&self, doc: &Document) -> &str {
         &self.text[doc.range.clone()]
     }
-
-    pub(crate) fn named_source(&self) -> NamedSource<Arc<str>> {
-        NamedSource::new(&self.source.name, Arc::clone(&self.text)).with_language("yaml")
-    }
-
-    /// A syntax error of `doc` as a diagnostic on the whole input.
-    pub(crate) fn syntax_error(&self, doc: &Document, err: &ParseError) -> InputError {
-        let offset = doc.range.start + err.offset;
-        let (line, column) = line_col(&self.text, offset);
-        InputError::Syntax {
-            name: self.source.name.clone(),
-            line,
-            column,
-            message: err.message.clone(),
-            src: self.named_source(),
-            span: SourceSpan::from(offset..offset),
-        }
-    }
 }
 
 #[derive(Debug, Error, Diagnostic)]
@@ -108,19 +90,6 @@ pub enum InputError {
         name: String,
         line: usize,
         column: usize,
-    },
-
-    #[error("{name}:{line}:{column}: invalid YAML: {message}")]
-    #[diagnostic(code(kinject::input::syntax))]
-    Syntax {
-        name: String,
-        line: usize,
-        column: usize,
-        message: String,
-        #[source_code]
-        src: NamedSource<Arc<str>>,
-        #[label("here")]
-        span: SourceSpan,
     },
 }
 
@@ -244,11 +213,17 @@ fn decode(bytes: &[u8]) -> Result<(String, Encoding), usize> {
     let utf16 = |chunks: Vec<u16>| String::from_utf16(&chunks).map_err(|_| 0usize);
     match bytes {
         [0xFF, 0xFE, rest @ ..] => {
-            let units = rest.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+            let units = rest
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
             Ok((utf16(units)?, Encoding::Utf16Le))
         }
         [0xFE, 0xFF, rest @ ..] => {
-            let units = rest.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+            let units = rest
+                .chunks_exact(2)
+                .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                .collect();
             Ok((utf16(units)?, Encoding::Utf16Be))
         }
         _ => {
@@ -315,13 +290,26 @@ mod tests {
         assert_eq!(&*input.text, "a: 1\n");
         assert_eq!(input.encoding, Encoding::Utf16Le);
         let err = from_bytes(Source::stdin(), b"a: 1\nb: \xff\n").unwrap_err();
-        assert!(matches!(err, InputError::Encoding { line: 2, column: 4, .. }), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                InputError::Encoding {
+                    line: 2,
+                    column: 4,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
     }
 
     #[test]
     fn bom_stays_outside_documents() {
         let input = from_bytes(Source::stdin(), "\u{FEFF}a: 1\n---\nb: 2\n".as_bytes()).unwrap();
         assert_eq!(input.documents[0].range, 3..8);
-        assert_eq!(input.documents[0].parsed.as_ref().unwrap().value, json!({"a": 1}));
+        assert_eq!(
+            input.documents[0].parsed.as_ref().unwrap().value,
+            json!({"a": 1})
+        );
     }
 }

@@ -62,19 +62,32 @@ mod tests {
 
     #[test]
     fn splits_and_covers_everything() {
-        let text = "# head\na: 1\n---\nb: 2\n...\n# after end\n--- !x\nc: |\n  ---not a marker\n---\n";
+        let text =
+            "# head\na: 1\n---\nb: 2\n...\n# after end\n--- !x\nc: |\n  ---not a marker\n---\n";
         let p = pieces(text);
         assert_eq!(
             p,
-            vec!["# head\na: 1\n", "---\nb: 2\n...\n", "# after end\n", "--- !x\nc: |\n  ---not a marker\n", "---\n"]
+            vec![
+                "# head\na: 1\n",
+                "---\nb: 2\n...\n",
+                "# after end\n",
+                "--- !x\nc: |\n  ---not a marker\n",
+                "---\n"
+            ]
         );
         assert_eq!(p.concat(), text);
     }
 
     #[test]
     fn leading_marker_and_crlf_and_directives() {
-        assert_eq!(pieces("---\r\na: 1\r\n---\r\nb: 2"), vec!["---\r\na: 1\r\n", "---\r\nb: 2"]);
-        assert_eq!(pieces("%YAML 1.1\n---\na: 1\n"), vec!["%YAML 1.1\n---\na: 1\n"]);
+        assert_eq!(
+            pieces("---\r\na: 1\r\n---\r\nb: 2"),
+            vec!["---\r\na: 1\r\n", "---\r\nb: 2"]
+        );
+        assert_eq!(
+            pieces("%YAML 1.1\n---\na: 1\n"),
+            vec!["%YAML 1.1\n---\na: 1\n"]
+        );
         assert_eq!(pieces("----\na: ---\n"), vec!["----\na: ---\n"]);
         assert_eq!(pieces(""), vec![""]);
     }

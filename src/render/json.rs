@@ -13,7 +13,11 @@ pub fn documents(file: &FileResult) -> Vec<Value> {
             let parsed = doc.parsed.as_ref().ok()?;
             parsed.root.as_ref()?;
             let result = file.docs.iter().find(|d| d.index == doc.index);
-            Some(result.and_then(|r| r.target.clone()).unwrap_or_else(|| parsed.value.clone()))
+            Some(
+                result
+                    .and_then(|r| r.target.clone())
+                    .unwrap_or_else(|| parsed.value.clone()),
+            )
         })
         .collect()
 }

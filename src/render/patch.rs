@@ -30,15 +30,18 @@ pub fn entries(file: &FileResult) -> Vec<ObjectPatch<'_>> {
     file.docs
         .iter()
         .flat_map(|d| {
-            d.objects.iter().filter(|o| o.outcome.is_ok()).map(move |o| ObjectPatch {
-                identity: &o.identity,
-                source: Source {
-                    file: &file.input.source.name,
-                    document: d.index,
-                    path: &o.pointer,
-                },
-                patch: &o.ops,
-            })
+            d.objects
+                .iter()
+                .filter(|o| o.outcome.is_ok())
+                .map(move |o| ObjectPatch {
+                    identity: &o.identity,
+                    source: Source {
+                        file: &file.input.source.name,
+                        document: d.index,
+                        path: &o.pointer,
+                    },
+                    patch: &o.ops,
+                })
         })
         .collect()
 }

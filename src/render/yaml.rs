@@ -26,14 +26,26 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
         let raw = input.doc_text(doc);
         let result = file.docs.iter().find(|d| d.index == doc.index);
         match (result, &doc.parsed) {
-            (Some(DocResult { target: Some(target), ops, .. }), Ok(parsed)) => {
-                let (edited, note) = edit_document(raw, parsed, ops, target).map_err(|message| RenderError {
-                    file: input.source.name.clone(),
-                    document: doc.index,
-                    message,
-                })?;
+            (
+                Some(DocResult {
+                    target: Some(target),
+                    ops,
+                    ..
+                }),
+                Ok(parsed),
+            ) => {
+                let (edited, note) =
+                    edit_document(raw, parsed, ops, target).map_err(|message| RenderError {
+                        file: input.source.name.clone(),
+                        document: doc.index,
+                        message,
+                    })?;
                 if let Some(n) = note {
-                    notes.push(format!("{} document {}: {n}", input.source.name, doc.index + 1));
+                    notes.push(format!(
+                        "{} document {}: {n}",
+                        input.source.name,
+                        doc.index + 1
+                    ));
                 }
                 text.push_str(&edited);
             }
@@ -44,7 +56,12 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
 }
 
 /// The document's text with `ops` applied, and a note when it had to be re-emitted whole.
-fn edit_document(raw: &str, parsed: &Parsed, ops: &[crate::patch::Op], target: &Value) -> Result<(String, Option<String>), String> {
+fn edit_document(
+    raw: &str,
+    parsed: &Parsed,
+    ops: &[crate::patch::Op],
+    target: &Value,
+) -> Result<(String, Option<String>), String> {
     let Some(root) = &parsed.root else {
         return Err("internal error: an edit of an empty document".to_owned());
     };
@@ -92,7 +109,11 @@ fn json_document(raw: &str, start: usize, end: usize, target: &Value) -> String 
     let _ = serde::Serialize::serialize(target, &mut ser);
     let json = String::from_utf8(out).unwrap_or_default();
     let newline = if raw.contains("\r\n") { "\r\n" } else { "\n" };
-    let json = if newline == "\r\n" { json.replace('\n', "\r\n") } else { json };
+    let json = if newline == "\r\n" {
+        json.replace('\n', "\r\n")
+    } else {
+        json
+    };
     format!("{}{json}{}", &raw[..start], &raw[end..])
 }
 

@@ -107,9 +107,15 @@ fn apply_op<'t>(v: &mut V<'t>, toks: &[String], depth: usize, op: &Op, target: &
             .map(|t| format!("/{}", patch::escape(t)))
             .collect();
         let relative = match op {
-            Op::Add { value, .. } => Op::Add { path: rest, value: value.clone() },
+            Op::Add { value, .. } => Op::Add {
+                path: rest,
+                value: value.clone(),
+            },
             Op::Remove { .. } => Op::Remove { path: rest },
-            Op::Replace { value, .. } => Op::Replace { path: rest, value: value.clone() },
+            Op::Replace { value, .. } => Op::Replace {
+                path: rest,
+                value: value.clone(),
+            },
         };
         return patch::apply(value, &[relative]).map_err(Unsupported);
     }
@@ -192,16 +198,20 @@ fn key_position(children: &[Child<'_>], toks: &[String], depth: usize, target: &
     for t in &toks[..depth] {
         map = match map {
             Value::Object(m) => m.get(t).unwrap_or(&Value::Null),
-            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)).unwrap_or(&Value::Null),
+            Value::Array(a) => t
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| a.get(i))
+                .unwrap_or(&Value::Null),
             _ => &Value::Null,
         };
     }
-    if let Value::Object(m) = map {
-        if let Some(pos) = m.keys().position(|k| k == &toks[depth]) {
-            for (k, _) in m.iter().skip(pos + 1) {
-                if let Some(i) = children.iter().position(|c| &c.key == k) {
-                    return i;
-                }
+    if let Value::Object(m) = map
+        && let Some(pos) = m.keys().position(|k| k == &toks[depth])
+    {
+        for (k, _) in m.iter().skip(pos + 1) {
+            if let Some(i) = children.iter().position(|c| &c.key == k) {
+                return i;
             }
         }
     }
@@ -257,7 +267,11 @@ fn merge_deletions(text: &str, splices: Vec<Splice>) -> Vec<Splice> {
     if let Some(last) = out.last_mut() {
         let at_end = last.text.is_empty() && last.end == text.len() && last.start > 0;
         if at_end && !text.ends_with('\n') && text[..last.start].ends_with('\n') {
-            last.start -= if text[..last.start].ends_with("\r\n") { 2 } else { 1 };
+            last.start -= if text[..last.start].ends_with("\r\n") {
+                2
+            } else {
+                1
+            };
         }
     }
     out
@@ -327,12 +341,17 @@ impl Ctx<'_> {
             Place::MapValue { key_col, colon } => {
                 if inline_old && inline_new {
                     let text = scalar(value, false, self.style.quote);
-                    let (start, text) = if matches!(node.kind, NodeKind::Scalar(ScalarKind::Empty)) {
+                    let (start, text) = if matches!(node.kind, NodeKind::Scalar(ScalarKind::Empty))
+                    {
                         (colon + 1, format!(" {text}"))
                     } else {
                         (node.start, text)
                     };
-                    out.push(Splice { start, end: node.end.max(start), text });
+                    out.push(Splice {
+                        start,
+                        end: node.end.max(start),
+                        text,
+                    });
                     return Ok(());
                 }
                 let mut e = self.emitter();
@@ -351,7 +370,10 @@ impl Ctx<'_> {
                 });
                 Ok(())
             }
-            Place::SeqItem { dash_col, content_col } => {
+            Place::SeqItem {
+                dash_col,
+                content_col,
+            } => {
                 if inline_old && inline_new {
                     out.push(Splice {
                         start: node.start,
@@ -366,7 +388,11 @@ impl Ctx<'_> {
                 e.inline_value(value, content_col);
                 let end = self.last_line_end(node, node.start);
                 let text = trim_newline(e.out, self.style);
-                out.push(Splice { start: node.start, end, text });
+                out.push(Splice {
+                    start: node.start,
+                    end,
+                    text,
+                });
                 Ok(())
             }
         }
@@ -374,7 +400,11 @@ impl Ctx<'_> {
 
     /// End of the last line holding `node`'s content, before its line break.
     fn last_line_end(&self, node: &Node, fallback: usize) -> usize {
-        let last = if node.end > node.start { node.end - 1 } else { fallback };
+        let last = if node.end > node.start {
+            node.end - 1
+        } else {
+            fallback
+        };
         let last = if self.text.as_bytes().get(last) == Some(&b'\n') && last > node.start {
             last - 1
         } else {
@@ -451,21 +481,35 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn insert_entries_before(&self, key_start: usize, key_col: usize, new: &[(&str, &Value)], out: &mut Vec<Splice>) {
+    fn insert_entries_before(
+        &self,
+        key_start: usize,
+        key_col: usize,
+        new: &[(&str, &Value)],
+        out: &mut Vec<Splice>,
+    ) {
         let mut e = self.emitter();
         if self.starts_line(key_start) {
             for (k, v) in new {
                 e.entry(k, v, key_col, false);
             }
             let at = self.leading_comments_start(line_start(self.text, key_start), key_col);
-            out.push(Splice { start: at, end: at, text: e.out });
+            out.push(Splice {
+                start: at,
+                end: at,
+                text: e.out,
+            });
         } else {
             // The first key of a `- ` item: the new keys take its place on the dash line.
             for (i, (k, v)) in new.iter().enumerate() {
                 e.entry(k, v, key_col, i == 0);
             }
             e.out.extend(std::iter::repeat_n(' ', key_col));
-            out.push(Splice { start: key_start, end: key_start, text: e.out });
+            out.push(Splice {
+                start: key_start,
+                end: key_start,
+                text: e.out,
+            });
         }
     }
 
@@ -481,7 +525,11 @@ impl Ctx<'_> {
         };
         let dash_col = column(self.text, node.start);
         let dash_of = |i: usize| -> Res<usize> {
-            let d = if i == 0 { Some(node.start) } else { dash_before(self.text, items[i].start) };
+            let d = if i == 0 {
+                Some(node.start)
+            } else {
+                dash_before(self.text, items[i].start)
+            };
             d.ok_or_else(|| Unsupported("a sequence item without a dash".to_owned()))
         };
         let content_col = if self.same_line(node.start, items[0].start) {
@@ -500,36 +548,48 @@ impl Ctx<'_> {
             out.push(self.removal(line_start(self.text, dash), end));
         }
         let mut pending: Vec<&Value> = Vec::new();
-        let flush = |pending: &mut Vec<&Value>, at: Option<usize>, out: &mut Vec<Splice>| -> Res<()> {
-            if pending.is_empty() {
-                return Ok(());
-            }
-            let mut e = Emitter::new(&style);
-            for v in pending.iter() {
-                e.item(v, dash_col, false);
-            }
-            pending.clear();
-            match at {
-                Some(dash) => {
-                    if !self.starts_line(dash) {
-                        return unsupported("inserting before an item that shares its line");
+        let flush =
+            |pending: &mut Vec<&Value>, at: Option<usize>, out: &mut Vec<Splice>| -> Res<()> {
+                if pending.is_empty() {
+                    return Ok(());
+                }
+                let mut e = Emitter::new(&style);
+                for v in pending.iter() {
+                    e.item(v, dash_col, false);
+                }
+                pending.clear();
+                match at {
+                    Some(dash) => {
+                        if !self.starts_line(dash) {
+                            return unsupported("inserting before an item that shares its line");
+                        }
+                        let at = self.leading_comments_start(line_start(self.text, dash), dash_col);
+                        out.push(Splice {
+                            start: at,
+                            end: at,
+                            text: e.out,
+                        });
                     }
-                    let at = self.leading_comments_start(line_start(self.text, dash), dash_col);
-                    out.push(Splice { start: at, end: at, text: e.out });
+                    None => {
+                        let at = self.trailing_end(node.end, dash_col);
+                        out.push(self.insertion(at, e.out));
+                    }
                 }
-                None => {
-                    let at = self.trailing_end(node.end, dash_col);
-                    out.push(self.insertion(at, e.out));
-                }
-            }
-            Ok(())
-        };
+                Ok(())
+            };
         for c in children {
             match (c.orig, &c.v) {
                 (None, V::New(value)) => pending.push(value),
                 (Some(i), v) => {
                     flush(&mut pending, Some(dash_of(i)?), out)?;
-                    self.render(v, Place::SeqItem { dash_col, content_col }, out)?;
+                    self.render(
+                        v,
+                        Place::SeqItem {
+                            dash_col,
+                            content_col,
+                        },
+                        out,
+                    )?;
                 }
                 (None, _) => return unsupported("a new item that is not new"),
             }
@@ -569,7 +629,11 @@ impl Ctx<'_> {
                     let end = value_node.end;
                     let shifted = inner
                         .into_iter()
-                        .map(|s| Splice { start: s.start - start, end: s.end - start, text: s.text })
+                        .map(|s| Splice {
+                            start: s.start - start,
+                            end: s.end - start,
+                            text: s.text,
+                        })
                         .collect();
                     parts.push(splice(&self.text[start..end], shifted)?);
                 }
@@ -597,7 +661,11 @@ impl Ctx<'_> {
 
     /// Deletes whole lines from `start` through the line ending at `end`.
     fn removal(&self, start: usize, end: usize) -> Splice {
-        Splice { start, end: after_newline(self.text, end), text: String::new() }
+        Splice {
+            start,
+            end: after_newline(self.text, end),
+            text: String::new(),
+        }
     }
 
     /// Text inserted at `at`; at the end of a document without a final line break, the break
@@ -608,7 +676,11 @@ impl Ctx<'_> {
         } else {
             text
         };
-        Splice { start: at, end: at, text }
+        Splice {
+            start: at,
+            end: at,
+            text,
+        }
     }
 
     /// After the line holding offset `end - 1`, plus the comment lines indented deeper than
@@ -650,7 +722,9 @@ impl Ctx<'_> {
     }
 
     fn starts_line(&self, offset: usize) -> bool {
-        self.text[line_start(self.text, offset)..offset].trim().is_empty()
+        self.text[line_start(self.text, offset)..offset]
+            .trim()
+            .is_empty()
     }
 
     fn same_line(&self, a: usize, b: usize) -> bool {
@@ -669,7 +743,9 @@ impl Ctx<'_> {
         for (i, b) in bytes.iter().enumerate() {
             if *b == b':' {
                 let next = bytes.get(i + 1).copied();
-                if next.is_none_or(|n| matches!(n, b' ' | b'\t' | b'\n' | b'\r')) || from + i + 1 == to {
+                if next.is_none_or(|n| matches!(n, b' ' | b'\t' | b'\n' | b'\r'))
+                    || from + i + 1 == to
+                {
                     found = Some(from + i);
                 }
             }
@@ -696,12 +772,18 @@ fn is_inline(node: &Node) -> bool {
 fn line_end(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
     let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    if end > offset && text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end }
+    if end > offset && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
 }
 
 /// Just past the line break at or after `offset`.
 fn after_newline(text: &str, offset: usize) -> usize {
-    text[offset..].find('\n').map_or(text.len(), |i| offset + i + 1)
+    text[offset..]
+        .find('\n')
+        .map_or(text.len(), |i| offset + i + 1)
 }
 
 fn trim_newline(mut s: String, style: &Style) -> String {

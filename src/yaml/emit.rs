@@ -88,7 +88,12 @@ impl<'s> Emitter<'s> {
         }
     }
 
-    pub(crate) fn map_body(&mut self, map: &serde_json::Map<String, Value>, col: usize, inline: bool) {
+    pub(crate) fn map_body(
+        &mut self,
+        map: &serde_json::Map<String, Value>,
+        col: usize,
+        inline: bool,
+    ) {
         for (i, (k, v)) in map.iter().enumerate() {
             self.entry(k, v, col, inline && i == 0);
         }
@@ -103,12 +108,11 @@ impl<'s> Emitter<'s> {
     /// A scalar or empty collection on the current line, or a literal block whose lines sit at
     /// `block_col`.
     fn inline_or_block(&mut self, value: &Value, block_col: usize) {
-        if let Value::String(s) = value {
-            if s.contains('\n') {
-                if let Some(()) = self.literal(s, block_col) {
-                    return;
-                }
-            }
+        if let Value::String(s) = value
+            && s.contains('\n')
+            && let Some(()) = self.literal(s, block_col)
+        {
+            return;
         }
         let text = scalar(value, false, self.style.quote);
         self.out.push_str(&text);
@@ -117,8 +121,7 @@ impl<'s> Emitter<'s> {
 
     /// `|`-style block for multi-line strings; `None` when the string cannot be one.
     fn literal(&mut self, s: &str, col: usize) -> Option<()> {
-        if s
-            .chars()
+        if s.chars()
             .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_special_space(c))
         {
             return None;
@@ -265,7 +268,13 @@ mod tests {
         });
         for style in [
             Style::default(),
-            Style { indent: 4, seq_indent: 4, item_offset: 4, quote: Quote::Single, crlf: true },
+            Style {
+                indent: 4,
+                seq_indent: 4,
+                item_offset: 4,
+                quote: Quote::Single,
+                crlf: true,
+            },
         ] {
             let text = doc(&value, &style);
             let back = parse_document(&text).unwrap();

@@ -77,9 +77,11 @@ impl Node {
     pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         match &self.kind {
             // The last duplicate wins, as in the value.
-            NodeKind::Map { entries, .. } => {
-                entries.iter().rev().find(|e| e.key == key).map(|e| &e.value)
-            }
+            NodeKind::Map { entries, .. } => entries
+                .iter()
+                .rev()
+                .find(|e| e.key == key)
+                .map(|e| &e.value),
             _ => None,
         }
     }

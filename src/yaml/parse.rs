@@ -132,7 +132,11 @@ impl<'a> Builder<'a> {
                 };
                 // A block scalar's span may run into the next line's indentation: end it at
                 // the line break after its last line.
-                let end = if kind == ScalarKind::Block { block_end(self.text, start, end) } else { end };
+                let end = if kind == ScalarKind::Block {
+                    block_end(self.text, start, end)
+                } else {
+                    end
+                };
                 let node = Node {
                     start,
                     end,
@@ -198,7 +202,8 @@ impl<'a> Builder<'a> {
                     if matches!(ev, Event::MappingEnd) {
                         break sp;
                     }
-                    let merge_key = matches!(&ev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
+                    let merge_key =
+                        matches!(&ev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
                     self.lookahead = Some((ev, sp));
                     let (key_node, key_value) = self.node()?;
                     let (value_node, value) = self.node()?;
@@ -310,7 +315,11 @@ fn block_end(text: &str, start: usize, end: usize) -> usize {
     while e > start && matches!(bytes[e - 1], b' ' | b'\t') {
         e -= 1;
     }
-    if e == start || bytes[e - 1] == b'\n' { e } else { end }
+    if e == start || bytes[e - 1] == b'\n' {
+        e
+    } else {
+        end
+    }
 }
 
 /// The part of a line before a ` #` comment (good enough for header lines).
@@ -342,7 +351,9 @@ pub(crate) fn dash_before(text: &str, item_start: usize) -> Option<usize> {
 }
 
 fn char_to_byte(text: &str, chars: usize) -> usize {
-    text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i)
+    text.char_indices()
+        .nth(chars)
+        .map_or(text.len(), |(i, _)| i)
 }
 
 #[cfg(test)]

@@ -19,7 +19,9 @@ pub(crate) fn resolve_plain(s: &str) -> Value {
         _ => {}
     }
     match s.as_bytes()[0] {
-        b'0'..=b'9' | b'+' | b'-' | b'.' => number(s).unwrap_or_else(|| Value::String(s.to_owned())),
+        b'0'..=b'9' | b'+' | b'-' | b'.' => {
+            number(s).unwrap_or_else(|| Value::String(s.to_owned()))
+        }
         _ => Value::String(s.to_owned()),
     }
 }
@@ -155,10 +157,8 @@ pub(crate) fn plain_is_safe(s: &str, flow: bool) -> bool {
     }
     let second = s[first.len_utf8()..].chars().next();
     match first {
-        '-' | '?' | ':' => {
-            if second.is_none_or(|c| c == ' ' || (flow && ",[]{}".contains(c))) {
-                return false;
-            }
+        '-' | '?' | ':' if second.is_none_or(|c| c == ' ' || (flow && ",[]{}".contains(c))) => {
+            return false;
         }
         ',' | '[' | ']' | '{' | '}' | '#' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
         | '@' | '`' => return false,
@@ -229,7 +229,10 @@ mod tests {
             (".inf", json!(".inf")),
             ("-", json!("-")),
             ("nginx:1.25", json!("nginx:1.25")),
-            ("18446744073709551615", json!(18_446_744_073_709_551_615_u64)),
+            (
+                "18446744073709551615",
+                json!(18_446_744_073_709_551_615_u64),
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(resolve_plain(text), want, "{text}");
@@ -248,9 +251,34 @@ mod tests {
             assert!(plain_is_safe(s, false), "{s} should be plain");
         }
         for s in [
-            "on", "yes", "y", "0644", "1e3", "true", "null", "", " x", "x ", "a: b", "a #b", "- x",
-            "-", "*x", "&x", "!x", "{x}", "[x]", "#x", "'x", "\"x", "12:30", "2001-12-14", "0x1F",
-            "a\nb", ".inf", "~",
+            "on",
+            "yes",
+            "y",
+            "0644",
+            "1e3",
+            "true",
+            "null",
+            "",
+            " x",
+            "x ",
+            "a: b",
+            "a #b",
+            "- x",
+            "-",
+            "*x",
+            "&x",
+            "!x",
+            "{x}",
+            "[x]",
+            "#x",
+            "'x",
+            "\"x",
+            "12:30",
+            "2001-12-14",
+            "0x1F",
+            "a\nb",
+            ".inf",
+            "~",
         ] {
             assert!(!plain_is_safe(s, false), "{s:?} must be quoted");
         }

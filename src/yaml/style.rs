@@ -75,12 +75,12 @@ impl Seen {
             NodeKind::Scalar(ScalarKind::DoubleQuoted) => self.double += 1,
             NodeKind::Scalar(_) | NodeKind::Alias => {}
             NodeKind::Seq { items, flow } => {
-                if !flow {
-                    if let Some(first) = items.first() {
-                        if same_line(text, node.start, first.start) && self.item_offset.is_none() {
-                            self.item_offset = Some(first.start - node.start);
-                        }
-                    }
+                if !flow
+                    && let Some(first) = items.first()
+                    && same_line(text, node.start, first.start)
+                    && self.item_offset.is_none()
+                {
+                    self.item_offset = Some(first.start - node.start);
                 }
                 for item in items {
                     self.walk(text, item);
@@ -145,6 +145,9 @@ mod tests {
     #[test]
     fn detects_compact_sequences_and_crlf() {
         let s = style_of("spec:\r\n  containers:\r\n  - name: a\r\n");
-        assert_eq!((s.indent, s.seq_indent, s.item_offset, s.crlf), (2, 0, 2, true));
+        assert_eq!(
+            (s.indent, s.seq_indent, s.item_offset, s.crlf),
+            (2, 0, 2, true)
+        );
     }
 }

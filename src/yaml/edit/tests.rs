@@ -15,7 +15,14 @@ fn edit(text: &str, target: &Value) -> String {
     let back = parse_document(&out).unwrap();
     assert_eq!(&back.value, target, "edited text:\n{out}");
     let undo = diff(&back.value, &parsed.value);
-    let restored = apply(&out, back.root.as_ref().unwrap(), &undo, &parsed.value, &style).unwrap();
+    let restored = apply(
+        &out,
+        back.root.as_ref().unwrap(),
+        &undo,
+        &parsed.value,
+        &style,
+    )
+    .unwrap();
     assert_eq!(restored, text, "undo of:\n{out}");
     out
 }
@@ -67,7 +74,12 @@ fn prepends_before_leading_comments() {
             .unwrap()
             .insert(0, json!({"name": "sock", "emptyDir": {}}));
     });
-    assert!(out.contains("      volumes:\n      - name: sock\n        emptyDir: {}\n      - name: data\n"), "{out}");
+    assert!(
+        out.contains(
+            "      volumes:\n      - name: sock\n        emptyDir: {}\n      - name: data\n"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -89,7 +101,10 @@ fn new_keys_follow_target_order() {
     v["metadata"] = json!({"annotations": {"x": "1"}});
     v["spec"] = spec;
     let out = edit(text, &v);
-    assert_eq!(out, "kind: Pod\nmetadata:\n  annotations:\n    x: \"1\"\nspec:\n  containers:\n  - name: a\n");
+    assert_eq!(
+        out,
+        "kind: Pod\nmetadata:\n  annotations:\n    x: \"1\"\nspec:\n  containers:\n  - name: a\n"
+    );
 }
 
 #[test]
@@ -107,14 +122,21 @@ fn replaces_empty_and_null_values() {
 fn keeps_crlf_and_missing_final_newline() {
     let text = "spec:\r\n  containers:\r\n  - name: a\r\n    image: b";
     let out = with(text, |v| {
-        v["spec"]["containers"].as_array_mut().unwrap().push(json!({"name": "c"}));
+        v["spec"]["containers"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "c"}));
     });
-    assert_eq!(out, "spec:\r\n  containers:\r\n  - name: a\r\n    image: b\r\n  - name: c");
+    assert_eq!(
+        out,
+        "spec:\r\n  containers:\r\n  - name: a\r\n    image: b\r\n  - name: c"
+    );
 }
 
 #[test]
 fn four_space_indented_style() {
-    let text = "spec:\n    containers:\n        -   name: a\n            image: b\n    volumes: []\n";
+    let text =
+        "spec:\n    containers:\n        -   name: a\n            image: b\n    volumes: []\n";
     let out = with(text, |v| {
         v["spec"]["containers"]
             .as_array_mut()
@@ -153,7 +175,10 @@ fn multi_document_text_is_not_needed_but_block_scalars_are_kept() {
         v["data"]["new"] = json!("line1\nline2\n");
         v["list"].as_array_mut().unwrap().push(json!("z"));
     });
-    assert_eq!(out, "data:\n  script: |\n    echo hi\n  other: x\n  new: |\n    line1\n    line2\nlist:\n- |\n  a\n- z\n");
+    assert_eq!(
+        out,
+        "data:\n  script: |\n    echo hi\n  other: x\n  new: |\n    line1\n    line2\nlist:\n- |\n  a\n- z\n"
+    );
 }
 
 #[test]
@@ -161,9 +186,15 @@ fn replaces_scalars_and_keeps_comments() {
     let text = "spec:\n  serviceAccountName: default # sa\n  args: [a, b]\n";
     let out = with(text, |v| {
         v["spec"]["serviceAccountName"] = json!("proxy");
-        v["spec"]["args"].as_array_mut().unwrap().push(json!("--x=1"));
+        v["spec"]["args"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("--x=1"));
     });
-    assert_eq!(out, "spec:\n  serviceAccountName: proxy # sa\n  args: [a, b, --x=1]\n");
+    assert_eq!(
+        out,
+        "spec:\n  serviceAccountName: proxy # sa\n  args: [a, b, --x=1]\n"
+    );
 }
 
 #[test]

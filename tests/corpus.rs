@@ -1,0 +1,329 @@
+//! kinject over every real manifest in `../shared/corpus/`.
+//!
+//! With a configuration that matches nothing, output is the input byte for byte. With one that
+//! injects into every workload (default skips off): exit 0 (or a clean diagnostic for files
+//! that are not valid YAML, and never a panic), every workload gets the sidecar, every other
+//! object is unchanged, injecting again changes nothing, `uninject` gives the input back byte
+//! for byte, and the output passes `kubernetes-validate` wherever the input did.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let dir = root().join("../shared/corpus");
+    let mut files = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)
+            .expect("corpus dir")
+            .filter_map(Result::ok)
+        {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("yaml" | "yml" | "json")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(
+        files.len() > 250,
+        "the corpus is missing: {} files",
+        files.len()
+    );
+    files
+}
+
+fn kinject(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kinject");
+    let mut pipe = child.stdin.take().expect("stdin");
+    pipe.write_all(stdin.unwrap_or_default())
+        .expect("write stdin");
+    drop(pipe);
+    child.wait_with_output().expect("kinject")
+}
+
+fn config(name: &str) -> String {
+    root()
+        .join("testdata/corpus")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// The text kinject reads from a file (UTF-16 decoded).
+fn text_of(path: &Path) -> String {
+    let bytes = std::fs::read(path).expect("read");
+    let input =
+        kinject::read::from_bytes(kinject::read::Source::stdin(), &bytes).expect("decodable");
+    input.text.to_string()
+}
+
+fn objects(text: &str) -> Vec<Value> {
+    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
+        .expect("readable");
+    input
+        .documents
+        .iter()
+        .filter_map(|d| d.parsed.as_ref().ok())
+        .flat_map(|p| {
+            kinject::read::objects(&p.value)
+                .into_iter()
+                .map(|(_, v)| v.clone())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn has_probe(object: &Value, pointer: &str) -> bool {
+    let Some(pod) = object.pointer(pointer) else {
+        return false;
+    };
+    ["/spec/containers", "/spec/initContainers"]
+        .iter()
+        .any(|list| {
+            pod.pointer(list)
+                .and_then(Value::as_array)
+                .is_some_and(|l| l.iter().any(|c| c["name"] == "kinject-probe"))
+        })
+}
+
+struct Injected {
+    path: PathBuf,
+    input: String,
+    output: String,
+}
+
+/// Runs the all-workloads injection over the corpus, checking everything but validation.
+fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
+    let all = config("inject-all.yaml");
+    let nothing = config("inject-nothing.yaml");
+    let mut done = Vec::new();
+    for path in corpus_files() {
+        let name = path.display().to_string();
+        let p = path.to_str().expect("utf-8 path");
+        let out = kinject(&["inject", "-q", "-c", &nothing, p], None);
+        match out.status.code() {
+            Some(0) => {
+                if out.stdout != text_of(&path).as_bytes() {
+                    failures.push(format!(
+                        "{name}: a config matching nothing changed the file"
+                    ));
+                }
+            }
+            Some(2) if !out.stderr.is_empty() => {}
+            other => failures.push(format!(
+                "{name}: exit {other:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )),
+        }
+        let out = kinject(&["inject", "--report", "json", "-c", &all, p], None);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => {}
+            Some(2) if stderr.contains("kinject::input::syntax") => continue,
+            other => {
+                failures.push(format!("{name}: exit {other:?}: {stderr}"));
+                continue;
+            }
+        }
+        let input = text_of(&path);
+        let output = String::from_utf8(out.stdout).expect("utf-8 output");
+        let (ins, outs) = (objects(&input), objects(&output));
+        if ins.len() != outs.len() {
+            failures.push(format!(
+                "{name}: {} objects in, {} out",
+                ins.len(),
+                outs.len()
+            ));
+            continue;
+        }
+        let report: Vec<Value> = serde_json::from_str(
+            stderr
+                .lines()
+                .take_while(|l| !l.starts_with("warning:"))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_str(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: JSON report: {e}\n{stderr}"));
+        for ((i, o), entry) in ins.iter().zip(&outs).zip(&report) {
+            match kinject::kinds::workload_kind(i, &[]) {
+                Some(wk) if entry["reason"] == "no_pod_template" => {
+                    if i != o {
+                        failures.push(format!(
+                            "{name}: {} without a pod template changed",
+                            wk.kind
+                        ));
+                    }
+                }
+                Some(wk) => {
+                    if !has_probe(o, &wk.pod_template) {
+                        failures.push(format!(
+                            "{name}: {} {} has no sidecar ({entry})",
+                            wk.kind, o["metadata"]["name"]
+                        ));
+                    }
+                }
+                None => {
+                    if i != o {
+                        failures.push(format!("{name}: non-workload {} changed", i["kind"]));
+                    }
+                }
+            }
+        }
+        let again = kinject(&["inject", "-q", "-c", &all, "-"], Some(output.as_bytes()));
+        if again.stdout != output.as_bytes() {
+            failures.push(format!("{name}: injecting the output again changed it"));
+        }
+        let back = kinject(&["uninject", "-q", "-"], Some(output.as_bytes()));
+        if back.stdout != input.as_bytes() {
+            failures.push(format!(
+                "{name}: uninject does not restore the input\n{}",
+                similar::TextDiff::from_lines(&input, String::from_utf8_lossy(&back.stdout))
+                    .unified_diff()
+            ));
+        }
+        done.push(Injected {
+            path,
+            input,
+            output,
+        });
+    }
+    done
+}
+
+/// The corpus run, shared by the tests of this file (they run in parallel threads).
+fn corpus_run() -> &'static (Vec<Injected>, Vec<String>) {
+    static RUN: std::sync::OnceLock<(Vec<Injected>, Vec<String>)> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        let mut failures = Vec::new();
+        let done = inject_corpus(&mut failures);
+        (done, failures)
+    })
+}
+
+#[test]
+fn corpus_inject_and_uninject() {
+    let (done, failures) = corpus_run();
+    assert!(done.len() > 250, "only {} files injected", done.len());
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// `kubernetes-validate`, from the virtualenv `.ci/run` makes, or `$KUBERNETES_VALIDATE`.
+fn kubernetes_validate() -> PathBuf {
+    if let Some(p) = std::env::var_os("KUBERNETES_VALIDATE") {
+        return PathBuf::from(p);
+    }
+    let venv = root().join(".venv/bin/kubernetes-validate");
+    assert!(
+        venv.exists(),
+        "kubernetes-validate is not installed: run `bash .ci/run` (it installs it into .venv) or set KUBERNETES_VALIDATE"
+    );
+    venv
+}
+
+/// (resource, passed) per file, in order, from kubernetes-validate's log lines.
+fn validation(files: &[PathBuf]) -> HashMap<String, Vec<(String, bool)>> {
+    let mut results: HashMap<String, Vec<(String, bool)>> = HashMap::new();
+    for chunk in files.chunks(100) {
+        let out = Command::new(kubernetes_validate())
+            .args(chunk)
+            .output()
+            .expect("run kubernetes-validate");
+        for line in String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .chain(String::from_utf8_lossy(&out.stderr).lines())
+        {
+            let (passed, rest) = if let Some(r) = line.strip_prefix("INFO ") {
+                (true, r)
+            } else if let Some(r) = line.strip_prefix("ERROR ") {
+                (false, r)
+            } else {
+                continue;
+            };
+            let Some(res_at) = rest.find(" for resource ") else {
+                continue;
+            };
+            let file = rest.split(' ').next().unwrap_or_default().to_owned();
+            let resource = rest[res_at + 14..]
+                .split(' ')
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            results.entry(file).or_default().push((resource, passed));
+        }
+    }
+    results
+}
+
+#[test]
+fn corpus_output_validates_wherever_input_did() {
+    let mut failures = Vec::new();
+    let done = &corpus_run().0;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for (i, d) in done.iter().enumerate() {
+        let input = tmp.path().join(format!("{i}.in.yaml"));
+        let output = tmp.path().join(format!("{i}.out.yaml"));
+        std::fs::write(&input, &d.input).expect("write");
+        std::fs::write(&output, &d.output).expect("write");
+        inputs.push(input);
+        outputs.push(output);
+    }
+    let before = validation(&inputs);
+    let after = validation(&outputs);
+    let mut checked = 0;
+    for (i, d) in done.iter().enumerate() {
+        let key_in = inputs[i].display().to_string();
+        let key_out = outputs[i].display().to_string();
+        let passed_in = before.get(&key_in).cloned().unwrap_or_default();
+        let got_out = after.get(&key_out).cloned().unwrap_or_default();
+        for (resource, ok) in passed_in.iter().filter(|(_, ok)| *ok) {
+            let _ = ok;
+            checked += 1;
+            let still = got_out.iter().any(|(r, ok)| r == resource && *ok);
+            if !still {
+                failures.push(format!(
+                    "{}: {resource} validated before injection, not after",
+                    d.path.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        checked > 100,
+        "kubernetes-validate passed only {checked} input resources"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
