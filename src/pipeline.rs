@@ -153,19 +153,29 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
                 errors.push(clone_located(e));
             }
         }
+        // The document after the operations. Built from the planned objects (their key order
+        // is where new keys go in the text), and checked against the operations applied to
+        // the input: they must agree, or nothing is written.
         let target = if doc_ops.is_empty() {
             None
         } else {
-            let mut v = parsed.value.clone();
-            match patch::apply(&mut v, &doc_ops) {
-                Ok(()) => Some(v),
-                Err(e) => {
+            let mut planned = parsed.value.clone();
+            for o in &objects {
+                if let (Ok(outcome), Some(slot)) = (&o.outcome, planned.pointer_mut(&o.pointer)) {
+                    *slot = outcome.target.clone();
+                }
+            }
+            let mut applied = parsed.value.clone();
+            match patch::apply(&mut applied, &doc_ops) {
+                Ok(()) if applied == planned => Some(planned),
+                result => {
+                    let why = result.err().unwrap_or_else(|| "they give a different document".to_owned());
                     errors.push(Located::new(
                         "kinject::internal",
                         &input.source.name,
                         &input.text,
                         (doc.range.start, doc.range.start),
-                        format!("internal error: operations do not apply: {e}"),
+                        format!("internal error: the edit operations do not reproduce the injected objects: {why}"),
                     ));
                     None
                 }
