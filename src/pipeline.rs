@@ -57,6 +57,13 @@ impl Identity {
     }
 }
 
+/// Why an object could not be injected (the located diagnostic is in `FileResult::errors`).
+#[derive(Debug, Clone)]
+pub struct ObjectError {
+    pub code: &'static str,
+    pub message: String,
+}
+
 /// One object's result.
 #[derive(Debug)]
 pub struct ObjectResult {
@@ -65,7 +72,7 @@ pub struct ObjectResult {
     pub identity: Identity,
     /// Line of the object in its input.
     pub line: usize,
-    pub outcome: Result<Outcome, Located>,
+    pub outcome: Result<Outcome, ObjectError>,
     /// Operations on the object (relative to the object).
     pub ops: Vec<Op>,
 }
@@ -123,17 +130,24 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
             let (line, _) = read::line_col(&input.text, start);
             let identity = Identity::of(object);
             let outcome = inject::plan(object, settings).map_err(|e| {
+                // Point at what the error is about, or at the object.
+                let at = e.at.as_deref().and_then(|p| {
+                    let mut path = toks.clone();
+                    path.extend(patch::tokens(p));
+                    root.at(&path).map(|n| (doc.range.start + n.start, doc.range.start + n.end.max(n.start)))
+                });
                 let mut l = Located::new(
                     e.code,
                     &input.source.name,
                     &input.text,
-                    (start, start),
+                    at.unwrap_or((start, start)),
                     format!("{}: {}", identity.short(), e.message),
                 );
-                if let Some(h) = e.help {
-                    l = l.help(h);
+                if let Some(h) = &e.help {
+                    l = l.help(h.clone());
                 }
-                l
+                errors.push(l);
+                ObjectError { code: e.code, message: e.message }
             });
             let ops = match &outcome {
                 Ok(o) => patch::diff(object, &o.target),
@@ -147,11 +161,6 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
                 outcome,
                 ops,
             });
-        }
-        for o in &objects {
-            if let Err(e) = &o.outcome {
-                errors.push(clone_located(e));
-            }
         }
         // The document after the operations. Built from the planned objects (their key order
         // is where new keys go in the text), and checked against the operations applied to
@@ -205,19 +214,6 @@ fn located_syntax(input: &Input, doc: &read::Document, e: &crate::yaml::ParseErr
         (at, at),
         format!("invalid YAML: {}", e.message),
     )
-}
-
-pub(crate) fn clone_located(e: &Located) -> Located {
-    Located {
-        code: e.code,
-        location: e.location.clone(),
-        message: e.message.clone(),
-        label: e.label.clone(),
-        help: e.help.clone(),
-        src: miette::NamedSource::new(e.src.name(), std::sync::Arc::clone(e.src.inner()))
-            .with_language("yaml"),
-        span: e.span,
-    }
 }
 
 /// Names of the sidecars an outcome concerns, for reports.

@@ -26,6 +26,12 @@ pub struct Origin {
 }
 
 impl Origin {
+    /// File, line and column where the definition starts.
+    pub fn position(&self) -> (&str, usize, usize) {
+        let (line, column) = read::line_col(&self.text, self.span.0);
+        (&self.file, line, column)
+    }
+
     pub(crate) fn error(&self, code: &'static str, message: impl Into<String>) -> Located {
         Located::new(code, &self.file, &self.text, self.span, message)
     }

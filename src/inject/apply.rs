@@ -41,11 +41,7 @@ impl Owners {
 }
 
 fn conflict(message: String) -> InjectError {
-    InjectError {
-        code: "kinject::inject::conflict",
-        message,
-        help: None,
-    }
+    InjectError::new("kinject::inject::conflict", message)
 }
 
 /// Adds `sidecars` to `pod` (a pod template: `metadata` and `spec`). Returns one record per
@@ -85,6 +81,16 @@ fn add_to_spec(
             hash: s.hash.clone(),
             ..Record::default()
         };
+        // A sidecar's own init containers run before its native containers.
+        for c in &s.body.init_containers {
+            claim(owners, name_of(c), &s.name)?;
+            let side = if s.init_position == Position::Before {
+                &mut init_before
+            } else {
+                &mut init_after
+            };
+            place(c, &mut inits, &app, side, &mut rec, true, &s.name)?;
+        }
         for c in &s.body.containers {
             let n = name_of(c).to_owned();
             claim(owners, &n, &s.name)?;
@@ -110,15 +116,6 @@ fn add_to_spec(
                 };
                 place(c, &mut app, &inits, side, &mut rec, false, &s.name)?;
             }
-        }
-        for c in &s.body.init_containers {
-            claim(owners, name_of(c), &s.name)?;
-            let side = if s.init_position == Position::Before {
-                &mut init_before
-            } else {
-                &mut init_after
-            };
-            place(c, &mut inits, &app, side, &mut rec, true, &s.name)?;
         }
         if !had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
             init_owner = Some(records.len());
@@ -265,15 +262,7 @@ fn place(
         list[i] = overlay(c, &user);
         rec.overrides.insert(n.clone(), user);
     } else if position(other, &n).is_some() {
-        return Err(InjectError {
-            code: "kinject::inject::conflict",
-            message: format!(
-                "sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` in {there}"
-            ),
-            help: Some(format!(
-                "move the pod's own `{n}` to {here} to override the sidecar, or rename it"
-            )),
-        });
+        return Err(conflict(format!("sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` in {there}")).help(format!("move the pod's own `{n}` to {here} to override the sidecar, or rename it")));
     } else {
         side.push(c.clone());
     }
@@ -330,7 +319,8 @@ fn merge_named(
                     )),
                     None => conflict(format!(
                         "sidecar `{sidecar}` defines {singular} `{n}` differently from the pod's own {singular} `{n}`"
-                    )),
+                    ))
+                    .at(format!("/spec/{field}/{}", position(list, &n).unwrap_or_default())),
                 });
             }
             None => {
@@ -426,13 +416,15 @@ fn add_to_app_container(
     }
     // Creating `args` is always possible, so this cannot fail.
     let _ = append_words(cm, "args", &s.body.append_args, rec, &cname, true);
-    append_words(cm, "command", &s.body.append_command, rec, &cname, false).map_err(|_| InjectError {
-        code: "kinject::inject::no_command",
-        message: format!(
-            "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
-            s.name
-        ),
-        help: Some("use `appendArgs`, or limit the sidecar with `targetContainers`".to_owned()),
+    append_words(cm, "command", &s.body.append_command, rec, &cname, false).map_err(|_| {
+        InjectError::new(
+            "kinject::inject::no_command",
+            format!(
+                "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
+                s.name
+            ),
+        )
+        .help("use `appendArgs`, or limit the sidecar with `targetContainers`")
     })?;
     Ok(())
 }
@@ -486,17 +478,7 @@ fn set_service_account(
         .map(str::to_owned);
     if let Some(other) = owners.get("serviceAccount", "") {
         if current.as_deref() != Some(sa) {
-            return Err(InjectError {
-                code: "kinject::inject::service_account_conflict",
-                message: format!(
-                    "sidecars `{other}` and `{}` want different service accounts (`{}` and `{sa}`)",
-                    current.unwrap_or_default(),
-                    s.name
-                ),
-                help: Some(
-                    "a pod has one service account; give both sidecars the same one".to_owned(),
-                ),
-            });
+            return Err(InjectError::new("kinject::inject::service_account_conflict", format!("sidecars `{other}` and `{}` want different service accounts (`{}` and `{sa}`)", s.name, current.unwrap_or_default())).help("a pod has one service account; give both sidecars the same one"));
         }
         return Ok(());
     }

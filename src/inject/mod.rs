@@ -26,6 +26,29 @@ pub struct InjectError {
     pub code: &'static str,
     pub message: String,
     pub help: Option<String>,
+    /// JSON pointer, in the object, of what the error is about (when there is one place).
+    pub at: Option<String>,
+}
+
+impl InjectError {
+    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
+        InjectError {
+            code,
+            message: message.into(),
+            help: None,
+            at: None,
+        }
+    }
+
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub(crate) fn at(mut self, pointer: impl Into<String>) -> Self {
+        self.at = Some(pointer.into());
+        self
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,13 +124,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     let pod = target
         .pointer_mut(&wk.pod_template)
         .ok_or_else(|| internal("pod template vanished"))?;
-    let status = Status::read(pod).map_err(|message| InjectError {
-        code: "kinject::inject::status",
-        message,
-        help: Some(format!(
-            "remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it"
-        )),
-    })?;
+    let status = Status::read(pod).map_err(|message| { InjectError::new("kinject::inject::status", message).help(format!("remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it")).at(format!("{}/metadata/annotations/{}", wk.pod_template, crate::patch::escape(STATUS_ANNOTATION))) })?;
     let previous = status
         .as_ref()
         .map(|s| s.sidecars.clone())
@@ -151,7 +168,13 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             }
         })
         .collect();
-    let selection = select_sidecars(config, &subject, &verdicts)?;
+    let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
+        // The request annotation sits on the pod template, or on the workload.
+        let key = crate::patch::escape(select::INJECT_ANNOTATION);
+        let on_pod = pod0.pointer("/metadata/annotations").and_then(|a| a.get(select::INJECT_ANNOTATION)).is_some();
+        let at = if on_pod { format!("{}/metadata/annotations/{key}", wk.pod_template) } else { format!("/metadata/annotations/{key}") };
+        if e.code == "kinject::inject::unknown_sidecar" { e.at(at) } else { e }
+    })?;
     let mut outcome = match selection {
         Err(reason) => {
             write_status(pod, kept, Vec::new());
@@ -163,7 +186,10 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
                 .iter()
                 .map(|(def, native)| render(def, config, &ctx, *native))
                 .collect::<Result<Vec<_>, _>>()?;
-            let records = apply::apply(pod, &rendered)?;
+            let records = apply::apply(pod, &rendered).map_err(|mut e| {
+                e.at = e.at.map(|p| format!("{}{p}", wk.pod_template));
+                e
+            })?;
             let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
             let mut o = Outcome::new(Action::Injected(names), Value::Null);
             o.warnings = drift(object.pointer(&wk.pod_template), pod, &previous, &records);
@@ -189,11 +215,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
 }
 
 fn internal(message: &str) -> InjectError {
-    InjectError {
-        code: "kinject::inject::internal",
-        message: message.to_owned(),
-        help: None,
-    }
+    InjectError::new("kinject::inject::internal", message)
 }
 
 fn subject<'a>(
@@ -270,21 +292,17 @@ fn select_sidecars<'c>(
                     .iter()
                     .map(|s| format!("`{}`", s.spec.name))
                     .collect();
-                return Err(InjectError {
-                    code: "kinject::inject::unknown_sidecar",
-                    message: format!(
+                return Err(InjectError::new("kinject::inject::unknown_sidecar", format!(
                         "`{}` requests unknown sidecar `{name}`",
                         select::INJECT_ANNOTATION
-                    ),
-                    help: Some(format!(
+                    )).help(format!(
                         "sidecars in the configuration: {}",
                         if known.is_empty() {
                             "none".to_owned()
                         } else {
                             known.join(", ")
                         }
-                    )),
-                });
+                    )));
             };
             if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
                 chosen.push((def, config.defaults.jobs));
@@ -325,11 +343,9 @@ fn render(
     native: bool,
 ) -> Result<Rendered, InjectError> {
     let name = &def.spec.name;
-    let fail = |code: &'static str, message: String| InjectError {
-        code,
-        message,
-        help: None,
-    };
+    let (file, line, column) = def.origin.position();
+    let defined = format!("sidecar `{name}` is defined at {file}:{line}:{column}");
+    let fail = |code: &'static str, message: String| InjectError::new(code, message).help(defined.clone());
     let value = match config.templates.render_whole(name, ctx) {
         Some(text) => {
             let text = text.map_err(|e| {
@@ -338,10 +354,12 @@ fn render(
                     format!("sidecar `{name}`: template: {}", e.message),
                 )
             })?;
-            let parsed = crate::yaml::parse_document(&text).map_err(|e| InjectError {
-                code: "kinject::template::invalid_yaml",
-                message: format!("sidecar `{name}`: the template rendered invalid YAML: {}", e.message),
-                help: Some("values from the object print quoted; build a whole scalar in one expression: `{{ \"prefix-\" ~ name }}`".to_owned()),
+            let parsed = crate::yaml::parse_document(&text).map_err(|e| {
+                InjectError::new(
+                    "kinject::template::invalid_yaml",
+                    format!("sidecar `{name}`: the template rendered invalid YAML: {}", e.message),
+                )
+                .help("values from the object print quoted; build a whole scalar in one expression: `{{ \"prefix-\" ~ name }}`")
             })?;
             if parsed.value.is_null() {
                 Value::Object(Map::new())
@@ -425,11 +443,7 @@ fn render(
 
 /// A container must have a name and an image and read as a Kubernetes `Container`.
 fn check_container(sidecar: &str, c: &Value) -> Result<(), InjectError> {
-    let fail = |message: String| InjectError {
-        code: "kinject::inject::invalid_sidecar",
-        message,
-        help: None,
-    };
+    let fail = |message: String| InjectError::new("kinject::inject::invalid_sidecar", message);
     let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
     if name.is_empty() {
         return Err(fail(format!(
