@@ -104,7 +104,19 @@ impl Outcome {
 /// Decides and performs injection (or uninjection) for one object.
 pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
     let config = settings.config;
-    let Some(wk) = workload_kind(object, &config.kinds) else {
+    // `uninject` needs no configuration: a pod template of an unknown kind is found by the
+    // status annotation kinject wrote into it.
+    let found = workload_kind(object, &config.kinds).or_else(|| {
+        (settings.mode == Mode::Uninject)
+            .then(|| status_holder(object, String::new()))
+            .flatten()
+            .map(|pod_template| WorkloadKind {
+                kind: object.get("kind").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                pod_template,
+                runs_to_completion: false,
+            })
+    });
+    let Some(wk) = found else {
         return Ok(Outcome::new(
             Action::Skipped(Reason::NotAWorkload),
             object.clone(),
@@ -212,6 +224,28 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     outcome.target = target;
     outcome.verdicts = verdicts;
     Ok(outcome)
+}
+
+/// Pointer of the first mapping under `value` whose annotations hold kinject's status.
+fn status_holder(value: &Value, pointer: String) -> Option<String> {
+    match value {
+        Value::Object(m) => {
+            let has_status = m
+                .get("metadata")
+                .and_then(|md| md.get("annotations"))
+                .and_then(|a| a.get(STATUS_ANNOTATION))
+                .is_some();
+            if has_status && m.get("spec").is_some_and(Value::is_object) {
+                return Some(pointer);
+            }
+            m.iter().find_map(|(k, v)| status_holder(v, crate::patch::push(&pointer, k)))
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| status_holder(v, crate::patch::push(&pointer, &i.to_string()))),
+        _ => None,
+    }
 }
 
 fn internal(message: &str) -> InjectError {

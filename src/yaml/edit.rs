@@ -304,7 +304,11 @@ impl Ctx<'_> {
                     node.kind,
                     NodeKind::Seq { flow: true, .. } | NodeKind::Map { flow: true, .. }
                 );
-                if flow {
+                if flow && is_empty_collection(node) {
+                    // `{}` or `[]` that receives content becomes a block (and an emptied block
+                    // is written `{}`/`[]` again, so removing the content restores it).
+                    self.replace(node, &new_value(node, children)?, place, out)
+                } else if flow {
                     self.render_flow(node, children, out)
                 } else if matches!(node.kind, NodeKind::Seq { .. }) {
                     self.render_block_seq(node, children, removed, out)
@@ -757,6 +761,27 @@ impl Ctx<'_> {
             }
         }
         found.ok_or_else(|| Unsupported("a key without a `:`".to_owned()))
+    }
+}
+
+fn is_empty_collection(node: &Node) -> bool {
+    match &node.kind {
+        NodeKind::Seq { items, .. } => items.is_empty(),
+        NodeKind::Map { entries, .. } => entries.is_empty(),
+        _ => false,
+    }
+}
+
+/// The value of a collection whose children are all new.
+fn new_value(node: &Node, children: &[Child<'_>]) -> Res<Value> {
+    let values = children.iter().map(|c| match &c.v {
+        V::New(v) => Ok((c.key.clone(), v.clone())),
+        _ => unsupported("an original item in an empty collection"),
+    });
+    if matches!(node.kind, NodeKind::Seq { .. }) {
+        values.map(|r| r.map(|(_, v)| v)).collect::<Res<Vec<_>>>().map(Value::Array)
+    } else {
+        values.collect::<Res<serde_json::Map<_, _>>>().map(Value::Object)
     }
 }
 

@@ -115,7 +115,8 @@ fn replaces_empty_and_null_values() {
         v["b"] = json!(["i"]);
         v["c"] = json!([{"name": "m"}]);
     });
-    assert_eq!(out, "a: {k: v}\nb:\n- i\nc: [{name: m}] # none\nd: x\n");
+    // Empty flow collections become blocks; emptied again they are written `{}`/`[]`.
+    assert_eq!(out, "a:\n  k: v\nb:\n- i\nc: # none\n- name: m\nd: x\n");
 }
 
 #[test]
