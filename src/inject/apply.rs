@@ -489,10 +489,7 @@ fn set_service_account(
         ServiceAccountPolicy::Force => true,
     };
     if set && current.as_deref() != Some(sa) {
-        spec.insert(
-            "serviceAccountName".to_owned(),
-            Value::String(sa.to_owned()),
-        );
+        insert_before(spec, "serviceAccountName", Value::String(sa.to_owned()), "containers");
         owners.set("serviceAccount", "", &s.name);
         rec.service_account_name = Some(Previous { previous: current });
     }
