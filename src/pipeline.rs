@@ -134,7 +134,12 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
                 let at = e.at.as_deref().and_then(|p| {
                     let mut path = toks.clone();
                     path.extend(patch::tokens(p));
-                    root.at(&path).map(|n| (doc.range.start + n.start, doc.range.start + n.end.max(n.start)))
+                    root.at(&path).map(|n| {
+                        (
+                            doc.range.start + n.start,
+                            doc.range.start + n.end.max(n.start),
+                        )
+                    })
                 });
                 let mut l = Located::new(
                     e.code,
@@ -147,7 +152,10 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
                     l = l.help(h.clone());
                 }
                 errors.push(l);
-                ObjectError { code: e.code, message: e.message }
+                ObjectError {
+                    code: e.code,
+                    message: e.message,
+                }
             });
             let ops = match &outcome {
                 Ok(o) => patch::diff(object, &o.target),
@@ -178,7 +186,9 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
             match patch::apply(&mut applied, &doc_ops) {
                 Ok(()) if applied == planned => Some(planned),
                 result => {
-                    let why = result.err().unwrap_or_else(|| "they give a different document".to_owned());
+                    let why = result
+                        .err()
+                        .unwrap_or_else(|| "they give a different document".to_owned());
                     errors.push(Located::new(
                         "kinject::internal",
                         &input.source.name,

@@ -149,7 +149,9 @@ pub enum ServiceAccountPolicy {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Rule {
+    /// Shown by the report and `kinject explain`.
     pub name: String,
+    /// Which workloads the rule selects.
     #[serde(default, rename = "match")]
     pub matches: Match,
     /// Sidecar names, injected in this order.
@@ -161,6 +163,7 @@ pub struct Rule {
     pub jobs: Option<JobPolicy>,
 }
 
+/// What a rule selects. Every field that is set must match.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Match {
@@ -195,6 +198,7 @@ pub enum JobPolicy {
     Inject,
 }
 
+/// Settings that apply to every rule.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Defaults {

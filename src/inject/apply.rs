@@ -478,7 +478,15 @@ fn set_service_account(
         .map(str::to_owned);
     if let Some(other) = owners.get("serviceAccount", "") {
         if current.as_deref() != Some(sa) {
-            return Err(InjectError::new("kinject::inject::service_account_conflict", format!("sidecars `{other}` and `{}` want different service accounts (`{}` and `{sa}`)", s.name, current.unwrap_or_default())).help("a pod has one service account; give both sidecars the same one"));
+            return Err(InjectError::new(
+                "kinject::inject::service_account_conflict",
+                format!(
+                    "sidecars `{other}` and `{}` want different service accounts (`{}` and `{sa}`)",
+                    s.name,
+                    current.unwrap_or_default()
+                ),
+            )
+            .help("a pod has one service account; give both sidecars the same one"));
         }
         return Ok(());
     }
@@ -489,7 +497,12 @@ fn set_service_account(
         ServiceAccountPolicy::Force => true,
     };
     if set && current.as_deref() != Some(sa) {
-        insert_before(spec, "serviceAccountName", Value::String(sa.to_owned()), "containers");
+        insert_before(
+            spec,
+            "serviceAccountName",
+            Value::String(sa.to_owned()),
+            "containers",
+        );
         owners.set("serviceAccount", "", &s.name);
         rec.service_account_name = Some(Previous { previous: current });
     }

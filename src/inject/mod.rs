@@ -111,7 +111,11 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             .then(|| status_holder(object, String::new()))
             .flatten()
             .map(|pod_template| WorkloadKind {
-                kind: object.get("kind").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                kind: object
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
                 pod_template,
                 runs_to_completion: false,
             })
@@ -136,7 +140,17 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     let pod = target
         .pointer_mut(&wk.pod_template)
         .ok_or_else(|| internal("pod template vanished"))?;
-    let status = Status::read(pod).map_err(|message| { InjectError::new("kinject::inject::status", message).help(format!("remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it")).at(format!("{}/metadata/annotations/{}", wk.pod_template, crate::patch::escape(STATUS_ANNOTATION))) })?;
+    let status = Status::read(pod).map_err(|message| {
+        InjectError::new("kinject::inject::status", message)
+            .help(format!(
+                "remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it"
+            ))
+            .at(format!(
+                "{}/metadata/annotations/{}",
+                wk.pod_template,
+                crate::patch::escape(STATUS_ANNOTATION)
+            ))
+    })?;
     let previous = status
         .as_ref()
         .map(|s| s.sidecars.clone())
@@ -183,9 +197,20 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
         // The request annotation sits on the pod template, or on the workload.
         let key = crate::patch::escape(select::INJECT_ANNOTATION);
-        let on_pod = pod0.pointer("/metadata/annotations").and_then(|a| a.get(select::INJECT_ANNOTATION)).is_some();
-        let at = if on_pod { format!("{}/metadata/annotations/{key}", wk.pod_template) } else { format!("/metadata/annotations/{key}") };
-        if e.code == "kinject::inject::unknown_sidecar" { e.at(at) } else { e }
+        let on_pod = pod0
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(select::INJECT_ANNOTATION))
+            .is_some();
+        let at = if on_pod {
+            format!("{}/metadata/annotations/{key}", wk.pod_template)
+        } else {
+            format!("/metadata/annotations/{key}")
+        };
+        if e.code == "kinject::inject::unknown_sidecar" {
+            e.at(at)
+        } else {
+            e
+        }
     })?;
     let mut outcome = match selection {
         Err(reason) => {
@@ -238,7 +263,8 @@ fn status_holder(value: &Value, pointer: String) -> Option<String> {
             if has_status && m.get("spec").is_some_and(Value::is_object) {
                 return Some(pointer);
             }
-            m.iter().find_map(|(k, v)| status_holder(v, crate::patch::push(&pointer, k)))
+            m.iter()
+                .find_map(|(k, v)| status_holder(v, crate::patch::push(&pointer, k)))
         }
         Value::Array(items) => items
             .iter()
@@ -326,17 +352,21 @@ fn select_sidecars<'c>(
                     .iter()
                     .map(|s| format!("`{}`", s.spec.name))
                     .collect();
-                return Err(InjectError::new("kinject::inject::unknown_sidecar", format!(
+                return Err(InjectError::new(
+                    "kinject::inject::unknown_sidecar",
+                    format!(
                         "`{}` requests unknown sidecar `{name}`",
                         select::INJECT_ANNOTATION
-                    )).help(format!(
-                        "sidecars in the configuration: {}",
-                        if known.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            known.join(", ")
-                        }
-                    )));
+                    ),
+                )
+                .help(format!(
+                    "sidecars in the configuration: {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
             };
             if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
                 chosen.push((def, config.defaults.jobs));
@@ -379,7 +409,8 @@ fn render(
     let name = &def.spec.name;
     let (file, line, column) = def.origin.position();
     let defined = format!("sidecar `{name}` is defined at {file}:{line}:{column}");
-    let fail = |code: &'static str, message: String| InjectError::new(code, message).help(defined.clone());
+    let fail =
+        |code: &'static str, message: String| InjectError::new(code, message).help(defined.clone());
     let value = match config.templates.render_whole(name, ctx) {
         Some(text) => {
             let text = text.map_err(|e| {
@@ -458,7 +489,8 @@ fn render(
         "serviceAccountPolicy": def.spec.service_account_policy,
         "targetContainers": def.spec.target_containers,
     });
-    let digest = Sha256::digest(hash_input.to_string().as_bytes());
+    // Key order is how the configuration was written, not what it means: hash sorted keys.
+    let digest = Sha256::digest(canonical(&hash_input).to_string().as_bytes());
     let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     Ok(Rendered {
         name: name.clone(),
@@ -473,6 +505,23 @@ fn render(
         targets,
         hash,
     })
+}
+
+/// `value` with every mapping's keys sorted.
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), canonical(&m[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
 }
 
 /// A container must have a name and an image and read as a Kubernetes `Container`.

@@ -779,9 +779,14 @@ fn new_value(node: &Node, children: &[Child<'_>]) -> Res<Value> {
         _ => unsupported("an original item in an empty collection"),
     });
     if matches!(node.kind, NodeKind::Seq { .. }) {
-        values.map(|r| r.map(|(_, v)| v)).collect::<Res<Vec<_>>>().map(Value::Array)
+        values
+            .map(|r| r.map(|(_, v)| v))
+            .collect::<Res<Vec<_>>>()
+            .map(Value::Array)
     } else {
-        values.collect::<Res<serde_json::Map<_, _>>>().map(Value::Object)
+        values
+            .collect::<Res<serde_json::Map<_, _>>>()
+            .map(Value::Object)
     }
 }
 

@@ -1,0 +1,140 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'kinject'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'kinject' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('inject', 'inject', [CompletionResultType]::ParameterValue, 'Inject sidecars into manifests (stdin, files or directories) and write the result')
+            [CompletionResult]::new('uninject', 'uninject', [CompletionResultType]::ParameterValue, 'Remove everything kinject injected (as its status annotation records it)')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kinject;inject' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format on stdout')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Report format on stderr')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No report on stderr (errors are still shown)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No report on stderr (errors are still shown)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinject;uninject' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file: only needed for its custom workload kinds')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file: only needed for its custom workload kinds')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format on stdout')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Report format on stderr')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No report on stderr (errors are still shown)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No report on stderr (errors are still shown)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinject;explain' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Explanation format on stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Explanation format on stdout')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinject;schema' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinject;completions' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinject;help' {
+            [CompletionResult]::new('inject', 'inject', [CompletionResultType]::ParameterValue, 'Inject sidecars into manifests (stdin, files or directories) and write the result')
+            [CompletionResult]::new('uninject', 'uninject', [CompletionResultType]::ParameterValue, 'Remove everything kinject injected (as its status annotation records it)')
+            [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kinject;help;inject' {
+            break
+        }
+        'kinject;help;uninject' {
+            break
+        }
+        'kinject;help;explain' {
+            break
+        }
+        'kinject;help;schema' {
+            break
+        }
+        'kinject;help;completions' {
+            break
+        }
+        'kinject;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

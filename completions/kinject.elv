@@ -1,0 +1,122 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[kinject] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'kinject'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'kinject'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand inject 'Inject sidecars into manifests (stdin, files or directories) and write the result'
+            cand uninject 'Remove everything kinject injected (as its status annotation records it)'
+            cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
+            cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kinject;inject'= {
+            cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand -c 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)'
+            cand --config 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)'
+            cand --set 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)'
+            cand -o 'Output format on stdout'
+            cand --output 'Output format on stdout'
+            cand --report 'Report format on stderr'
+            cand -R 'Accepted for kubectl compatibility: directories are always walked recursively'
+            cand --recursive 'Accepted for kubectl compatibility: directories are always walked recursively'
+            cand -q 'No report on stderr (errors are still shown)'
+            cand --quiet 'No report on stderr (errors are still shown)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinject;uninject'= {
+            cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand -c 'Configuration file: only needed for its custom workload kinds'
+            cand --config 'Configuration file: only needed for its custom workload kinds'
+            cand -o 'Output format on stdout'
+            cand --output 'Output format on stdout'
+            cand --report 'Report format on stderr'
+            cand -R 'Accepted for kubectl compatibility: directories are always walked recursively'
+            cand --recursive 'Accepted for kubectl compatibility: directories are always walked recursively'
+            cand -q 'No report on stderr (errors are still shown)'
+            cand --quiet 'No report on stderr (errors are still shown)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinject;explain'= {
+            cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand -c 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)'
+            cand --config 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)'
+            cand --set 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)'
+            cand -o 'Explanation format on stdout'
+            cand --output 'Explanation format on stdout'
+            cand -R 'Accepted for kubectl compatibility: directories are always walked recursively'
+            cand --recursive 'Accepted for kubectl compatibility: directories are always walked recursively'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinject;schema'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinject;completions'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinject;help'= {
+            cand inject 'Inject sidecars into manifests (stdin, files or directories) and write the result'
+            cand uninject 'Remove everything kinject injected (as its status annotation records it)'
+            cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
+            cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kinject;help;inject'= {
+        }
+        &'kinject;help;uninject'= {
+        }
+        &'kinject;help;explain'= {
+        }
+        &'kinject;help;schema'= {
+        }
+        &'kinject;help;completions'= {
+        }
+        &'kinject;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,78 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kinject_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_kinject_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kinject_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kinject_using_subcommand
+    set -l cmd (__fish_kinject_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kinject -n "__fish_kinject_needs_command" -s h -l help -d 'Print help'
+complete -c kinject -n "__fish_kinject_needs_command" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_needs_command" -f -a "inject" -d 'Inject sidecars into manifests (stdin, files or directories) and write the result'
+complete -c kinject -n "__fish_kinject_needs_command" -f -a "uninject" -d 'Remove everything kinject injected (as its status annotation records it)'
+complete -c kinject -n "__fish_kinject_needs_command" -f -a "explain" -d 'Say, for every object, which rules match, which do not and why, and what would be injected'
+complete -c kinject -n "__fish_kinject_needs_command" -f -a "schema" -d 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+complete -c kinject -n "__fish_kinject_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c kinject -n "__fish_kinject_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s c -l config -d 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
+json\t'One JSON document per input document'
+patch\t'Per object: identity, source, and RFC 6902 operations'"
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file: only needed for its custom workload kinds' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
+json\t'One JSON document per input document'
+patch\t'Per object: identity, source, and RFC 6902 operations'"
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format on stderr' -r -f -a "text\t''
+json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s c -l config -d 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l output -d 'Explanation format on stdout' -r -f -a "text\t''
+json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c kinject -n "__fish_kinject_using_subcommand schema" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c kinject -n "__fish_kinject_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain schema completions help" -f -a "inject" -d 'Inject sidecars into manifests (stdin, files or directories) and write the result'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain schema completions help" -f -a "uninject" -d 'Remove everything kinject injected (as its status annotation records it)'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain schema completions help" -f -a "explain" -d 'Say, for every object, which rules match, which do not and why, and what would be injected'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain schema completions help" -f -a "schema" -d 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain schema completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,190 @@
+//! Files generated from the code — shell completions, the configuration's JSON Schema and its
+//! field reference — are checked in, and must match what the code generates today.
+//! Regenerate with `KINJECT_BLESS=1 cargo test --test generated`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+fn kinject(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn check(path: &str, actual: &str) -> Option<String> {
+    let path = root().join(path);
+    if std::env::var_os("KINJECT_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, actual).expect("write");
+        return None;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    (expected != actual).then(|| {
+        format!(
+            "{} is out of date: run KINJECT_BLESS=1 cargo test --test generated",
+            path.display()
+        )
+    })
+}
+
+#[test]
+fn completions_are_current() {
+    let stale: Vec<String> = [
+        ("bash", "completions/kinject.bash"),
+        ("zsh", "completions/_kinject"),
+        ("fish", "completions/kinject.fish"),
+        ("powershell", "completions/_kinject.ps1"),
+        ("elvish", "completions/kinject.elv"),
+    ]
+    .iter()
+    .filter_map(|(shell, path)| check(path, &kinject(&["completions", shell])))
+    .collect();
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+}
+
+#[test]
+fn schema_is_current() {
+    let schema = kinject(&["schema"]);
+    let parsed: Value = serde_json::from_str(&schema).expect("schema is JSON");
+    assert_eq!(parsed["$defs"]["Sidecar"]["additionalProperties"], false);
+    let stale = check("docs/config.schema.json", &schema);
+    assert!(stale.is_none(), "{}", stale.unwrap_or_default());
+}
+
+/// The field reference of docs/config-reference.md, from the schema's descriptions.
+fn reference(schema: &Value) -> String {
+    let defs = &schema["$defs"];
+    let mut out = String::from(
+        "# Configuration reference\n\n\
+         Generated from the configuration types (`kinject schema` prints the same as JSON Schema);\n\
+         do not edit by hand. The guide is [config.md](config.md).\n",
+    );
+    let sections: [(&str, &Value); 7] = [
+        ("InjectionConfig (the file)", schema),
+        ("Sidecar", &defs["Sidecar"]),
+        ("Rule", &defs["Rule"]),
+        ("Match", &defs["Match"]),
+        ("Defaults", &defs["Defaults"]),
+        ("CustomKind", &defs["CustomKind"]),
+        ("Enumerations", &Value::Null),
+    ];
+    for (title, def) in sections {
+        out.push_str(&format!("\n## {title}\n\n"));
+        if def.is_null() {
+            for name in ["Position", "ServiceAccountPolicy", "JobPolicy"] {
+                let values: Vec<String> = enum_values(&defs[name])
+                    .iter()
+                    .map(|v| format!("`{v}`"))
+                    .collect();
+                out.push_str(&format!("- **{name}**: {}\n", values.join(", ")));
+            }
+            continue;
+        }
+        if let Some(d) = def.get("description").and_then(Value::as_str) {
+            out.push_str(&format!("{}\n\n", d.replace('\n', " ")));
+        }
+        out.push_str("| field | type | required | description |\n|---|---|---|---|\n");
+        let required: Vec<&str> = def["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, prop) in def["properties"].as_object().expect("properties") {
+            let description = prop
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .replace('\n', " ")
+                .replace('|', "\\|");
+            out.push_str(&format!(
+                "| `{name}` | {} | {} | {description} |\n",
+                type_of(prop),
+                if required.contains(&name.as_str()) {
+                    "yes"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    out
+}
+
+fn enum_values(def: &Value) -> Vec<String> {
+    if let Some(e) = def["enum"].as_array() {
+        return e
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+    }
+    def["oneOf"]
+        .as_array()
+        .map(|o| {
+            o.iter()
+                .filter_map(|v| v["const"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn type_of(prop: &Value) -> String {
+    if let Some(r) = prop["$ref"].as_str() {
+        return link(r);
+    }
+    if let Some(any) = prop["anyOf"].as_array() {
+        let parts: Vec<String> = any
+            .iter()
+            .filter(|p| p["type"] != "null")
+            .map(type_of)
+            .collect();
+        return parts.join(" or ");
+    }
+    match prop["type"].as_str() {
+        Some("array") => format!("list of {}", type_of(&prop["items"])),
+        Some("object") => match prop.get("additionalProperties") {
+            Some(Value::Object(v)) => format!("map of {}", type_of(&Value::Object(v.clone()))),
+            _ => "mapping".to_owned(),
+        },
+        Some(t) => t.to_owned(),
+        None => match prop["type"].as_array() {
+            Some(ts) => ts
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| *t != "null")
+                .collect::<Vec<_>>()
+                .join(" or "),
+            None => "any".to_owned(),
+        },
+    }
+}
+
+fn link(reference: &str) -> String {
+    let name = reference.rsplit('/').next().unwrap_or(reference);
+    match name.strip_prefix("io.k8s.api.core.v1.") {
+        Some(k8s) => {
+            format!("[{k8s}](https://kubernetes.io/docs/reference/kubernetes-api/) (Kubernetes)")
+        }
+        None if name.starts_with("io.k8s.") => name.rsplit('.').next().unwrap_or(name).to_owned(),
+        None => format!("[{name}](#{})", name.to_lowercase()),
+    }
+}
+
+#[test]
+fn config_reference_is_current() {
+    let schema: Value = serde_json::from_str(&kinject(&["schema"])).expect("schema");
+    let stale = check("docs/config-reference.md", &reference(&schema));
+    assert!(stale.is_none(), "{}", stale.unwrap_or_default());
+}
