@@ -12,6 +12,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+mod common;
+use common::objects;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
 }
@@ -76,22 +79,6 @@ fn text_of(path: &Path) -> String {
     let input =
         kinject::read::from_bytes(kinject::read::Source::stdin(), &bytes).expect("decodable");
     input.text.to_string()
-}
-
-fn objects(text: &str) -> Vec<Value> {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
-        .expect("readable");
-    input
-        .documents
-        .iter()
-        .filter_map(|d| d.parsed.as_ref().ok())
-        .flat_map(|p| {
-            kinject::read::objects(&p.value)
-                .into_iter()
-                .map(|(_, v)| v.clone())
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 fn has_probe(object: &Value, pointer: &str) -> bool {

@@ -18,6 +18,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+use common::objects;
+
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_kinject")
 }
@@ -117,23 +120,6 @@ fn expectation(dir: &Path) -> Option<PathBuf> {
         }
         _ => None,
     }
-}
-
-/// Objects of a YAML stream as kinject reads them.
-fn objects(text: &str) -> Vec<Value> {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
-        .expect("readable");
-    input
-        .documents
-        .iter()
-        .filter_map(|d| d.parsed.as_ref().ok())
-        .flat_map(|p| {
-            kinject::read::objects(&p.value)
-                .into_iter()
-                .map(|(_, v)| v.clone())
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 fn check_case(dir: &Path) -> Vec<String> {

@@ -5,6 +5,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+use common::objects;
+
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
 }
@@ -13,23 +16,6 @@ fn case(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/cases")
         .join(name)
-}
-
-/// Objects of a YAML stream, keyed by kind/name.
-fn objects(text: &str) -> Vec<Value> {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
-        .expect("readable");
-    input
-        .documents
-        .iter()
-        .filter_map(|d| d.parsed.as_ref().ok())
-        .flat_map(|p| {
-            kinject::read::objects(&p.value)
-                .into_iter()
-                .map(|(_, v)| v.clone())
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 fn find<'a>(objects: &'a [Value], kind: &str, name: &str) -> &'a Value {

@@ -107,6 +107,14 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// Remembers the value of an anchored node for its aliases.
+    fn anchored(&mut self, anchor: usize, node: Node, value: Value) -> (Node, Value) {
+        if anchor != 0 {
+            self.anchors.insert(anchor, value.clone());
+        }
+        (node, value)
+    }
+
     fn node(&mut self) -> Result<(Node, Value), ParseError> {
         let (ev, span) = self.next()?;
         let start = self.offset(&span.start);
@@ -181,16 +189,13 @@ impl<'a> Builder<'a> {
                     (dash.min(start), items.last().map_or(end, |n| n.end))
                 };
                 let value = Value::Array(values);
-                if anchor != 0 {
-                    self.anchors.insert(anchor, value.clone());
-                }
                 let node = Node {
                     start,
                     end,
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Seq { flow, items },
                 };
-                Ok((node, value))
+                Ok(self.anchored(anchor, node, value))
             }
             Event::MappingStart(style, anchor, tag) => {
                 let flow = style == StructureStyle::Flow;
@@ -246,16 +251,13 @@ impl<'a> Builder<'a> {
                     entries.last().map_or(end, |e| e.value.end.max(e.key_start))
                 };
                 let value = Value::Object(map);
-                if anchor != 0 {
-                    self.anchors.insert(anchor, value.clone());
-                }
                 let node = Node {
                     start,
                     end,
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Map { flow, entries },
                 };
-                Ok((node, value))
+                Ok(self.anchored(anchor, node, value))
             }
             other => Err(ParseError {
                 offset: start,
