@@ -7,7 +7,7 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
 use crate::read::line_col;
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{location}: {message}")]
 pub struct Located {
     /// Stable code (`kinject::config::unknown_field`): API, never renamed.

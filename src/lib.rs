@@ -12,4 +12,5 @@ pub mod render;
 pub mod report;
 pub mod select;
 pub mod template;
+pub mod write;
 pub mod yaml;

@@ -8,7 +8,7 @@ use crate::pipeline::{self, Identity, sidecar_names};
 use crate::select::RuleVerdict;
 
 use super::output::{diagnostics, each_input, stdout, take_errors};
-use super::{EXIT_ERROR, ExplainArgs, ReportFormat};
+use super::{EXIT_ERROR, ExplainArgs, ReportFormat, eprint};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,7 +29,14 @@ struct Explanation {
 }
 
 pub(crate) fn run(args: &ExplainArgs) -> u8 {
-    let paths: Vec<&std::path::Path> = args.config.configs.iter().map(|p| p.as_path()).collect();
+    let paths = match args.config.paths() {
+        Ok(p) => p,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return EXIT_ERROR;
+        }
+    };
+    let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
     let config = match config::load(&paths, &args.config.sets) {
         Ok(c) => c,
         Err(errors) => {

@@ -6,15 +6,23 @@ use crate::pipeline::{self, FileResult};
 use crate::render;
 use crate::report;
 
-use super::output::{diagnostics, each_input, stdout, take_errors};
+use super::output::{diagnostics, each_input, stdout};
 use super::{
-    EXIT_ERROR, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs, eprint,
+    EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
+    eprint,
 };
 
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
-    let paths: Vec<&std::path::Path> = args.config.configs.iter().map(|p| p.as_path()).collect();
+    let paths = match args.config.paths() {
+        Ok(p) => p,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return EXIT_ERROR;
+        }
+    };
+    let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
     match config::load(&paths, &args.config.sets) {
-        Ok(config) => run(&config, Mode::Inject, &args.input, &args.output),
+        Ok(config) => run(&config, Mode::Inject, &args.input, &args.output, &args.edit),
         Err(errors) => {
             diagnostics(errors);
             EXIT_ERROR
@@ -30,7 +38,13 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
         config::load(&paths, &[])
     };
     match config {
-        Ok(config) => run(&config, Mode::Uninject, &args.input, &args.output),
+        Ok(config) => run(
+            &config,
+            Mode::Uninject,
+            &args.input,
+            &args.output,
+            &args.edit,
+        ),
         Err(errors) => {
             diagnostics(errors);
             EXIT_ERROR
@@ -38,41 +52,57 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     }
 }
 
-fn run(config: &Config, mode: Mode, input: &InputArgs, output: &OutputArgs) -> u8 {
+fn run(config: &Config, mode: Mode, input: &InputArgs, output: &OutputArgs, edit: &EditArgs) -> u8 {
     let settings = Settings {
         config,
         namespace: input.namespace.clone(),
         mode,
     };
-    let (mut files, input_errors) = each_input(input, |i| pipeline::process(i, &settings));
-    let object_errors = take_errors(&mut files);
-    let mut failed = !input_errors.is_empty() || !object_errors.is_empty();
+    if edit.any() && output.output != Format::Yaml {
+        eprint(
+            "error: --in-place, --check and --diff work on YAML output, not -o json or -o patch\n",
+        );
+        return EXIT_ERROR;
+    }
+    let (files, input_errors) = each_input(input, |i| pipeline::process(i, &settings));
+    let mut failed = !input_errors.is_empty() || files.iter().any(|f| !f.errors.is_empty());
     diagnostics(input_errors);
-    diagnostics(object_errors);
+    for f in &files {
+        diagnostics(f.errors.clone());
+    }
+    if edit.any() {
+        report(&files, output, &[]);
+        return super::edit::run(&files, edit, failed, output.quiet);
+    }
     let (text, notes, render_errors) = render_all(&files, output.output);
     failed |= !render_errors.is_empty();
     for e in &render_errors {
         eprint(&format!("error: {e}\n"));
     }
-    if !output.quiet {
-        let entries = report::entries(&files);
-        match output.report {
-            ReportFormat::Text => eprint(&report::text(&entries)),
-            ReportFormat::Json => eprint(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&entries).unwrap_or_default()
-            )),
-        }
-        for w in files.iter().flat_map(|f| &f.warnings).chain(&notes) {
-            eprint(&format!("warning: {w}\n"));
-        }
-    }
+    report(&files, output, &notes);
     if failed {
         // Nothing on stdout: a partial stream piped into `kubectl apply` would be worse.
         eprint("error: nothing was written because of the errors above\n");
         return EXIT_ERROR;
     }
     stdout(&text)
+}
+
+fn report(files: &[FileResult], output: &OutputArgs, notes: &[String]) {
+    if output.quiet {
+        return;
+    }
+    let entries = report::entries(files);
+    match output.report {
+        ReportFormat::Text => eprint(&report::text(&entries)),
+        ReportFormat::Json => eprint(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&entries).unwrap_or_default()
+        )),
+    }
+    for w in files.iter().flat_map(|f| &f.warnings).chain(notes) {
+        eprint(&format!("warning: {w}\n"));
+    }
 }
 
 /// Renders every file in `format`: (text, notes, errors).

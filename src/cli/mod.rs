@@ -1,6 +1,7 @@
 //! The command line: flags declared once with their help, one file per subcommand, and the
 //! one place that decides what the user sees and the exit code.
 
+mod edit;
 mod explain;
 mod inject;
 mod output;
@@ -61,6 +62,34 @@ pub struct InputArgs {
     pub namespace: Option<String>,
 }
 
+/// File names looked for when no `-c` is given.
+pub(crate) const DEFAULT_CONFIGS: [&str; 2] = [".kinject.yaml", "kinject.yaml"];
+
+impl ConfigArgs {
+    /// The configuration files: those given, or the nearest default one.
+    pub(crate) fn paths(&self) -> Result<Vec<PathBuf>, String> {
+        if !self.configs.is_empty() {
+            return Ok(self.configs.clone());
+        }
+        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+        for dir in cwd.ancestors() {
+            for name in DEFAULT_CONFIGS {
+                let candidate = dir.join(name);
+                if candidate.is_file() {
+                    return Ok(vec![candidate]);
+                }
+            }
+            if dir.join(".git").exists() {
+                break;
+            }
+        }
+        Err(format!(
+            "no configuration: pass -c FILE, or add {} here or in a directory above",
+            DEFAULT_CONFIGS.join(" or ")
+        ))
+    }
+}
+
 impl InputArgs {
     fn all_paths(&self) -> Vec<PathBuf> {
         self.paths.iter().chain(&self.filenames).cloned().collect()
@@ -71,8 +100,9 @@ impl InputArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ConfigArgs {
     /// Configuration file (repeatable; later files add sidecars and rules, and override values
-    /// and defaults).
-    #[arg(short = 'c', long = "config", value_name = "FILE", required = true)]
+    /// and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory
+    /// or above (up to the repository root).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
     /// Override a template value: `--set image.tag=1.2` (the value is read as YAML).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -91,6 +121,28 @@ pub struct OutputArgs {
     /// No report on stderr (errors are still shown).
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// Rewriting files instead of printing them: the pre-commit workflow.
+#[derive(Debug, Clone, Default, Args)]
+pub struct EditArgs {
+    /// Rewrite the files in place (atomically; files that would not change are not touched).
+    /// Exits 1 when a file changed, as pre-commit expects from a fixer.
+    #[arg(short = 'i', long)]
+    pub in_place: bool,
+    /// Write nothing; print the paths of the files that would change and exit 1 if any would.
+    #[arg(long)]
+    pub check: bool,
+    /// Print a unified diff of what would change (coloured on a terminal); exit 1 if anything
+    /// would change. With --in-place, the diff of what was changed.
+    #[arg(long)]
+    pub diff: bool,
+}
+
+impl EditArgs {
+    fn any(&self) -> bool {
+        self.in_place || self.check || self.diff
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -117,6 +169,8 @@ pub struct InjectArgs {
     pub config: ConfigArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub edit: EditArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -128,6 +182,8 @@ pub struct UninjectArgs {
     pub configs: Vec<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub edit: EditArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -141,7 +197,8 @@ pub struct ExplainArgs {
     pub output: ReportFormat,
 }
 
-/// Exit codes: 0 success, 1 changes found where none were wanted, 2 error.
+/// Exit codes: 0 success, 1 files changed (or would), 2 error.
+pub(crate) const EXIT_CHANGED: u8 = 1;
 pub(crate) const EXIT_ERROR: u8 = 2;
 
 /// Runs the command line and returns the process exit code.

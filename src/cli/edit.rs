@@ -1,0 +1,125 @@
+//! `--in-place`, `--check` and `--diff`: compare each file's new text with the old, show or
+//! write the difference. A file with an error is never written; the others still are.
+
+use std::io::IsTerminal;
+
+use crate::pipeline::FileResult;
+use crate::render;
+use crate::write::{atomic_write, encode};
+
+use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, eprint, output};
+
+/// Handles every file; `failed` says whether errors were already reported. Returns the exit
+/// code.
+pub(crate) fn run(files: &[FileResult], args: &EditArgs, mut failed: bool, quiet: bool) -> u8 {
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut out = String::new();
+    let (mut changed, mut unchanged) = (0usize, 0usize);
+    for f in files {
+        let name = &f.input.source.name;
+        if !f.errors.is_empty() {
+            continue;
+        }
+        let Some(path) = &f.input.source.path else {
+            if args.in_place {
+                eprint("error: --in-place needs files, not standard input\n");
+                failed = true;
+                continue;
+            }
+            // --check / --diff of stdin compare against it like a file.
+            if let Some(code) =
+                compare(f, name, args, color, &mut out, &mut changed, &mut unchanged)
+            {
+                failed |= code == EXIT_ERROR;
+            }
+            continue;
+        };
+        match compare(f, name, args, color, &mut out, &mut changed, &mut unchanged) {
+            Some(EXIT_ERROR) => failed = true,
+            Some(_) if args.in_place => {
+                let text = render::yaml::render(f).map(|y| y.text).unwrap_or_default();
+                if let Err(e) = atomic_write(path, &encode(&text, f.input.encoding)) {
+                    eprint(&format!(
+                        "error: {name}: cannot write: {e} (the file is unchanged)\n"
+                    ));
+                    failed = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !quiet {
+        let verb = if args.in_place {
+            "changed"
+        } else {
+            "would change"
+        };
+        eprint(&format!(
+            "{changed} file(s) {verb}, {unchanged} unchanged\n"
+        ));
+    }
+    let code = output::stdout(&out);
+    if failed || code != 0 {
+        EXIT_ERROR
+    } else if changed > 0 {
+        EXIT_CHANGED
+    } else {
+        0
+    }
+}
+
+/// Renders `f` and records whether it changes: `None` unchanged, `Some(EXIT_CHANGED)` changed,
+/// `Some(EXIT_ERROR)` when it cannot be rendered.
+fn compare(
+    f: &FileResult,
+    name: &str,
+    args: &EditArgs,
+    color: bool,
+    out: &mut String,
+    changed: &mut usize,
+    unchanged: &mut usize,
+) -> Option<u8> {
+    let new = match render::yaml::render(f) {
+        Ok(y) => y.text,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return Some(EXIT_ERROR);
+        }
+    };
+    if *new == *f.input.text {
+        *unchanged += 1;
+        return None;
+    }
+    *changed += 1;
+    if args.diff {
+        out.push_str(&unified_diff(&f.input.text, &new, name, color));
+    } else if args.check {
+        out.push_str(name);
+        out.push('\n');
+    }
+    Some(EXIT_CHANGED)
+}
+
+/// `git diff`-style unified diff of one file.
+pub(crate) fn unified_diff(old: &str, new: &str, name: &str, color: bool) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string();
+    if !color {
+        return text;
+    }
+    text.lines()
+        .map(|l| {
+            let code = match l.as_bytes().first() {
+                Some(b'+') if !l.starts_with("+++") => "32",
+                Some(b'-') if !l.starts_with("---") => "31",
+                Some(b'@') => "36",
+                _ => return format!("{l}\n"),
+            };
+            format!("\x1b[{code}m{l}\x1b[0m\n")
+        })
+        .collect()
+}

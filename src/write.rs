@@ -1,0 +1,124 @@
+//! Rewriting files in place, atomically: the new bytes go to a temporary file in the same
+//! directory, are flushed to disk, take the original's permissions, and replace it by rename.
+//! A crash at any moment leaves either the old file or the new one, never a mix.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::read::Encoding;
+
+/// Writes `bytes` to `path` atomically. A symlink is followed: its target is replaced, the
+/// link stays.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let target = fs::canonicalize(path)?;
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let permissions = fs::metadata(&target)?.permissions();
+    let (tmp_path, mut file) = temp_file(dir, &name)?;
+    let result = (|| {
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::set_permissions(&tmp_path, permissions)?;
+        drop(file);
+        fs::rename(&tmp_path, &target)?;
+        // The rename itself is durable once the directory is.
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp_path);
+    }
+    result
+}
+
+/// A new file `.<name>.kinject-<pid>-<n>` in `dir`, created exclusively.
+fn temp_file(dir: &Path, name: &str) -> io::Result<(PathBuf, fs::File)> {
+    let pid = std::process::id();
+    for n in 0..1000 {
+        let p = dir.join(format!(".{name}.kinject-{pid}-{n}"));
+        match fs::OpenOptions::new().write(true).create_new(true).open(&p) {
+            Ok(f) => return Ok((p, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("no free temporary file name"))
+}
+
+/// The bytes of `text` in the encoding the input came in.
+pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
+    match encoding {
+        Encoding::Utf8 | Encoding::Utf8Bom => text.as_bytes().to_vec(),
+        Encoding::Utf16Le => std::iter::once(0xFEFF_u16)
+            .chain(text.encode_utf16())
+            .flat_map(u16::to_le_bytes)
+            .collect(),
+        Encoding::Utf16Be => std::iter::once(0xFEFF_u16)
+            .chain(text.encode_utf16())
+            .flat_map(u16::to_be_bytes)
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_keeps_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.yaml");
+        fs::write(&p, "old\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
+        }
+        atomic_write(&p, b"new\n").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+                0o640
+            );
+        }
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn follows_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.yaml");
+        let link = dir.path().join("link.yaml");
+        fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        atomic_write(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    #[test]
+    fn utf16_round_trip() {
+        let bytes = encode("a: 1\n", Encoding::Utf16Le);
+        let input = crate::read::from_bytes(crate::read::Source::stdin(), &bytes).unwrap();
+        assert_eq!(&*input.text, "a: 1\n");
+    }
+}
