@@ -3,7 +3,7 @@
 //! With a configuration that matches nothing, output is the input byte for byte. With one that
 //! injects into every workload (default skips off): exit 0 (or a clean diagnostic for files
 //! that are not valid YAML, and never a panic), every workload gets the sidecar, every other
-//! object is unchanged, injecting again changes nothing, `uninject` gives the input back byte
+//! object is unchanged, the diff adds lines and removes none, injecting again changes nothing, `uninject` gives the input back byte
 //! for byte, and the output passes `kubernetes-validate` wherever the input did.
 
 use std::collections::HashMap;
@@ -178,6 +178,9 @@ fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
                 }
             }
         }
+        if let Some(line) = removed_line(&input, &output) {
+            failures.push(format!("{name}: the diff input→output removes or changes a line: {line:?}"));
+        }
         let again = kinject(&["inject", "-q", "-c", &all, "-"], Some(output.as_bytes()));
         if again.stdout != output.as_bytes() {
             failures.push(format!("{name}: injecting the output again changed it"));
@@ -197,6 +200,18 @@ fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
         });
     }
     done
+}
+
+/// The first line the unified diff input→output removes, if any. The one allowed exception
+/// here: a file without a final line break whose last line gets content after it (the line
+/// gains a break; docs/fidelity.md lists all exceptions, each with a golden case).
+fn removed_line(input: &str, output: &str) -> Option<String> {
+    let terminate = |s: &str| if s.is_empty() || s.ends_with('\n') { s.to_owned() } else { format!("{s}\n") };
+    let (input, output) = (terminate(input), terminate(output));
+    let diff = similar::TextDiff::from_lines(&input, &output);
+    diff.iter_all_changes()
+        .find(|c| c.tag() == similar::ChangeTag::Delete)
+        .map(|c| c.value().to_owned())
 }
 
 /// The corpus run, shared by the tests of this file (they run in parallel threads).
