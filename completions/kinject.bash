@@ -235,7 +235,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -n -c -o -q -h -V --filename --recursive --namespace --config --set --output --report --quiet --help --version"
+            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --config --set --output --report --quiet --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -303,7 +303,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -n -c -o -q -h -V --filename --recursive --namespace --config --output --report --quiet --help --version"
+            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --config --output --report --quiet --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -34,7 +34,7 @@ complete -c kinject -n "__fish_kinject_needs_command" -f -a "completions" -d 'Pr
 complete -c kinject -n "__fish_kinject_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand inject" -s c -l config -d 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s c -l config -d 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository root)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
@@ -43,6 +43,9 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Re
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s i -l in-place -d 'Rewrite the files in place (atomically; files that would not change are not touched). Exits 1 when a file changed, as pre-commit expects from a fixer'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l check -d 'Write nothing; print the paths of the files that would change and exit 1 if any would'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l diff -d 'Print a unified diff of what would change (coloured on a terminal); exit 1 if anything would change. With --in-place, the diff of what was changed'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
@@ -55,11 +58,14 @@ complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d '
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s i -l in-place -d 'Rewrite the files in place (atomically; files that would not change are not touched). Exits 1 when a file changed, as pre-commit expects from a fixer'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l check -d 'Write nothing; print the paths of the files that would change and exit 1 if any would'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l diff -d 'Print a unified diff of what would change (coloured on a terminal); exit 1 if anything would change. With --in-place, the diff of what was changed'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand explain" -s c -l config -d 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s c -l config -d 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository root)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l output -d 'Explanation format on stdout' -r -f -a "text\t''
 json\t''"

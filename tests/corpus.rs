@@ -179,7 +179,9 @@ fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
             }
         }
         if let Some(line) = removed_line(&input, &output) {
-            failures.push(format!("{name}: the diff input→output removes or changes a line: {line:?}"));
+            failures.push(format!(
+                "{name}: the diff input→output removes or changes a line: {line:?}"
+            ));
         }
         let again = kinject(&["inject", "-q", "-c", &all, "-"], Some(output.as_bytes()));
         if again.stdout != output.as_bytes() {
@@ -206,7 +208,13 @@ fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
 /// here: a file without a final line break whose last line gets content after it (the line
 /// gains a break; docs/fidelity.md lists all exceptions, each with a golden case).
 fn removed_line(input: &str, output: &str) -> Option<String> {
-    let terminate = |s: &str| if s.is_empty() || s.ends_with('\n') { s.to_owned() } else { format!("{s}\n") };
+    let terminate = |s: &str| {
+        if s.is_empty() || s.ends_with('\n') {
+            s.to_owned()
+        } else {
+            format!("{s}\n")
+        }
+    };
     let (input, output) = (terminate(input), terminate(output));
     let diff = similar::TextDiff::from_lines(&input, &output);
     diff.iter_all_changes()

@@ -7,7 +7,9 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 fn case(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/cases")
+        .join(name)
 }
 
 fn kinject(dir: &Path, args: &[&str]) -> Output {
@@ -28,7 +30,11 @@ fn workspace() -> (tempfile::TempDir, String, String) {
     let expected = std::fs::read_to_string(src.join("expected.yaml")).expect("expected");
     std::fs::create_dir(dir.path().join("k8s")).expect("mkdir");
     std::fs::write(dir.path().join("k8s/app.yaml"), &input).expect("write");
-    std::fs::write(dir.path().join("k8s/svc.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: x}\n").expect("write");
+    std::fs::write(
+        dir.path().join("k8s/svc.yaml"),
+        "apiVersion: v1\nkind: Service\nmetadata: {name: x}\n",
+    )
+    .expect("write");
     (dir, input, expected)
 }
 
@@ -49,20 +55,46 @@ fn rewrites_only_changed_files_and_keeps_permissions() {
         std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o640)).expect("chmod");
     }
     let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
-    std::fs::File::options().write(true).open(&svc).expect("open").set_modified(old).expect("mtime");
+    std::fs::File::options()
+        .write(true)
+        .open(&svc)
+        .expect("open")
+        .set_modified(old)
+        .expect("mtime");
 
     let out = kinject(dir.path(), &["inject", "--in-place", "k8s"]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
     assert_eq!(std::fs::read_to_string(&app).expect("app"), expected);
-    assert_eq!(std::fs::metadata(&svc).expect("svc").modified().expect("mtime"), old, "an untouched file was rewritten");
+    assert_eq!(
+        std::fs::metadata(&svc)
+            .expect("svc")
+            .modified()
+            .expect("mtime"),
+        old,
+        "an untouched file was rewritten"
+    );
     #[cfg(unix)]
     assert_eq!(mode(&app), 0o640);
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("k8s")).expect("dir").filter_map(Result::ok).map(|e| e.file_name()).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("k8s"))
+        .expect("dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(leftovers.len(), 2, "{leftovers:?}");
 
     let again = kinject(dir.path(), &["inject", "--in-place", "k8s"]);
-    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
 }
 
 #[test]
@@ -74,10 +106,22 @@ fn check_and_diff_write_nothing() {
     let diff = kinject(dir.path(), &["inject", "--diff", "k8s"]);
     assert_eq!(diff.status.code(), Some(1));
     let text = String::from_utf8_lossy(&diff.stdout);
-    assert!(text.starts_with("--- a/k8s/app.yaml\n+++ b/k8s/app.yaml\n"), "{text}");
-    assert!(text.contains("\n+                -   name: log-shipper\n"), "{text}");
-    assert!(!text.contains('\u{1b}'), "no colours when stdout is not a terminal");
-    assert_eq!(std::fs::read_to_string(dir.path().join("k8s/app.yaml")).expect("app"), input);
+    assert!(
+        text.starts_with("--- a/k8s/app.yaml\n+++ b/k8s/app.yaml\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n+                -   name: log-shipper\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\u{1b}'),
+        "no colours when stdout is not a terminal"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("k8s/app.yaml")).expect("app"),
+        input
+    );
 }
 
 #[test]
@@ -89,8 +133,14 @@ fn an_error_in_one_file_leaves_it_intact_and_the_others_are_written() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("k8s/broken.yaml:5:"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(dir.path().join("k8s/broken.yaml")).expect("broken"), broken);
-    assert_eq!(std::fs::read_to_string(dir.path().join("k8s/app.yaml")).expect("app"), expected);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("k8s/broken.yaml")).expect("broken"),
+        broken
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("k8s/app.yaml")).expect("app"),
+        expected
+    );
 }
 
 #[test]
@@ -131,7 +181,10 @@ fn killed_midway_leaves_every_file_whole() {
         let _ = child.kill();
         let _ = child.wait();
         let (mut old, mut new) = (0, 0);
-        for e in std::fs::read_dir(&many).expect("dir").filter_map(Result::ok) {
+        for e in std::fs::read_dir(&many)
+            .expect("dir")
+            .filter_map(Result::ok)
+        {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {
                 // A temporary file the killed run had not renamed yet: never the real file.
@@ -152,5 +205,29 @@ fn killed_midway_leaves_every_file_whole() {
             mixed_runs += 1;
         }
     }
-    assert!(mixed_runs > 0, "no kill landed while files were being written ({total:?} per run)");
+    assert!(
+        mixed_runs > 0,
+        "no kill landed while files were being written ({total:?} per run)"
+    );
+}
+
+#[test]
+fn utf16_files_stay_utf16() {
+    let (dir, input, expected) = workspace();
+    let utf16 = |s: &str| -> Vec<u8> {
+        [0xFF, 0xFE]
+            .into_iter()
+            .chain(s.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect()
+    };
+    let path = dir.path().join("k8s/app.yaml");
+    std::fs::write(&path, utf16(&input)).expect("write");
+    let out = kinject(dir.path(), &["inject", "-q", "-i", "k8s"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&path).expect("read"), utf16(&expected));
 }

@@ -23,7 +23,12 @@ fn pre_commit() -> PathBuf {
 
 fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
-        .args(["-c", "user.name=kinject", "-c", "user.email=kinject@example.com"])
+        .args([
+            "-c",
+            "user.name=kinject",
+            "-c",
+            "user.email=kinject@example.com",
+        ])
         .args(args)
         .current_dir(dir)
         .status()
@@ -38,11 +43,19 @@ fn hook_injects_then_passes() {
     let dir = repo.path();
     git(dir, &["init", "-q"]);
     let cases = root().join("testdata/cases");
-    std::fs::copy(cases.join("kind-list/config.yaml"), dir.join(".kinject.yaml")).expect("config");
+    std::fs::copy(
+        cases.join("kind-list/config.yaml"),
+        dir.join(".kinject.yaml"),
+    )
+    .expect("config");
     std::fs::create_dir(dir.join("k8s")).expect("mkdir");
     let manifest = std::fs::read_to_string(cases.join("kms-plugin/input.yaml")).expect("input");
     std::fs::write(dir.join("k8s/checkout.yaml"), &manifest).expect("write");
-    std::fs::write(dir.join("k8s/service.yaml"), "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n").expect("write");
+    std::fs::write(
+        dir.join("k8s/service.yaml"),
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n",
+    )
+    .expect("write");
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", "manifests"]);
 
@@ -51,7 +64,12 @@ fn hook_injects_then_passes() {
     // under target/ keeps later runs fast.
     let run = || {
         Command::new(pre_commit())
-            .args(["try-repo", root().to_str().expect("path"), "kinject", "--all-files"])
+            .args([
+                "try-repo",
+                root().to_str().expect("path"),
+                "kinject",
+                "--all-files",
+            ])
             .current_dir(dir)
             .env("PRE_COMMIT_HOME", home.path())
             .env("CARGO_TARGET_DIR", root().join("target/pre-commit"))
@@ -63,8 +81,13 @@ fn hook_injects_then_passes() {
             .expect("run pre-commit")
     };
     let first = run();
-    let log = String::from_utf8_lossy(&first.stdout).into_owned() + &String::from_utf8_lossy(&first.stderr);
-    assert_eq!(first.status.code(), Some(1), "first run should modify files and fail:\n{log}");
+    let log = String::from_utf8_lossy(&first.stdout).into_owned()
+        + &String::from_utf8_lossy(&first.stderr);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "first run should modify files and fail:\n{log}"
+    );
     assert!(log.contains("files were modified by this hook"), "{log}");
 
     let injected = std::fs::read_to_string(dir.join("k8s/checkout.yaml")).expect("read");
@@ -77,7 +100,15 @@ fn hook_injects_then_passes() {
     }
 
     let second = run();
-    let log = String::from_utf8_lossy(&second.stdout).into_owned() + &String::from_utf8_lossy(&second.stderr);
-    assert_eq!(second.status.code(), Some(0), "second run should pass:\n{log}");
-    assert_eq!(std::fs::read_to_string(dir.join("k8s/checkout.yaml")).expect("read"), injected);
+    let log = String::from_utf8_lossy(&second.stdout).into_owned()
+        + &String::from_utf8_lossy(&second.stderr);
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "second run should pass:\n{log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("k8s/checkout.yaml")).expect("read"),
+        injected
+    );
 }
