@@ -211,7 +211,7 @@ pub fn main() -> ExitCode {
                 .build(),
         )
     }));
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(plugin_args().unwrap_or_else(|| std::env::args_os().collect()));
     let code = match cli.command {
         Command::Inject(args) => inject::run_inject(&args),
         Command::Uninject(args) => inject::run_uninject(&args),
@@ -228,6 +228,29 @@ pub fn main() -> ExitCode {
         }
     };
     ExitCode::from(code)
+}
+
+/// The file name kustomize gives a legacy exec transformer plugin of kind `InjectionConfig`.
+pub const KUSTOMIZE_PLUGIN_NAME: &str = "InjectionConfig";
+
+/// Installed (or symlinked) as kustomize's plugin file `InjectionConfig`, kinject is run as
+/// `InjectionConfig <config file> [args…]` with the resources on stdin: that is
+/// `kinject inject -q -c <config file> [args…] -`.
+fn plugin_args() -> Option<Vec<std::ffi::OsString>> {
+    let mut args = std::env::args_os();
+    let argv0 = PathBuf::from(args.next()?);
+    if argv0.file_name()? != KUSTOMIZE_PLUGIN_NAME {
+        return None;
+    }
+    let config = args.next()?;
+    let mut out: Vec<std::ffi::OsString> = ["kinject", "inject", "-q", "-c"]
+        .iter()
+        .map(Into::into)
+        .collect();
+    out.push(config);
+    out.extend(args);
+    out.push("-".into());
+    Some(out)
 }
 
 /// Writes the completion script for `shell` (used to keep `completions/` in sync).
