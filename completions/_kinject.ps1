@@ -28,6 +28,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('inject', 'inject', [CompletionResultType]::ParameterValue, 'Inject sidecars into manifests (stdin, files or directories) and write the result')
             [CompletionResult]::new('uninject', 'uninject', [CompletionResultType]::ParameterValue, 'Remove everything kinject injected (as its status annotation records it)')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
+            [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -100,6 +101,17 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinject;krm' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinject;schema' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -118,6 +130,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('inject', 'inject', [CompletionResultType]::ParameterValue, 'Inject sidecars into manifests (stdin, files or directories) and write the result')
             [CompletionResult]::new('uninject', 'uninject', [CompletionResultType]::ParameterValue, 'Remove everything kinject injected (as its status annotation records it)')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
+            [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -130,6 +143,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;help;explain' {
+            break
+        }
+        'kinject;help;krm' {
             break
         }
         'kinject;help;schema' {

@@ -28,6 +28,9 @@ _kinject() {
             kinject,inject)
                 cmd="kinject__subcmd__inject"
                 ;;
+            kinject,krm)
+                cmd="kinject__subcmd__krm"
+                ;;
             kinject,schema)
                 cmd="kinject__subcmd__schema"
                 ;;
@@ -46,6 +49,9 @@ _kinject() {
             kinject__subcmd__help,inject)
                 cmd="kinject__subcmd__help__subcmd__inject"
                 ;;
+            kinject__subcmd__help,krm)
+                cmd="kinject__subcmd__help__subcmd__krm"
+                ;;
             kinject__subcmd__help,schema)
                 cmd="kinject__subcmd__help__subcmd__schema"
                 ;;
@@ -59,7 +65,7 @@ _kinject() {
 
     case "${cmd}" in
         kinject)
-            opts="-h -V --help --version inject uninject explain schema completions help"
+            opts="-h -V --help --version inject uninject explain krm schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -137,7 +143,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help)
-            opts="inject uninject explain schema completions help"
+            opts="inject uninject explain krm schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -193,6 +199,20 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help__subcmd__inject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__help__subcmd__krm)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -279,6 +299,36 @@ _kinject() {
                     ;;
                 --report)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__krm)
+            opts="-c -n -h -V --config --namespace --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

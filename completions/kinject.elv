@@ -25,6 +25,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand inject 'Inject sidecars into manifests (stdin, files or directories) and write the result'
             cand uninject 'Remove everything kinject injected (as its status annotation records it)'
             cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
+            cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -93,6 +94,16 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinject;krm'= {
+            cand -c 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)'
+            cand --config 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)'
+            cand -n 'Namespace of objects that do not name one'
+            cand --namespace 'Namespace of objects that do not name one'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinject;schema'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -109,6 +120,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand inject 'Inject sidecars into manifests (stdin, files or directories) and write the result'
             cand uninject 'Remove everything kinject injected (as its status annotation records it)'
             cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
+            cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -118,6 +130,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;help;uninject'= {
         }
         &'kinject;help;explain'= {
+        }
+        &'kinject;help;krm'= {
         }
         &'kinject;help;schema'= {
         }

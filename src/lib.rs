@@ -5,6 +5,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod inject;
 pub mod kinds;
+pub mod krm;
 pub mod patch;
 pub mod pipeline;
 pub mod read;

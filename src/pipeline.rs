@@ -62,6 +62,8 @@ impl Identity {
 pub struct ObjectError {
     pub code: &'static str,
     pub message: String,
+    /// JSON pointer, in the object, of what the error is about.
+    pub at: Option<String>,
 }
 
 /// One object's result.
@@ -155,6 +157,7 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
                 ObjectError {
                     code: e.code,
                     message: e.message,
+                    at: e.at,
                 }
             });
             let ops = match &outcome {

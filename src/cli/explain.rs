@@ -49,7 +49,8 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
         namespace: args.input.namespace.clone(),
         mode: Mode::Inject,
     };
-    let (mut files, input_errors) = each_input(&args.input, |i| pipeline::process(i, &settings));
+    let (mut files, input_errors) =
+        each_input(&args.input, None, |i| pipeline::process(i, &settings));
     let failed = !input_errors.is_empty();
     diagnostics(input_errors);
     let _ = take_errors(&mut files);

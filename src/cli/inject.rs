@@ -6,13 +6,37 @@ use crate::pipeline::{self, FileResult};
 use crate::render;
 use crate::report;
 
-use super::output::{diagnostics, each_input, stdout};
+use super::output::{diagnostics, each_input, read_stdin, stdout};
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
     eprint,
 };
 
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
+    // A ResourceList on standard input: kinject is a KRM function.
+    let stdin_only = args.input.all_paths().iter().all(|p| p.as_os_str() == "-");
+    let mut stdin = None;
+    if stdin_only && !args.edit.any() {
+        match read_stdin() {
+            Ok(bytes) => {
+                if let Ok(input) = crate::krm::input(&bytes)
+                    && crate::krm::is_resource_list(&input)
+                {
+                    return super::krm::run_input(
+                        input,
+                        &args.config.configs,
+                        &args.config.sets,
+                        args.input.namespace.clone(),
+                    );
+                }
+                stdin = Some(bytes);
+            }
+            Err(e) => {
+                eprint(&format!("error: cannot read <stdin>: {e}\n"));
+                return EXIT_ERROR;
+            }
+        }
+    }
     let paths = match args.config.paths() {
         Ok(p) => p,
         Err(e) => {
@@ -22,7 +46,14 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
     };
     let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
     match config::load(&paths, &args.config.sets) {
-        Ok(config) => run(&config, Mode::Inject, &args.input, &args.output, &args.edit),
+        Ok(config) => run(
+            &config,
+            Mode::Inject,
+            &args.input,
+            stdin,
+            &args.output,
+            &args.edit,
+        ),
         Err(errors) => {
             diagnostics(errors);
             EXIT_ERROR
@@ -42,6 +73,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
             &config,
             Mode::Uninject,
             &args.input,
+            None,
             &args.output,
             &args.edit,
         ),
@@ -52,7 +84,14 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     }
 }
 
-fn run(config: &Config, mode: Mode, input: &InputArgs, output: &OutputArgs, edit: &EditArgs) -> u8 {
+fn run(
+    config: &Config,
+    mode: Mode,
+    input: &InputArgs,
+    stdin: Option<Vec<u8>>,
+    output: &OutputArgs,
+    edit: &EditArgs,
+) -> u8 {
     let settings = Settings {
         config,
         namespace: input.namespace.clone(),
@@ -64,7 +103,7 @@ fn run(config: &Config, mode: Mode, input: &InputArgs, output: &OutputArgs, edit
         );
         return EXIT_ERROR;
     }
-    let (files, input_errors) = each_input(input, |i| pipeline::process(i, &settings));
+    let (files, input_errors) = each_input(input, stdin, |i| pipeline::process(i, &settings));
     let mut failed = !input_errors.is_empty() || files.iter().any(|f| !f.errors.is_empty());
     diagnostics(input_errors);
     for f in &files {

@@ -4,6 +4,7 @@
 mod edit;
 mod explain;
 mod inject;
+mod krm;
 mod output;
 
 use std::io::Write;
@@ -23,7 +24,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -35,6 +36,10 @@ pub enum Command {
     /// Say, for every object, which rules match, which do not and why, and what would be
     /// injected.
     Explain(ExplainArgs),
+    /// Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration),
+    /// the ResourceList with injected items and results on stdout. Also what `kinject` with no
+    /// subcommand does when stdin is not a terminal.
+    Krm(KrmArgs),
     /// Print the JSON Schema of the configuration file (for editors and CI validation).
     Schema,
     /// Print a shell completion script.
@@ -186,6 +191,16 @@ pub struct UninjectArgs {
     pub edit: EditArgs,
 }
 
+#[derive(Debug, Clone, Default, Args)]
+pub struct KrmArgs {
+    /// Configuration file to use instead of the ResourceList's functionConfig (repeatable).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    /// Namespace of objects that do not name one.
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct ExplainArgs {
     #[command(flatten)]
@@ -212,7 +227,19 @@ pub fn main() -> ExitCode {
         )
     }));
     let cli = Cli::parse_from(plugin_args().unwrap_or_else(|| std::env::args_os().collect()));
-    let code = match cli.command {
+    let command = match cli.command {
+        Some(c) => c,
+        // kustomize and kpt run an exec function with no arguments.
+        None if !std::io::IsTerminal::is_terminal(&std::io::stdin()) => {
+            Command::Krm(KrmArgs::default())
+        }
+        None => {
+            let _ = Cli::command().print_help();
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let code = match command {
+        Command::Krm(args) => krm::run(&args),
         Command::Inject(args) => inject::run_inject(&args),
         Command::Uninject(args) => inject::run_uninject(&args),
         Command::Explain(args) => explain::run(&args),

@@ -33,9 +33,11 @@ pub(crate) fn diagnostics<D: miette::Diagnostic + Send + Sync + 'static>(errors:
 /// Inputs that cannot be read are reported and skipped; the others are still processed.
 pub(crate) fn each_input(
     args: &InputArgs,
+    stdin: Option<Vec<u8>>,
     mut process: impl FnMut(read::Input) -> FileResult,
 ) -> (Vec<FileResult>, Vec<InputError>) {
     let (sources, mut errors) = read::discover(&args.all_paths());
+    let mut stdin = stdin;
     let mut stdin_used = false;
     let mut files = Vec::new();
     for source in sources {
@@ -45,12 +47,23 @@ pub(crate) fn each_input(
             }
             stdin_used = true;
         }
-        match read::load(&source, &mut std::io::stdin().lock()) {
+        let loaded = match (source.path.is_none(), stdin.take()) {
+            (true, Some(bytes)) => read::from_bytes(source, &bytes),
+            _ => read::load(&source, &mut std::io::stdin().lock()),
+        };
+        match loaded {
             Ok(input) => files.push(process(input)),
             Err(e) => errors.push(e),
         }
     }
     (files, errors)
+}
+
+/// Reads all of standard input.
+pub(crate) fn read_stdin() -> Result<Vec<u8>, std::io::Error> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+    Ok(bytes)
 }
 
 /// Moves every located error out of the results.

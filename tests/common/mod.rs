@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 /// The Kubernetes objects of a YAML stream as kinject reads them (List items included).
+#[allow(dead_code)]
 pub fn objects(text: &str) -> Vec<Value> {
     let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
         .expect("readable");
@@ -16,5 +17,19 @@ pub fn objects(text: &str) -> Vec<Value> {
                 .map(|(_, v)| v.clone())
                 .collect::<Vec<_>>()
         })
+        .collect()
+}
+
+/// The value of every document of a YAML stream (a List stays one value).
+#[allow(dead_code)]
+pub fn objects_of_documents(text: &str) -> Vec<Value> {
+    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
+        .expect("readable");
+    input
+        .documents
+        .iter()
+        .filter_map(|d| d.parsed.as_ref().ok())
+        .filter(|p| p.root.is_some())
+        .map(|p| p.value.clone())
         .collect()
 }

@@ -1,0 +1,58 @@
+//! `kinject krm` (and `kinject` with no subcommand, and `inject` given a ResourceList): a KRM
+//! function over standard input.
+
+use std::path::PathBuf;
+
+use crate::config;
+use crate::krm;
+use crate::read::Input;
+
+use super::output::{diagnostics, read_stdin, stdout};
+use super::{EXIT_ERROR, KrmArgs, eprint};
+
+pub(crate) fn run(args: &KrmArgs) -> u8 {
+    let bytes = match read_stdin() {
+        Ok(b) => b,
+        Err(e) => {
+            eprint(&format!("error: cannot read <stdin>: {e}\n"));
+            return EXIT_ERROR;
+        }
+    };
+    match krm::input(&bytes) {
+        Ok(input) => run_input(input, &args.configs, &[], args.namespace.clone()),
+        Err(e) => {
+            diagnostics(vec![e]);
+            EXIT_ERROR
+        }
+    }
+}
+
+/// Runs the function on a read ResourceList; `configs` (when given) replace its functionConfig.
+pub(crate) fn run_input(
+    input: Input,
+    configs: &[PathBuf],
+    sets: &[String],
+    namespace: Option<String>,
+) -> u8 {
+    let loaded = if configs.is_empty() && sets.is_empty() {
+        None
+    } else {
+        let paths: Vec<&std::path::Path> = configs.iter().map(PathBuf::as_path).collect();
+        match config::load(&paths, sets) {
+            Ok(c) => Some(c),
+            Err(errors) => {
+                diagnostics(errors);
+                return EXIT_ERROR;
+            }
+        }
+    };
+    let out = krm::run(input, loaded.as_ref(), namespace);
+    diagnostics(out.errors);
+    let code = stdout(&out.text);
+    if out.failed {
+        eprint("error: the function failed: see the error results in the output\n");
+        EXIT_ERROR
+    } else {
+        code
+    }
+}

@@ -1,0 +1,302 @@
+//! KRM functions (the KRM Functions Specification, as kustomize and kpt run them): a
+//! `ResourceList` comes in, its `functionConfig` is the kinject configuration, its `items` are
+//! injected in place (comments, order and `config.kubernetes.io/*` annotations kept), and it
+//! goes out with `results`: one per object, errors with `resourceRef` and `field`.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::config::{self, Config};
+use crate::diagnostic::Located;
+use crate::inject::{Action, Mode, Settings};
+use crate::patch;
+use crate::pipeline::{self, FileResult, ObjectResult};
+use crate::read::{self, Input, Source};
+use crate::render;
+
+/// The ResourceList to write, and whether any result is an error (the exit code).
+pub struct KrmOutput {
+    pub text: String,
+    pub failed: bool,
+    /// The errors again, located, for stderr.
+    pub errors: Vec<Located>,
+}
+
+/// Whether `input` is a single `ResourceList` document.
+pub fn is_resource_list(input: &Input) -> bool {
+    let docs: Vec<&Value> = input
+        .documents
+        .iter()
+        .filter_map(|d| d.parsed.as_ref().ok())
+        .filter(|p| p.root.is_some())
+        .map(|p| &p.value)
+        .collect();
+    matches!(docs.as_slice(), [v] if v.get("kind").and_then(Value::as_str) == Some("ResourceList"))
+}
+
+/// Runs kinject as a KRM function over `input`. `config` overrides the `functionConfig`.
+pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> KrmOutput {
+    let loaded;
+    let config = match config {
+        Some(c) => c,
+        None => match function_config(&input) {
+            Ok(c) => {
+                loaded = c;
+                &loaded
+            }
+            Err(errors) => {
+                let results = errors.iter().map(config_result).collect();
+                let mut out = finish(pipeline_without_changes(input), results, true);
+                out.errors = errors;
+                return out;
+            }
+        },
+    };
+    let settings = Settings {
+        config,
+        namespace,
+        mode: Mode::Inject,
+    };
+    let file = pipeline::process(input, &settings);
+    let mut results = Vec::new();
+    let mut failed = false;
+    for d in &file.docs {
+        let parsed = file
+            .input
+            .documents
+            .iter()
+            .find(|doc| doc.index == d.index)
+            .and_then(|doc| doc.parsed.as_ref().ok());
+        for o in &d.objects {
+            let original = parsed.and_then(|p| p.value.pointer(&o.pointer));
+            let r = object_result(o, original);
+            failed |= r["severity"] == "error";
+            results.push(r);
+        }
+    }
+    for w in &file.warnings {
+        results.push(json!({"message": w, "severity": "warning"}));
+    }
+    let errors = file.errors.clone();
+    let mut out = finish(file, results, failed || !errors.is_empty());
+    out.errors = errors;
+    out
+}
+
+/// The configuration in the `functionConfig` (a kinject `InjectionConfig`).
+fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
+    let text = &input.text;
+    let doc = input
+        .documents
+        .iter()
+        .find(|d| d.parsed.as_ref().is_ok_and(|p| p.root.is_some()));
+    let fc = doc.and_then(|d| {
+        let p = d.parsed.as_ref().ok()?;
+        let node = p.root.as_ref()?.get("functionConfig")?;
+        Some((d, p, node))
+    });
+    let Some((doc, parsed, node)) = fc else {
+        let empty: Arc<str> = Arc::from(text.as_ref());
+        return Err(vec![Located::new(
+            "kinject::krm::no_function_config",
+            &input.source.name,
+            &empty,
+            (0, 0),
+            "the ResourceList has no functionConfig: it must hold a kinject InjectionConfig",
+        )]);
+    };
+    // In block YAML, keep the functionConfig's lines where they are (other lines blanked), so
+    // diagnostics point at the real line and column; flow (JSON) input is re-printed.
+    let config_text = if matches!(node.kind, crate::yaml::NodeKind::Map { flow: false, .. }) {
+        let start = doc.range.start + node.start;
+        let first = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let end = doc.range.start + node.end;
+        let mut s = "\n".repeat(text[..first].matches('\n').count());
+        s.push_str(&text[first..end]);
+        s
+    } else {
+        serde_json::to_string_pretty(&parsed.value["functionConfig"]).unwrap_or_default()
+    };
+    config::load_texts(&[(input.source.name.clone(), Arc::from(config_text))], &[])
+}
+
+/// A result for `input` that changes nothing.
+fn pipeline_without_changes(input: Input) -> FileResult {
+    FileResult {
+        input,
+        docs: Vec::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// Puts `results` into the ResourceList and renders it.
+fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput {
+    if let Some(doc) = file
+        .input
+        .documents
+        .iter()
+        .find(|d| d.parsed.as_ref().is_ok_and(|p| p.root.is_some()))
+    {
+        let index = doc.index;
+        let Ok(parsed) = &doc.parsed else {
+            unreachable!("checked above")
+        };
+        let mut target = file
+            .docs
+            .iter()
+            .find(|d| d.index == index)
+            .and_then(|d| d.target.clone())
+            .unwrap_or_else(|| parsed.value.clone());
+        if let Value::Object(m) = &mut target {
+            m.insert("results".to_owned(), Value::Array(results));
+        }
+        let ops = patch::diff(&parsed.value, &target);
+        match file.docs.iter_mut().find(|d| d.index == index) {
+            Some(d) => {
+                d.target = Some(target);
+                d.ops = ops;
+            }
+            None => file.docs.push(pipeline::DocResult {
+                index,
+                objects: Vec::new(),
+                target: Some(target),
+                ops,
+            }),
+        }
+    }
+    match render::yaml::render(&file) {
+        Ok(y) => KrmOutput {
+            text: y.text,
+            failed,
+            errors: Vec::new(),
+        },
+        // An internal error: the input goes back unchanged, and the run fails.
+        Err(e) => KrmOutput {
+            text: file.input.text.to_string(),
+            failed: true,
+            errors: vec![Located::new(
+                "kinject::internal",
+                &e.file,
+                &file.input.text,
+                (0, 0),
+                e.message,
+            )],
+        },
+    }
+}
+
+fn resource_ref(o: &ObjectResult) -> Value {
+    let mut r = Map::new();
+    r.insert("apiVersion".to_owned(), json!(o.identity.api_version));
+    r.insert("kind".to_owned(), json!(o.identity.kind));
+    r.insert("name".to_owned(), json!(o.identity.name));
+    if !o.identity.namespace.is_empty() {
+        r.insert("namespace".to_owned(), json!(o.identity.namespace));
+    }
+    Value::Object(r)
+}
+
+/// `file: {path, index}` from the orchestrator's annotations, when present.
+fn file_ref(annotations: Option<&Value>) -> Option<Value> {
+    let a = annotations?;
+    let get = |k: &str| {
+        a.get(format!("internal.config.kubernetes.io/{k}"))
+            .or_else(|| a.get(format!("config.kubernetes.io/{k}")))
+    };
+    let path = get("path")?.as_str()?;
+    let mut f = json!({"path": path});
+    if let Some(i) = get("index")
+        .and_then(Value::as_str)
+        .and_then(|i| i.parse::<u64>().ok())
+    {
+        f["index"] = json!(i);
+    }
+    Some(f)
+}
+
+fn object_result(o: &ObjectResult, original: Option<&Value>) -> Value {
+    let mut r = Map::new();
+    let (severity, message, tags) = match &o.outcome {
+        Err(e) => ("error", e.message.clone(), json!({"code": e.code})),
+        Ok(outcome) => {
+            let joined = |n: &[String]| n.join(", ");
+            match &outcome.action {
+                Action::Injected(n) => (
+                    "info",
+                    format!("injected: {}", joined(n)),
+                    json!({"action": "injected"}),
+                ),
+                Action::Unchanged(n) => (
+                    "info",
+                    format!("unchanged: {}", joined(n)),
+                    json!({"action": "unchanged"}),
+                ),
+                Action::Skipped(reason) => (
+                    "info",
+                    format!("skipped: {}", reason.code()),
+                    json!({"action": "skipped", "reason": reason.code()}),
+                ),
+                Action::Uninjected(n) => (
+                    "info",
+                    format!("uninjected: {}", joined(n)),
+                    json!({"action": "uninjected"}),
+                ),
+                Action::NotInjected => (
+                    "info",
+                    "not injected".to_owned(),
+                    json!({"action": "not_injected"}),
+                ),
+            }
+        }
+    };
+    r.insert("message".to_owned(), json!(message));
+    r.insert("severity".to_owned(), json!(severity));
+    r.insert("resourceRef".to_owned(), resource_ref(o));
+    if let Err(e) = &o.outcome
+        && let Some(at) = &e.at
+    {
+        r.insert("field".to_owned(), json!({"path": field_path(at)}));
+    }
+    if let Some(f) = file_ref(original.and_then(|v| v.pointer("/metadata/annotations"))) {
+        r.insert("file".to_owned(), f);
+    }
+    r.insert("tags".to_owned(), tags);
+    Value::Object(r)
+}
+
+/// `/spec/template/spec/volumes/0` → `spec.template.spec.volumes[0]`; keys with dots or
+/// slashes in brackets: `metadata.annotations["kinject.dev/inject"]`.
+fn field_path(pointer: &str) -> String {
+    let mut out = String::new();
+    for t in patch::tokens(pointer) {
+        if t.parse::<usize>().is_ok() {
+            out.push_str(&format!("[{t}]"));
+        } else if t.contains(['.', '/', '[', ']', '"']) {
+            out.push_str(&format!(
+                "[{}]",
+                serde_json::to_string(&t).unwrap_or_default()
+            ));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&t);
+        }
+    }
+    out
+}
+
+fn config_result(e: &Located) -> Value {
+    json!({
+        "message": format!("functionConfig: {}: {} ({})", e.location, e.message, e.code),
+        "severity": "error",
+        "tags": {"code": e.code},
+    })
+}
+
+/// A ResourceList read from `bytes` (stdin), for callers that already hold them.
+pub fn input(bytes: &[u8]) -> Result<Input, read::InputError> {
+    read::from_bytes(Source::stdin(), bytes)
+}
