@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('uninject', 'uninject', [CompletionResultType]::ParameterValue, 'Remove everything kinject injected (as its status annotation records it)')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
+            [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -112,6 +113,16 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinject;admission' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository root)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository root)')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinject;schema' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -131,6 +142,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('uninject', 'uninject', [CompletionResultType]::ParameterValue, 'Remove everything kinject injected (as its status annotation records it)')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
+            [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -146,6 +158,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;help;krm' {
+            break
+        }
+        'kinject;help;admission' {
             break
         }
         'kinject;help;schema' {

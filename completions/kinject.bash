@@ -16,6 +16,9 @@ _kinject() {
             ",$1")
                 cmd="kinject"
                 ;;
+            kinject,admission)
+                cmd="kinject__subcmd__admission"
+                ;;
             kinject,completions)
                 cmd="kinject__subcmd__completions"
                 ;;
@@ -36,6 +39,9 @@ _kinject() {
                 ;;
             kinject,uninject)
                 cmd="kinject__subcmd__uninject"
+                ;;
+            kinject__subcmd__help,admission)
+                cmd="kinject__subcmd__help__subcmd__admission"
                 ;;
             kinject__subcmd__help,completions)
                 cmd="kinject__subcmd__help__subcmd__completions"
@@ -65,12 +71,38 @@ _kinject() {
 
     case "${cmd}" in
         kinject)
-            opts="-h -V --help --version inject uninject explain krm schema completions help"
+            opts="-h -V --help --version inject uninject explain krm admission schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__admission)
+            opts="-c -h -V --config --set --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -143,8 +175,22 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help)
-            opts="inject uninject explain krm schema completions help"
+            opts="inject uninject explain krm admission schema completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__help__subcmd__admission)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -26,6 +26,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand uninject 'Remove everything kinject injected (as its status annotation records it)'
             cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
+            cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -104,6 +105,15 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinject;admission'= {
+            cand -c 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository root)'
+            cand --config 'Configuration file (repeatable; later files add sidecars and rules, and override values and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository root)'
+            cand --set 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinject;schema'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -121,6 +131,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand uninject 'Remove everything kinject injected (as its status annotation records it)'
             cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
+            cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -132,6 +143,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;help;explain'= {
         }
         &'kinject;help;krm'= {
+        }
+        &'kinject;help;admission'= {
         }
         &'kinject;help;schema'= {
         }

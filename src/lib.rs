@@ -1,5 +1,6 @@
 //! kinject: inject sidecar containers into Kubernetes manifests, offline.
 
+pub mod admission;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;

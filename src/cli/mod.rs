@@ -1,6 +1,7 @@
 //! The command line: flags declared once with their help, one file per subcommand, and the
 //! one place that decides what the user sees and the exit code.
 
+mod admission;
 mod edit;
 mod explain;
 mod inject;
@@ -40,6 +41,9 @@ pub enum Command {
     /// the ResourceList with injected items and results on stdout. Also what `kinject` with no
     /// subcommand does when stdin is not a terminal.
     Krm(KrmArgs),
+    /// Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating
+    /// webhook returns: `allowed`, and the base64 JSONPatch when the object changes.
+    Admission(AdmissionArgs),
     /// Print the JSON Schema of the configuration file (for editors and CI validation).
     Schema,
     /// Print a shell completion script.
@@ -191,6 +195,12 @@ pub struct UninjectArgs {
     pub edit: EditArgs,
 }
 
+#[derive(Debug, Clone, Args)]
+pub struct AdmissionArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
 #[derive(Debug, Clone, Default, Args)]
 pub struct KrmArgs {
     /// Configuration file to use instead of the ResourceList's functionConfig (repeatable).
@@ -240,6 +250,7 @@ pub fn main() -> ExitCode {
     };
     let code = match command {
         Command::Krm(args) => krm::run(&args),
+        Command::Admission(args) => admission::run(&args),
         Command::Inject(args) => inject::run_inject(&args),
         Command::Uninject(args) => inject::run_uninject(&args),
         Command::Explain(args) => explain::run(&args),

@@ -1,0 +1,165 @@
+//! AdmissionReview mode: the same engine answering a mutating webhook's request, so CI and the
+//! cluster agree. In: an `admission.k8s.io/v1` AdmissionReview with a request. Out: the
+//! AdmissionReview response the API server expects — same `uid`, `allowed`, and, when the
+//! object changes, `patchType: JSONPatch` with the base64 RFC 6902 patch.
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::inject::{self, Mode, Settings};
+use crate::patch;
+
+/// The response to send, and whether the request was well formed.
+pub struct Answer {
+    pub response: Value,
+    pub well_formed: bool,
+}
+
+/// Answers the AdmissionReview in `bytes` (JSON, or YAML).
+pub fn review(bytes: &[u8], config: &Config) -> Answer {
+    let request = match parse(bytes) {
+        Ok(r) => r,
+        Err((api_version, uid, message)) => {
+            return Answer {
+                response: respond(&api_version, &uid, false, None, Some((400, message))),
+                well_formed: false,
+            };
+        }
+    };
+    let Request {
+        api_version,
+        uid,
+        operation,
+        namespace,
+        object,
+    } = request;
+    if !matches!(operation.as_deref(), None | Some("CREATE")) {
+        // Like the injectors it replaces, kinject mutates pods as they are created.
+        return Answer {
+            response: respond(&api_version, &uid, true, None, None),
+            well_formed: true,
+        };
+    }
+    let settings = Settings {
+        config,
+        namespace,
+        mode: Mode::Inject,
+    };
+    let response = match inject::plan(&object, &settings) {
+        Ok(outcome) => {
+            let ops = patch::diff(&object, &outcome.target);
+            let patch = (!ops.is_empty()).then(|| serde_json::to_vec(&ops).unwrap_or_default());
+            respond(&api_version, &uid, true, patch.as_deref(), None)
+        }
+        // Refuse what cannot be injected correctly, saying why (Istio does the same).
+        Err(e) => respond(
+            &api_version,
+            &uid,
+            false,
+            None,
+            Some((400, format!("{} ({})", e.message, e.code))),
+        ),
+    };
+    Answer {
+        response,
+        well_formed: true,
+    }
+}
+
+struct Request {
+    api_version: String,
+    uid: String,
+    operation: Option<String>,
+    namespace: Option<String>,
+    object: Value,
+}
+
+type BadRequest = (String, String, String);
+
+fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
+    const V1: &str = "admission.k8s.io/v1";
+    let bad = |api: &str, uid: &str, m: String| (api.to_owned(), uid.to_owned(), m);
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| bad(V1, "", "the AdmissionReview is not UTF-8 text".to_owned()))?;
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(json_error) => crate::yaml::parse_document(text)
+            .map(|p| p.value)
+            .map_err(|_| {
+                bad(
+                    V1,
+                    "",
+                    format!("the AdmissionReview is not valid JSON: {json_error}"),
+                )
+            })?,
+    };
+    let api_version = match value.get("apiVersion").and_then(Value::as_str) {
+        Some(v @ ("admission.k8s.io/v1" | "admission.k8s.io/v1beta1")) => v.to_owned(),
+        _ => V1.to_owned(),
+    };
+    let uid = value
+        .pointer("/request/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if value.get("kind").and_then(Value::as_str) != Some("AdmissionReview") {
+        return Err(bad(
+            &api_version,
+            &uid,
+            "not an AdmissionReview (`kind` must be AdmissionReview)".to_owned(),
+        ));
+    }
+    let Some(request) = value.get("request").filter(|r| r.is_object()) else {
+        return Err(bad(
+            &api_version,
+            &uid,
+            "the AdmissionReview has no `request`".to_owned(),
+        ));
+    };
+    if uid.is_empty() {
+        return Err(bad(
+            &api_version,
+            &uid,
+            "the request has no `uid`".to_owned(),
+        ));
+    }
+    let Some(object) = request.get("object").filter(|o| o.is_object()) else {
+        return Err(bad(
+            &api_version,
+            &uid,
+            "the request has no `object`".to_owned(),
+        ));
+    };
+    Ok(Request {
+        api_version,
+        uid,
+        operation: request
+            .get("operation")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        namespace: request
+            .get("namespace")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        object: object.clone(),
+    })
+}
+
+fn respond(
+    api_version: &str,
+    uid: &str,
+    allowed: bool,
+    patch: Option<&[u8]>,
+    status: Option<(u16, String)>,
+) -> Value {
+    let mut response = json!({"uid": uid, "allowed": allowed});
+    if let Some(p) = patch {
+        response["patchType"] = json!("JSONPatch");
+        response["patch"] = json!(base64::engine::general_purpose::STANDARD.encode(p));
+    }
+    if let Some((code, message)) = status {
+        response["status"] = json!({"code": code, "message": message});
+    }
+    json!({"apiVersion": api_version, "kind": "AdmissionReview", "response": response})
+}

@@ -1,0 +1,177 @@
+//! `kinject admission`: AdmissionReview requests in, the responses a mutating webhook returns
+//! out. Applying a returned patch to the request's object gives what `kinject inject` gives.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/admission")
+}
+
+fn kinject(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write");
+    child.wait_with_output().expect("wait")
+}
+
+fn review(request: &Value) -> (Option<i32>, Value) {
+    let out = kinject(
+        &["admission", "-c", "config.yaml"],
+        request.to_string().as_bytes(),
+    );
+    let response: Value =
+        serde_json::from_slice(&out.stdout).expect("a JSON AdmissionReview, always");
+    assert_eq!(response["kind"], "AdmissionReview");
+    assert_eq!(response["apiVersion"], "admission.k8s.io/v1");
+    (out.status.code(), response["response"].clone())
+}
+
+fn load(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir().join(name)).expect("read")).expect("json")
+}
+
+/// The object with the response's patch applied.
+fn patched(request: &Value, response: &Value) -> Value {
+    assert_eq!(response["patchType"], "JSONPatch");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(response["patch"].as_str().expect("patch"))
+        .expect("base64");
+    let ops: json_patch::Patch = serde_json::from_slice(&bytes).expect("RFC 6902");
+    let mut object = request["request"]["object"].clone();
+    json_patch::patch(&mut object, &ops).expect("patch applies");
+    object
+}
+
+/// What `kinject inject -o json` makes of the same object.
+fn injected(object: &Value) -> Value {
+    let out = kinject(
+        &[
+            "inject",
+            "-q",
+            "-o",
+            "json",
+            "-n",
+            "default",
+            "-c",
+            "config.yaml",
+            "-",
+        ],
+        object.to_string().as_bytes(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+#[test]
+fn labelled_pod_gets_the_sidecar() {
+    let request = load("pod.json");
+    let (code, response) = review(&request);
+    assert_eq!(code, Some(0));
+    assert_eq!(response["uid"], "075a1336-0165-41e0-b0ac-8705883f1c41");
+    assert_eq!(response["allowed"], true);
+    let object = patched(&request, &response);
+    assert_eq!(
+        object["spec"]["containers"][1],
+        json!({"name": "curl", "image": "yauritux/busybox-curl:latest"})
+    );
+    assert_eq!(object, injected(&request["request"]["object"]));
+}
+
+#[test]
+fn deployment_gets_the_sidecar() {
+    let request = load("deployment.json");
+    let (code, response) = review(&request);
+    assert_eq!(code, Some(0));
+    assert_eq!(response["uid"], request["request"]["uid"]);
+    let object = patched(&request, &response);
+    assert_eq!(object, injected(&request["request"]["object"]));
+}
+
+#[test]
+fn already_injected_pod_needs_no_patch() {
+    let first = load("pod.json");
+    let (_, response) = review(&first);
+    let mut again = first.clone();
+    again["request"]["uid"] = json!("5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f");
+    again["request"]["object"] = patched(&first, &response);
+    let (code, response) = review(&again);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        response,
+        json!({"uid": "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f", "allowed": true})
+    );
+}
+
+#[test]
+fn unlabelled_pods_and_updates_are_allowed_unchanged() {
+    let mut request = load("pod.json");
+    request["request"]["object"]["metadata"]["labels"] = json!({"app": "other"});
+    assert_eq!(
+        review(&request).1,
+        json!({"uid": request["request"]["uid"], "allowed": true})
+    );
+    let mut update = load("pod.json");
+    update["request"]["operation"] = json!("UPDATE");
+    assert_eq!(
+        review(&update).1,
+        json!({"uid": update["request"]["uid"], "allowed": true})
+    );
+}
+
+#[test]
+fn malformed_requests_get_a_refusal_not_a_crash() {
+    let broken = std::fs::read(dir().join("malformed.json")).expect("read");
+    let out = kinject(&["admission", "-c", "config.yaml"], &broken);
+    assert_eq!(out.status.code(), Some(2));
+    let response: Value = serde_json::from_slice(&out.stdout).expect("a response");
+    assert_eq!(response["response"]["allowed"], false);
+    assert_eq!(response["response"]["status"]["code"], 400);
+    for bad in [
+        json!({"kind": "AdmissionReview"}),
+        json!({"kind": "Pod"}),
+        json!({"kind": "AdmissionReview", "request": {"uid": "u"}}),
+        json!([1, 2]),
+    ] {
+        let (code, response) = review(&bad);
+        assert_eq!(code, Some(2), "{bad}");
+        assert_eq!(response["allowed"], false, "{bad}");
+        assert_eq!(response["status"]["code"], 400, "{bad}");
+    }
+}
+
+#[test]
+fn a_conflict_refuses_the_pod_with_the_reason() {
+    let mut request = load("pod.json");
+    request["request"]["object"]["spec"]["initContainers"] =
+        json!([{"name": "curl", "image": "busybox"}]);
+    let (code, response) = review(&request);
+    assert_eq!(code, Some(0));
+    assert_eq!(response["allowed"], false);
+    assert!(
+        response["status"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("curl"),
+        "{response}"
+    );
+}
