@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format on stdout')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format on stdout')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Report format on stderr')
+            [CompletionResult]::new('--emit-kustomize', '--emit-kustomize', [CompletionResultType]::ParameterName, 'Write a kustomize overlay to DIR whose patches apply the injection to the given bases (directories with a kustomization.yaml), instead of printing the injected manifests')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No report on stderr (errors are still shown)')

@@ -301,7 +301,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --config --set --output --report --quiet --in-place --check --diff --help --version"
+            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --config --set --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -345,6 +345,10 @@ _kinject() {
                     ;;
                 --report)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --emit-kustomize)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -42,6 +42,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand -o 'Output format on stdout'
             cand --output 'Output format on stdout'
             cand --report 'Report format on stderr'
+            cand --emit-kustomize 'Write a kustomize overlay to DIR whose patches apply the injection to the given bases (directories with a kustomization.yaml), instead of printing the injected manifests'
             cand -R 'Accepted for kubectl compatibility: directories are always walked recursively'
             cand --recursive 'Accepted for kubectl compatibility: directories are always walked recursively'
             cand -q 'No report on stderr (errors are still shown)'

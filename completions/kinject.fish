@@ -43,6 +43,7 @@ json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format on stderr' -r -f -a "text\t''
 json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l emit-kustomize -d 'Write a kustomize overlay to DIR whose patches apply the injection to the given bases (directories with a kustomization.yaml), instead of printing the injected manifests' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s i -l in-place -d 'Rewrite the files in place (atomically; files that would not change are not touched). Exits 1 when a file changed, as pre-commit expects from a fixer'

@@ -7,6 +7,7 @@ pub mod diagnostic;
 pub mod inject;
 pub mod kinds;
 pub mod krm;
+pub mod overlay;
 pub mod patch;
 pub mod pipeline;
 pub mod read;

@@ -46,14 +46,17 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
     };
     let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
     match config::load(&paths, &args.config.sets) {
-        Ok(config) => run(
-            &config,
-            Mode::Inject,
-            &args.input,
-            stdin,
-            &args.output,
-            &args.edit,
-        ),
+        Ok(config) => match &args.emit_kustomize {
+            Some(dir) => super::overlay::run(&config, &args.input, dir, &args.output),
+            None => run(
+                &config,
+                Mode::Inject,
+                &args.input,
+                stdin,
+                &args.output,
+                &args.edit,
+            ),
+        },
         Err(errors) => {
             diagnostics(errors);
             EXIT_ERROR

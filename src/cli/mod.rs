@@ -7,6 +7,7 @@ mod explain;
 mod inject;
 mod krm;
 mod output;
+mod overlay;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -180,6 +181,10 @@ pub struct InjectArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub edit: EditArgs,
+    /// Write a kustomize overlay to DIR whose patches apply the injection to the given bases
+    /// (directories with a kustomization.yaml), instead of printing the injected manifests.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["in_place", "check", "diff"])]
+    pub emit_kustomize: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

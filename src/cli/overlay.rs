@@ -1,0 +1,99 @@
+//! `kinject inject --emit-kustomize DIR BASE…`: wiring only.
+
+use std::path::Path;
+
+use crate::config::Config;
+use crate::inject::{Mode, Settings};
+use crate::overlay;
+use crate::pipeline;
+use crate::read;
+
+use super::output::diagnostics;
+use super::{EXIT_ERROR, InputArgs, OutputArgs, eprint};
+
+pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &OutputArgs) -> u8 {
+    let settings = Settings {
+        config,
+        namespace: input.namespace.clone(),
+        mode: Mode::Inject,
+    };
+    let bases = input.all_paths();
+    if bases.is_empty() {
+        eprint("error: --emit-kustomize needs the base directories to patch\n");
+        return EXIT_ERROR;
+    }
+    let mut resources = Vec::new();
+    let mut patches = Vec::new();
+    let mut files = Vec::new();
+    let mut failed = false;
+    for base_dir in &bases {
+        let base = match overlay::base(base_dir) {
+            Ok(b) => b,
+            Err(e) => {
+                eprint(&format!("error: {e}\n"));
+                failed = true;
+                continue;
+            }
+        };
+        match overlay::relative(dir, base_dir) {
+            Ok(r) => resources.push(r),
+            Err(e) => {
+                eprint(&format!("error: {e}\n"));
+                failed = true;
+            }
+        }
+        for path in &base.files {
+            match read::load(&read::Source::file(path), &mut std::io::empty()) {
+                Ok(i) => {
+                    let result = pipeline::process(i, &settings);
+                    for d in &result.docs {
+                        for o in d.objects.iter().filter(|o| !o.ops.is_empty()) {
+                            patches.push((overlay::target(&o.identity, &base), o.ops.clone()));
+                        }
+                    }
+                    files.push(result);
+                }
+                Err(e) => {
+                    diagnostics(vec![e]);
+                    failed = true;
+                }
+            }
+        }
+    }
+    for f in &files {
+        failed |= !f.errors.is_empty();
+        diagnostics(f.errors.clone());
+    }
+    if !output.quiet {
+        eprint(&crate::report::text(&crate::report::entries(&files)));
+    }
+    if failed {
+        eprint("error: nothing was written because of the errors above\n");
+        return EXIT_ERROR;
+    }
+    let text = overlay::kustomization(&resources, &patches);
+    let path = dir.join("kustomization.yaml");
+    let written = std::fs::create_dir_all(dir).and_then(|()| {
+        if path.exists() {
+            crate::write::atomic_write(&path, text.as_bytes())
+        } else {
+            std::fs::write(&path, &text)
+        }
+    });
+    match written {
+        Ok(()) => {
+            if !output.quiet {
+                eprint(&format!(
+                    "wrote {} ({} patches)\n",
+                    path.display(),
+                    patches.len()
+                ));
+            }
+            0
+        }
+        Err(e) => {
+            eprint(&format!("error: cannot write {}: {e}\n", path.display()));
+            EXIT_ERROR
+        }
+    }
+}
