@@ -230,3 +230,22 @@ fn emit_kustomize_refuses_bases_it_cannot_follow() {
     );
     assert!(!tmp.path().join("overlay").exists(), "nothing written");
 }
+
+/// Installed as `kubectl-kinject` on PATH, kinject is a kubectl plugin: `kubectl kinject inject
+/// -f …` works the way kubectl users type it.
+#[cfg(unix)]
+#[test]
+fn kubectl_plugin() {
+    let bin = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kinject"), bin.path().join("kubectl-kinject")).expect("symlink");
+    let path = std::env::join_paths(std::iter::once(bin.path().to_owned()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).expect("PATH");
+    let case = root().join("testdata/cases/kind-list");
+    let out = Command::new(kubectl())
+        .args(["kinject", "inject", "-q", "-c", "config.yaml", "-f", "input.yaml"])
+        .current_dir(&case)
+        .env("PATH", path)
+        .output()
+        .expect("run kubectl");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), std::fs::read_to_string(case.join("expected.yaml")).expect("expected"));
+}
