@@ -1,33 +1,20 @@
 //! `kinject admission`: AdmissionReview requests in, the responses a mutating webhook returns
 //! out. Applying a returned patch to the request's object gives what `kinject inject` gives.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use base64::Engine;
 use serde_json::{Value, json};
+
+mod common;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/admission")
 }
 
 fn kinject(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
-        .args(args)
-        .current_dir(dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write");
-    child.wait_with_output().expect("wait")
+    common::kinject_with_stdin(&dir(), args, stdin)
 }
 
 fn review(request: &Value) -> (Option<i32>, Value) {

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -49,20 +49,7 @@ fn corpus_files() -> Vec<PathBuf> {
 }
 
 fn kinject(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn kinject");
-    let mut pipe = child.stdin.take().expect("stdin");
-    pipe.write_all(stdin.unwrap_or_default())
-        .expect("write stdin");
-    drop(pipe);
-    child.wait_with_output().expect("kinject")
+    common::kinject_with_stdin(&root(), args, stdin.unwrap_or_default())
 }
 
 fn config(name: &str) -> String {

@@ -14,41 +14,16 @@
 //! Regenerate expectations with `KINJECT_BLESS=1 cargo test --test golden`, then read the diff.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 mod common;
 use common::objects;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_kinject")
-}
-
 fn run(dir: &Path, args: &[String], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .env_remove("CLICOLOR_FORCE");
-    match stdin {
-        Some(data) => {
-            use std::io::Write;
-            cmd.stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
-            let mut child = cmd.spawn().expect("spawn kinject");
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(data)
-                .expect("write stdin");
-            child.wait_with_output().expect("wait")
-        }
-        None => cmd.output().expect("run kinject"),
-    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::kinject_with_stdin(dir, &args, stdin.unwrap_or_default())
 }
 
 fn bless() -> bool {

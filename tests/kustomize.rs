@@ -112,21 +112,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn kinject(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write");
-    child.wait_with_output().expect("wait")
+    common::kinject_with_stdin(&root(), args, stdin)
 }
 
 /// Objects keyed by kind and name, for comparing streams kustomize may order differently.
@@ -237,15 +223,37 @@ fn emit_kustomize_refuses_bases_it_cannot_follow() {
 #[test]
 fn kubectl_plugin() {
     let bin = tempfile::tempdir().expect("tempdir");
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kinject"), bin.path().join("kubectl-kinject")).expect("symlink");
-    let path = std::env::join_paths(std::iter::once(bin.path().to_owned()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))).expect("PATH");
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_kinject"),
+        bin.path().join("kubectl-kinject"),
+    )
+    .expect("symlink");
+    let path = std::env::join_paths(std::iter::once(bin.path().to_owned()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("PATH");
     let case = root().join("testdata/cases/kind-list");
     let out = Command::new(kubectl())
-        .args(["kinject", "inject", "-q", "-c", "config.yaml", "-f", "input.yaml"])
+        .args([
+            "kinject",
+            "inject",
+            "-q",
+            "-c",
+            "config.yaml",
+            "-f",
+            "input.yaml",
+        ])
         .current_dir(&case)
         .env("PATH", path)
         .output()
         .expect("run kubectl");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), std::fs::read_to_string(case.join("expected.yaml")).expect("expected"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        std::fs::read_to_string(case.join("expected.yaml")).expect("expected")
+    );
 }

@@ -1,25 +1,11 @@
 //! `kinject admission`: wiring only.
 
-use crate::config;
-
-use super::output::{diagnostics, read_stdin, stdout};
+use super::output::{read_stdin, stdout};
 use super::{AdmissionArgs, EXIT_ERROR, eprint};
 
 pub(crate) fn run(args: &AdmissionArgs) -> u8 {
-    let paths = match args.config.paths() {
-        Ok(p) => p,
-        Err(e) => {
-            eprint(&format!("error: {e}\n"));
-            return EXIT_ERROR;
-        }
-    };
-    let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
-    let config = match config::load(&paths, &args.config.sets) {
-        Ok(c) => c,
-        Err(errors) => {
-            diagnostics(errors);
-            return EXIT_ERROR;
-        }
+    let Some(config) = args.config.load() else {
+        return EXIT_ERROR;
     };
     let bytes = match read_stdin() {
         Ok(b) => b,

@@ -2,13 +2,12 @@
 
 use serde::Serialize;
 
-use crate::config;
 use crate::inject::{Action, Mode, Settings};
 use crate::pipeline::{self, Identity, sidecar_names};
 use crate::select::RuleVerdict;
 
 use super::output::{diagnostics, each_input, stdout, take_errors};
-use super::{EXIT_ERROR, ExplainArgs, ReportFormat, eprint};
+use super::{EXIT_ERROR, ExplainArgs, ReportFormat};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,20 +28,8 @@ struct Explanation {
 }
 
 pub(crate) fn run(args: &ExplainArgs) -> u8 {
-    let paths = match args.config.paths() {
-        Ok(p) => p,
-        Err(e) => {
-            eprint(&format!("error: {e}\n"));
-            return EXIT_ERROR;
-        }
-    };
-    let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
-    let config = match config::load(&paths, &args.config.sets) {
-        Ok(c) => c,
-        Err(errors) => {
-            diagnostics(errors);
-            return EXIT_ERROR;
-        }
+    let Some(config) = args.config.load() else {
+        return EXIT_ERROR;
     };
     let settings = Settings {
         config: &config,

@@ -37,30 +37,19 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
             }
         }
     }
-    let paths = match args.config.paths() {
-        Ok(p) => p,
-        Err(e) => {
-            eprint(&format!("error: {e}\n"));
-            return EXIT_ERROR;
-        }
+    let Some(config) = args.config.load() else {
+        return EXIT_ERROR;
     };
-    let paths: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
-    match config::load(&paths, &args.config.sets) {
-        Ok(config) => match &args.emit_kustomize {
-            Some(dir) => super::overlay::run(&config, &args.input, dir, &args.output),
-            None => run(
-                &config,
-                Mode::Inject,
-                &args.input,
-                stdin,
-                &args.output,
-                &args.edit,
-            ),
-        },
-        Err(errors) => {
-            diagnostics(errors);
-            EXIT_ERROR
-        }
+    match &args.emit_kustomize {
+        Some(dir) => super::overlay::run(&config, &args.input, dir, &args.output),
+        None => run(
+            &config,
+            Mode::Inject,
+            &args.input,
+            stdin,
+            &args.output,
+            &args.edit,
+        ),
     }
 }
 

@@ -76,6 +76,25 @@ pub struct InputArgs {
 pub(crate) const DEFAULT_CONFIGS: [&str; 2] = [".kinject.yaml", "kinject.yaml"];
 
 impl ConfigArgs {
+    /// Loads the configuration, or reports why it cannot be loaded and returns `None`.
+    pub(crate) fn load(&self) -> Option<crate::config::Config> {
+        let paths = match self.paths() {
+            Ok(p) => p,
+            Err(e) => {
+                eprint(&format!("error: {e}\n"));
+                return None;
+            }
+        };
+        let paths: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
+        match crate::config::load(&paths, &self.sets) {
+            Ok(c) => Some(c),
+            Err(errors) => {
+                output::diagnostics(errors);
+                None
+            }
+        }
+    }
+
     /// The configuration files: those given, or the nearest default one.
     pub(crate) fn paths(&self) -> Result<Vec<PathBuf>, String> {
         if !self.configs.is_empty() {

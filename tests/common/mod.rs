@@ -33,3 +33,28 @@ pub fn objects_of_documents(text: &str) -> Vec<Value> {
         .map(|p| p.value.clone())
         .collect()
 }
+
+/// Runs kinject with `args` in `dir`, `stdin` piped in.
+#[allow(dead_code)]
+pub fn kinject_with_stdin(
+    dir: &std::path::Path,
+    args: &[&str],
+    stdin: &[u8],
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kinject");
+    let mut pipe = child.stdin.take().expect("stdin");
+    // A run that fails early may close its stdin: that is not the test's failure.
+    let _ = pipe.write_all(stdin);
+    drop(pipe);
+    child.wait_with_output().expect("wait for kinject")
+}
