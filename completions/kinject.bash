@@ -85,7 +85,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__admission)
-            opts="-c -h -V --config --set --help --version"
+            opts="-c -h -V --config --set --namespace-labels --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -100,6 +100,10 @@ _kinject() {
                     return 0
                     ;;
                 --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -125,7 +129,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__explain)
-            opts="-f -R -n -c -o -h -V --filename --recursive --namespace --config --set --output --help --version"
+            opts="-f -R -n -c -o -h -V --filename --recursive --namespace --namespace-labels --config --set --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -144,6 +148,10 @@ _kinject() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -301,7 +309,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --config --set --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
+            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --set --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -320,6 +328,10 @@ _kinject() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -403,7 +415,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --config --output --report --quiet --in-place --check --diff --help --version"
+            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --output --report --quiet --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -422,6 +434,10 @@ _kinject() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -17,7 +17,11 @@ pub struct Answer {
 }
 
 /// Answers the AdmissionReview in `bytes` (JSON, or YAML).
-pub fn review(bytes: &[u8], config: &Config) -> Answer {
+pub fn review(
+    bytes: &[u8],
+    config: &Config,
+    namespace_labels: &std::collections::HashMap<String, serde_json::Map<String, Value>>,
+) -> Answer {
     let request = match parse(bytes) {
         Ok(r) => r,
         Err((api_version, uid, message)) => {
@@ -41,11 +45,8 @@ pub fn review(bytes: &[u8], config: &Config) -> Answer {
             well_formed: true,
         };
     }
-    let settings = Settings {
-        config,
-        namespace,
-        mode: Mode::Inject,
-    };
+    let mut settings = Settings::new(config, namespace, Mode::Inject);
+    settings.namespace_labels = namespace_labels.clone();
     let response = match inject::plan(&object, &settings) {
         Ok(outcome) => {
             let ops = patch::diff(&object, &outcome.target);

@@ -53,11 +53,8 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
             }
         },
     };
-    let settings = Settings {
-        config,
-        namespace,
-        mode: Mode::Inject,
-    };
+    let mut settings = Settings::new(config, namespace, Mode::Inject);
+    settings.namespace_labels = read::namespace_labels([&input]);
     let file = pipeline::process(input, &settings);
     let mut results = Vec::new();
     let mut failed = false;

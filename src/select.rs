@@ -44,6 +44,7 @@ pub enum Miss {
     KindNotMatched,
     NamespaceNotMatched,
     NamespaceExcluded,
+    NamespaceLabelsNotMatched,
     NameNotMatched,
     LabelsNotMatched,
     AnnotationsNotMatched,
@@ -55,6 +56,7 @@ impl Miss {
             Miss::KindNotMatched => "kind_not_matched",
             Miss::NamespaceNotMatched => "namespace_not_matched",
             Miss::NamespaceExcluded => "namespace_excluded",
+            Miss::NamespaceLabelsNotMatched => "namespace_labels_not_matched",
             Miss::NameNotMatched => "name_not_matched",
             Miss::LabelsNotMatched => "labels_not_matched",
             Miss::AnnotationsNotMatched => "annotations_not_matched",
@@ -154,6 +156,7 @@ pub struct Matcher {
     exclude_namespaces: Vec<GlobMatcher>,
     names: Vec<GlobMatcher>,
     selector: Option<Selector>,
+    namespace_selector: Option<Selector>,
     annotations: Vec<(String, GlobMatcher)>,
 }
 
@@ -176,6 +179,10 @@ impl Matcher {
             Some(v) => Some(Selector::parse(v).map_err(|e| ("labelSelector".to_owned(), e))?),
             None => None,
         };
+        let namespace_selector = match &m.namespace_selector {
+            Some(v) => Some(Selector::parse(v).map_err(|e| ("namespaceSelector".to_owned(), e))?),
+            None => None,
+        };
         let annotations = m
             .annotations
             .iter()
@@ -192,6 +199,7 @@ impl Matcher {
             exclude_namespaces: globs("excludeNamespaces", &m.exclude_namespaces)?,
             names: globs("names", &m.names)?,
             selector,
+            namespace_selector,
             annotations,
         })
     }
@@ -210,6 +218,12 @@ impl Matcher {
             .any(|g| g.is_match(s.namespace))
         {
             return Some(Miss::NamespaceExcluded);
+        }
+        if let Some(sel) = &self.namespace_selector {
+            let empty = Map::new();
+            if !sel.matches(s.namespace_labels.unwrap_or(&empty)) {
+                return Some(Miss::NamespaceLabelsNotMatched);
+            }
         }
         if !self.names.is_empty() && !self.names.iter().any(|g| g.is_match(s.name)) {
             return Some(Miss::NameNotMatched);
@@ -236,6 +250,8 @@ pub struct Subject<'a> {
     pub kind: &'a str,
     pub name: &'a str,
     pub namespace: &'a str,
+    /// Labels of the namespace, when known.
+    pub namespace_labels: Option<&'a Map<String, Value>>,
     /// Pod template labels.
     pub labels: Map<String, Value>,
     /// Annotations by precedence: pod template first, then any intermediate template
@@ -311,6 +327,7 @@ mod tests {
             kind: "Deployment",
             name: "web",
             namespace: "prod",
+            namespace_labels: None,
             labels: labels.as_object().cloned().unwrap_or_default(),
             annotation_levels: vec![annotations.as_object().cloned().unwrap_or_default()],
             host_network: false,

@@ -14,7 +14,12 @@ pub(crate) fn run(args: &AdmissionArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
-    let answer = crate::admission::review(&bytes, &config);
+    let mut labels = std::collections::HashMap::new();
+    if let Err(e) = super::parse_namespace_labels(&args.namespace_labels, &mut labels) {
+        eprint(&format!("error: {e}\n"));
+        return EXIT_ERROR;
+    }
+    let answer = crate::admission::review(&bytes, &config, &labels);
     let text = serde_json::to_string_pretty(&answer.response).unwrap_or_default();
     let code = stdout(&format!("{text}\n"));
     if answer.well_formed { code } else { EXIT_ERROR }

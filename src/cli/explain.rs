@@ -2,11 +2,11 @@
 
 use serde::Serialize;
 
-use crate::inject::{Action, Mode, Settings};
-use crate::pipeline::{self, Identity, sidecar_names};
+use crate::inject::{Action, Mode};
+use crate::pipeline::{Identity, sidecar_names};
 use crate::select::RuleVerdict;
 
-use super::output::{diagnostics, each_input, stdout, take_errors};
+use super::output::{diagnostics, process_inputs, stdout, take_errors};
 use super::{EXIT_ERROR, ExplainArgs, ReportFormat};
 
 #[derive(Serialize)]
@@ -31,13 +31,10 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
     let Some(config) = args.config.load() else {
         return EXIT_ERROR;
     };
-    let settings = Settings {
-        config: &config,
-        namespace: args.input.namespace.clone(),
-        mode: Mode::Inject,
+    let (mut files, input_errors) = match process_inputs(&args.input, None, &config, Mode::Inject) {
+        Ok(r) => r,
+        Err(code) => return code,
     };
-    let (mut files, input_errors) =
-        each_input(&args.input, None, |i| pipeline::process(i, &settings));
     let failed = !input_errors.is_empty();
     diagnostics(input_errors);
     let _ = take_errors(&mut files);

@@ -1,12 +1,12 @@
 //! `kinject inject` and `kinject uninject`: wiring only.
 
 use crate::config::{self, Config};
-use crate::inject::{Mode, Settings};
-use crate::pipeline::{self, FileResult};
+use crate::inject::Mode;
+use crate::pipeline::FileResult;
 use crate::render;
 use crate::report;
 
-use super::output::{diagnostics, each_input, read_stdin, stdout};
+use super::output::{diagnostics, process_inputs, read_stdin, stdout};
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
     eprint,
@@ -84,18 +84,16 @@ fn run(
     output: &OutputArgs,
     edit: &EditArgs,
 ) -> u8 {
-    let settings = Settings {
-        config,
-        namespace: input.namespace.clone(),
-        mode,
-    };
     if edit.any() && output.output != Format::Yaml {
         eprint(
             "error: --in-place, --check and --diff work on YAML output, not -o json or -o patch\n",
         );
         return EXIT_ERROR;
     }
-    let (files, input_errors) = each_input(input, stdin, |i| pipeline::process(i, &settings));
+    let (files, input_errors) = match process_inputs(input, stdin, config, mode) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let mut failed = !input_errors.is_empty() || files.iter().any(|f| !f.errors.is_empty());
     diagnostics(input_errors);
     for f in &files {

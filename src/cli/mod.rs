@@ -70,6 +70,10 @@ pub struct InputArgs {
     /// Namespace of objects that do not name one (for rules that match namespaces).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
+    /// A label of a namespace, for rules' `namespaceSelector` (repeatable; `Namespace` objects
+    /// in the input count too).
+    #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE")]
+    pub namespace_labels: Vec<String>,
 }
 
 /// File names looked for when no `-c` is given.
@@ -119,7 +123,45 @@ impl ConfigArgs {
     }
 }
 
+/// Namespace labels from `--namespace-labels ns=k=v` flags, added to `labels`.
+pub(crate) fn parse_namespace_labels(
+    flags: &[String],
+    labels: &mut std::collections::HashMap<String, serde_json::Map<String, serde_json::Value>>,
+) -> Result<(), String> {
+    for flag in flags {
+        let mut parts = flag.splitn(3, '=');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(ns), Some(k), Some(v)) if !ns.is_empty() && !k.is_empty() => {
+                labels
+                    .entry(ns.to_owned())
+                    .or_default()
+                    .insert(k.to_owned(), serde_json::Value::String(v.to_owned()));
+            }
+            _ => {
+                return Err(format!(
+                    "--namespace-labels `{flag}`: expected NS=KEY=VALUE"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl InputArgs {
+    /// Settings for these inputs: namespace labels from `Namespace` objects among them and
+    /// from `--namespace-labels`.
+    pub(crate) fn settings<'c>(
+        &self,
+        config: &'c crate::config::Config,
+        mode: crate::inject::Mode,
+        inputs: &[crate::read::Input],
+    ) -> Result<crate::inject::Settings<'c>, String> {
+        let mut settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
+        settings.namespace_labels = crate::read::namespace_labels(inputs);
+        parse_namespace_labels(&self.namespace_labels, &mut settings.namespace_labels)?;
+        Ok(settings)
+    }
+
     fn all_paths(&self) -> Vec<PathBuf> {
         self.paths.iter().chain(&self.filenames).cloned().collect()
     }
@@ -223,6 +265,9 @@ pub struct UninjectArgs {
 pub struct AdmissionArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
+    /// A label of a namespace, for rules' `namespaceSelector` (repeatable).
+    #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE")]
+    pub namespace_labels: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Args)]

@@ -29,17 +29,16 @@ pub(crate) fn diagnostics<D: miette::Diagnostic + Send + Sync + 'static>(errors:
     }
 }
 
-/// Reads every input the arguments name (stdin at most once) and runs `process` on each.
-/// Inputs that cannot be read are reported and skipped; the others are still processed.
-pub(crate) fn each_input(
+/// Reads every input the arguments name (stdin at most once: `stdin` when already read).
+/// Inputs that cannot be read are reported; the others are still returned.
+pub(crate) fn load_inputs(
     args: &InputArgs,
     stdin: Option<Vec<u8>>,
-    mut process: impl FnMut(read::Input) -> FileResult,
-) -> (Vec<FileResult>, Vec<InputError>) {
+) -> (Vec<read::Input>, Vec<InputError>) {
     let (sources, mut errors) = read::discover(&args.all_paths());
     let mut stdin = stdin;
     let mut stdin_used = false;
-    let mut files = Vec::new();
+    let mut inputs = Vec::new();
     for source in sources {
         if source.path.is_none() {
             if stdin_used {
@@ -52,11 +51,31 @@ pub(crate) fn each_input(
             _ => read::load(&source, &mut std::io::stdin().lock()),
         };
         match loaded {
-            Ok(input) => files.push(process(input)),
+            Ok(input) => inputs.push(input),
             Err(e) => errors.push(e),
         }
     }
-    (files, errors)
+    (inputs, errors)
+}
+
+/// Loads the inputs and runs injection (in `mode`) over each. `Err` is the exit code when
+/// the settings are wrong.
+pub(crate) fn process_inputs(
+    args: &InputArgs,
+    stdin: Option<Vec<u8>>,
+    config: &crate::config::Config,
+    mode: crate::inject::Mode,
+) -> Result<(Vec<FileResult>, Vec<InputError>), u8> {
+    let (inputs, errors) = load_inputs(args, stdin);
+    let settings = args.settings(config, mode, &inputs).map_err(|e| {
+        super::eprint(&format!("error: {e}\n"));
+        super::EXIT_ERROR
+    })?;
+    let files = inputs
+        .into_iter()
+        .map(|i| crate::pipeline::process(i, &settings))
+        .collect();
+    Ok((files, errors))
 }
 
 /// Reads all of standard input.

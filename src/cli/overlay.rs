@@ -12,11 +12,13 @@ use super::output::diagnostics;
 use super::{EXIT_ERROR, InputArgs, OutputArgs, eprint};
 
 pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &OutputArgs) -> u8 {
-    let settings = Settings {
-        config,
-        namespace: input.namespace.clone(),
-        mode: Mode::Inject,
-    };
+    let mut settings = Settings::new(config, input.namespace.clone(), Mode::Inject);
+    if let Err(e) =
+        super::parse_namespace_labels(&input.namespace_labels, &mut settings.namespace_labels)
+    {
+        eprint(&format!("error: {e}\n"));
+        return EXIT_ERROR;
+    }
     let bases = input.all_paths();
     if bases.is_empty() {
         eprint("error: --emit-kustomize needs the base directories to patch\n");

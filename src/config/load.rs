@@ -57,6 +57,7 @@ pub struct Defaults {
     pub skip_namespaces: Vec<String>,
     pub jobs: JobPolicy,
     pub allow_requests: bool,
+    pub sort_init_containers: bool,
 }
 
 impl Default for Defaults {
@@ -68,6 +69,7 @@ impl Default for Defaults {
                 .to_vec(),
             jobs: JobPolicy::Skip,
             allow_requests: true,
+            sort_init_containers: false,
         }
     }
 }
@@ -162,6 +164,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     let mut skip_namespaces = None;
     let mut jobs = None;
     let mut allow_requests = None;
+    let mut sort_init_containers = None;
     let mut first_seen: HashMap<String, Origin> = HashMap::new();
     let mut rule_inject_spans: Vec<(Vec<Origin>, Vec<Origin>)> = Vec::new();
     for (name, text) in texts {
@@ -226,6 +229,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             skip_namespaces = cf.defaults.skip_namespaces.or(skip_namespaces);
             jobs = cf.defaults.jobs.or(jobs);
             allow_requests = cf.defaults.allow_requests.or(allow_requests);
+            sort_init_containers = cf.defaults.sort_init_containers.or(sort_init_containers);
             config.kinds.extend(cf.kinds);
             for (i, spec) in cf.sidecars.into_iter().enumerate() {
                 let path = vec!["sidecars".to_owned(), i.to_string()];
@@ -248,18 +252,9 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                 first_seen.insert(spec.name.clone(), o.clone());
                 let mut definition = value["sidecars"][i].clone();
                 if let Value::Object(m) = &mut definition {
-                    for k in [
-                        "name",
-                        "description",
-                        "native",
-                        "position",
-                        "initPosition",
-                        "serviceAccountPolicy",
-                        "targetContainers",
-                        "template",
-                    ] {
-                        m.shift_remove(k);
-                    }
+                    // Only what the sidecar adds is rendered; the rest says how.
+                    let body_fields = super::schema::body_schema()["properties"].as_object();
+                    m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
                     if spec.template.is_some() && !m.is_empty() {
                         let fields: Vec<&str> = m.keys().map(String::as_str).collect();
                         errors.push(
@@ -387,6 +382,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
         skip_namespaces: skip_namespaces.unwrap_or(d.skip_namespaces),
         jobs: jobs.unwrap_or(d.jobs),
         allow_requests: allow_requests.unwrap_or(d.allow_requests),
+        sort_init_containers: sort_init_containers.unwrap_or(d.sort_init_containers),
     };
     if errors.is_empty() {
         Ok(config)

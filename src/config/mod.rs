@@ -7,6 +7,6 @@ pub mod schema;
 
 pub use load::{Config, Defaults, Origin, RuleDef, SidecarDef, load, load_texts};
 pub use model::{
-    API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule,
-    ServiceAccountPolicy, Sidecar, SidecarBody,
+    API_VERSION, AnnotationPolicy, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule,
+    SameName, ServiceAccountPolicy, Sidecar, SidecarBody, TransferEnv,
 };

@@ -72,6 +72,37 @@ pub struct Sidecar {
     /// `appendCommand` (glob patterns; default: all of them).
     #[serde(default)]
     pub target_containers: Vec<String>,
+    /// Also give `volumeMounts` and `env` to the pod's own init containers.
+    #[serde(default)]
+    pub target_init_containers: bool,
+    /// Also give `volumeMounts` and `env` to the containers injected by this and earlier
+    /// sidecars (tumblr's behaviour).
+    #[serde(default)]
+    pub target_sidecars: bool,
+    /// A pod container with the same name as one of this sidecar's containers: `override`
+    /// merges it over the sidecar (default; Istio's behaviour), `error` refuses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_name: Option<SameName>,
+    /// How the sidecar's `annotations` meet the pod's own: `keep` the pod's (default),
+    /// `overwrite` them, `mergeJson` (both are JSON objects: merged), `appendList`
+    /// (comma-separated lists: joined).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation_policy: Option<AnnotationPolicy>,
+    /// Per-annotation exceptions to `annotationPolicy`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub annotation_policies: std::collections::BTreeMap<String, AnnotationPolicy>,
+    /// Sidecar containers (glob patterns of their names) that also get every volume mount of
+    /// the app containers (OpenKruise `shareVolumePolicy`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub share_volume_mounts: Vec<String>,
+    /// Environment variables copied from app containers into sidecar containers (OpenKruise
+    /// `transferEnv`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transfer_env: Vec<TransferEnv>,
+    /// When this sidecar sets the service account, remove the old account's token mounts
+    /// (`/var/run/secrets/kubernetes.io/serviceaccount`) so the new one is mounted (tumblr).
+    #[serde(default)]
+    pub remove_token_mounts: bool,
     /// The whole definition as one template text rendering to YAML with any of the fields of
     /// the body (`containers`, `volumes`, …); loops and conditionals allowed. Values taken from
     /// the object are quoted on output, so an annotation cannot add fields.
@@ -126,6 +157,68 @@ pub struct SidecarBody {
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[schemars(with = "std::collections::BTreeMap<String, String>")]
     pub labels: Map<String, Value>,
+    /// Host aliases appended to the pod.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<k8s_openapi::api::core::v1::HostAlias>")]
+    pub host_aliases: Vec<Value>,
+    /// Sets `hostNetwork: true` on the pod.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_network: bool,
+    /// Sets `hostPID: true` on the pod.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_pid: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SameName {
+    #[default]
+    Override,
+    Error,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum AnnotationPolicy {
+    #[default]
+    Keep,
+    Overwrite,
+    MergeJson,
+    AppendList,
+}
+
+/// Copies an environment variable of an app container into sidecar containers.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TransferEnv {
+    /// The sidecar containers that receive it (glob patterns; default all of the sidecar's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<String>,
+    /// The app container to copy from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_container_name: Option<String>,
+    /// Or: the pod field naming it (`metadata.name`, `metadata.labels['k']`,
+    /// `metadata.annotations['k']`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_container_name_from: Option<SourceFrom>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_names: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SourceFrom {
+    pub field_ref: FieldRef,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FieldRef {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    pub field_path: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -173,6 +266,11 @@ pub struct Match {
     /// Namespace glob patterns; objects without a namespace take `--namespace`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub namespaces: Vec<String>,
+    /// Selector on the labels of the object's namespace (from `Namespace` objects in the input,
+    /// or `--namespace-labels ns=k=v`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<LabelSelector>")]
+    pub namespace_selector: Option<Value>,
     /// Namespace glob patterns never matched.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exclude_namespaces: Vec<String>,
@@ -211,6 +309,9 @@ pub struct Defaults {
     /// Default for rules' `jobs` (default `skip`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<JobPolicy>,
+    /// Sort injected init containers by name, after the pod's own (OpenKruise's order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort_init_containers: Option<bool>,
     /// Let `kinject.dev/inject: "a,b"` request sidecars no rule selects (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_requests: Option<bool>,

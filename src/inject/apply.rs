@@ -9,12 +9,14 @@ use serde_json::{Map, Value};
 use super::InjectError;
 use super::pod::{list_field, name_of, object_field, overlay, position};
 use super::status::{Previous, Record};
-use crate::config::{Position, ServiceAccountPolicy, SidecarBody};
+use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
 
 /// A sidecar rendered for one object, ready to add.
 #[derive(Debug, Clone)]
 pub struct Rendered {
     pub name: String,
+    /// The definition's settings (how it is added).
+    pub spec: crate::config::Sidecar,
     pub body: SidecarBody,
     pub native: bool,
     pub position: Position,
@@ -46,28 +48,54 @@ fn conflict(message: String) -> InjectError {
 
 /// Adds `sidecars` to `pod` (a pod template: `metadata` and `spec`). Returns one record per
 /// sidecar.
-pub(crate) fn apply(pod: &mut Value, sidecars: &[Rendered]) -> Result<Vec<Record>, InjectError> {
+pub(crate) fn apply(
+    pod: &mut Value,
+    sidecars: &[Rendered],
+    sort_inits: bool,
+) -> Result<Vec<Record>, InjectError> {
     let Value::Object(pod) = pod else {
         return Err(conflict("the pod template is not a mapping".to_owned()));
     };
     let mut owners = Owners::default();
-    let mut records = add_to_spec(object_field(pod, "spec", &mut false), sidecars, &mut owners)?;
+    let metadata = pod.get("metadata").cloned().unwrap_or(Value::Null);
+    let ctx = Ctx {
+        metadata: &metadata,
+        sort_inits,
+    };
+    let mut records = add_to_spec(
+        object_field(pod, "spec", &mut false),
+        sidecars,
+        &mut owners,
+        &ctx,
+    )?;
     for (s, rec) in sidecars.iter().zip(records.iter_mut()) {
         add_metadata(pod, s, &mut owners, rec)?;
     }
     Ok(records)
 }
 
+/// What the spec work reads besides the spec.
+struct Ctx<'a> {
+    /// The pod template's metadata, before injection (for `transferEnv` field references).
+    metadata: &'a Value,
+    sort_inits: bool,
+}
+
 fn add_to_spec(
     spec: &mut Map<String, Value>,
     sidecars: &[Rendered],
     owners: &mut Owners,
+    ctx: &Ctx<'_>,
 ) -> Result<Vec<Record>, InjectError> {
     let mut records = Vec::new();
     let mut app = take_list(spec, "containers");
     let had_inits = matches!(spec.get("initContainers"), Some(Value::Array(_)));
     let mut inits = take_list(spec, "initContainers");
     let app_names: Vec<String> = app.iter().map(|c| name_of(c).to_owned()).collect();
+    let init_names: Vec<String> = inits.iter().map(|c| name_of(c).to_owned()).collect();
+    // The app's own containers, as they are before any sidecar (for shared mounts and
+    // transferred env).
+    let originals = app.clone();
     let (mut before, mut after, mut init_before, mut init_after) = (vec![], vec![], vec![], vec![]);
     let mut init_owner: Option<usize> = None;
     let original_sa = spec
@@ -84,16 +112,18 @@ fn add_to_spec(
         // A sidecar's own init containers run before its native containers.
         for c in &s.body.init_containers {
             claim(owners, name_of(c), &s.name)?;
+            let c = &prepare(c, s, &originals, ctx)?;
             let side = if s.init_position == Position::Before {
                 &mut init_before
             } else {
                 &mut init_after
             };
-            place(c, &mut inits, &app, side, &mut rec, true, &s.name)?;
+            place(c, &mut inits, &app, side, &mut rec, true, s)?;
         }
         for c in &s.body.containers {
             let n = name_of(c).to_owned();
             claim(owners, &n, &s.name)?;
+            let c = &prepare(c, s, &originals, ctx)?;
             if s.native {
                 let mut c = c.clone();
                 if let Value::Object(m) = &mut c {
@@ -107,14 +137,14 @@ fn add_to_spec(
                 } else {
                     &mut init_after
                 };
-                place(&c, &mut inits, &app, side, &mut rec, true, &s.name)?;
+                place(&c, &mut inits, &app, side, &mut rec, true, s)?;
             } else {
                 let side = if s.position == Position::Before {
                     &mut before
                 } else {
                     &mut after
                 };
-                place(c, &mut app, &inits, side, &mut rec, false, &s.name)?;
+                place(c, &mut app, &inits, side, &mut rec, false, s)?;
             }
         }
         if !had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
@@ -129,18 +159,34 @@ fn add_to_spec(
             &mut rec,
             &s.name,
         )?;
-        for c in app.iter_mut() {
-            let cname = name_of(c).to_owned();
-            let is_app = app_names.contains(&cname) && owners.get("container", &cname).is_none();
-            let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(&cname));
-            if is_app && targeted {
-                add_to_app_container(c, s, owners, &mut rec)?;
+        let own_inits: &[String] = if s.spec.target_init_containers {
+            &init_names
+        } else {
+            &[]
+        };
+        for (list, names) in [(&mut app, &app_names[..]), (&mut inits, own_inits)] {
+            for c in list.iter_mut() {
+                let cname = name_of(c).to_owned();
+                let is_app = names.contains(&cname) && owners.get("container", &cname).is_none();
+                let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(&cname));
+                if is_app && targeted {
+                    add_to_app_container(c, s, owners, &mut rec)?;
+                }
             }
         }
         if let Some(sa) = &s.body.service_account_name {
-            set_service_account(spec, sa, s, original_sa.as_deref(), owners, &mut rec)?;
+            let set = set_service_account(spec, sa, s, original_sa.as_deref(), owners, &mut rec)?;
+            if set && s.spec.remove_token_mounts {
+                for c in app.iter_mut().chain(inits.iter_mut()) {
+                    remove_token_mounts(c, &mut rec);
+                }
+            }
         }
+        add_host_settings(spec, s, &mut rec);
         records.push(rec);
+    }
+    if ctx.sort_inits {
+        init_after.sort_by(|a, b| name_of(a).cmp(name_of(b)));
     }
     let containers: Vec<Value> = before.into_iter().chain(app).chain(after).collect();
     spec.insert("containers".to_owned(), Value::Array(containers));
@@ -189,29 +235,84 @@ fn add_metadata(
             rec.created.push(format!("/metadata/{field}"));
         }
         for (k, v) in items {
-            match map.get(k) {
-                Some(existing) if existing != v => {
-                    if let Some(other) = owners.get(field, k) {
-                        return Err(conflict(format!(
-                            "{field} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
-                            s.name
-                        )));
-                    }
+            let policy = if field == "labels" {
+                AnnotationPolicy::Keep
+            } else {
+                s.spec
+                    .annotation_policies
+                    .get(k)
+                    .copied()
+                    .or(s.spec.annotation_policy)
+                    .unwrap_or_default()
+            };
+            let Some(existing) = map.get(k).cloned() else {
+                map.insert(k.clone(), v.clone());
+                owners.set(field, k, &s.name);
+                if field == "annotations" {
+                    rec.annotations.push(k.clone());
+                } else {
+                    rec.labels.push(k.clone());
                 }
-                Some(_) => {}
-                None => {
-                    map.insert(k.clone(), v.clone());
-                    owners.set(field, k, &s.name);
-                    if field == "annotations" {
-                        rec.annotations.push(k.clone());
-                    } else {
-                        rec.labels.push(k.clone());
-                    }
+                continue;
+            };
+            let combined = match policy {
+                AnnotationPolicy::Keep => {
+                    if &existing != v
+                        && let Some(other) = owners.get(field, k) {
+                            return Err(conflict(format!(
+                                "{field} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
+                                s.name
+                            )));
+                        }
+                    continue;
                 }
+                AnnotationPolicy::Overwrite => v.clone(),
+                AnnotationPolicy::MergeJson => merge_json(&existing, v).ok_or_else(|| {
+                    conflict(format!("annotation `{k}`: sidecar `{}` merges JSON into a value that is not a JSON object", s.name))
+                })?,
+                AnnotationPolicy::AppendList => append_list(&existing, v),
+            };
+            if combined != existing {
+                map.insert(k.clone(), combined);
+                owners.set(field, k, &s.name);
+                rec.replaced_annotations.insert(k.clone(), existing);
             }
         }
     }
     Ok(())
+}
+
+/// Two annotation values that hold JSON objects, merged (the second's keys win).
+fn merge_json(existing: &Value, ours: &Value) -> Option<Value> {
+    let parse =
+        |v: &Value| -> Option<Map<String, Value>> { serde_json::from_str(v.as_str()?).ok() };
+    let mut merged = parse(existing)?;
+    for (k, v) in parse(ours)? {
+        merged.insert(k, v);
+    }
+    Some(Value::String(serde_json::to_string(&merged).ok()?))
+}
+
+/// Comma-separated lists joined, without repeating an item.
+fn append_list(existing: &Value, ours: &Value) -> Value {
+    let mut items: Vec<String> = existing
+        .as_str()
+        .unwrap_or_default()
+        .split(',')
+        .filter(|x| !x.is_empty())
+        .map(str::to_owned)
+        .collect();
+    for item in ours
+        .as_str()
+        .unwrap_or_default()
+        .split(',')
+        .filter(|x| !x.is_empty())
+    {
+        if !items.iter().any(|x| x == item) {
+            items.push(item.to_owned());
+        }
+    }
+    Value::String(items.join(","))
 }
 
 fn take_list(spec: &mut Map<String, Value>, key: &str) -> Vec<Value> {
@@ -249,8 +350,9 @@ fn place(
     side: &mut Vec<Value>,
     rec: &mut Record,
     init: bool,
-    sidecar: &str,
+    s: &Rendered,
 ) -> Result<(), InjectError> {
+    let sidecar = s.name.as_str();
     let n = name_of(c).to_owned();
     let (here, there) = if init {
         ("initContainers", "containers")
@@ -258,6 +360,12 @@ fn place(
         ("containers", "initContainers")
     };
     if let Some(i) = position(list, &n) {
+        if s.spec.same_name == Some(SameName::Error) {
+            return Err(conflict(format!(
+                "sidecar `{sidecar}` would replace the pod's own container `{n}`"
+            ))
+            .help("rename the sidecar container or the pod's (OpenKruise replaced it silently: openkruise/kruise#565)"));
+        }
         let user = list[i].clone();
         list[i] = overlay(c, &user);
         rec.overrides.insert(n.clone(), user);
@@ -471,7 +579,7 @@ fn set_service_account(
     original: Option<&str>,
     owners: &mut Owners,
     rec: &mut Record,
-) -> Result<(), InjectError> {
+) -> Result<bool, InjectError> {
     let current = spec
         .get("serviceAccountName")
         .and_then(Value::as_str)
@@ -488,7 +596,7 @@ fn set_service_account(
             )
             .help("a pod has one service account; give both sidecars the same one"));
         }
-        return Ok(());
+        return Ok(false);
     }
     let unset = original.is_none_or(|o| o.is_empty() || o == "default");
     let set = match s.service_account_policy {
@@ -505,6 +613,216 @@ fn set_service_account(
         );
         owners.set("serviceAccount", "", &s.name);
         rec.service_account_name = Some(Previous { previous: current });
+        return Ok(true);
     }
-    Ok(())
+    Ok(false)
+}
+
+/// Where Kubernetes mounts a service account's token.
+const TOKEN_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/// Removes the old service account's token mount from a container (tumblr's behaviour), so the
+/// admission controller mounts the new account's; recorded to be put back on strip.
+fn remove_token_mounts(c: &mut Value, rec: &mut Record) {
+    let cname = name_of(c).to_owned();
+    let Some(Value::Array(mounts)) = c.get_mut("volumeMounts") else {
+        return;
+    };
+    let mut removed = Vec::new();
+    let mut i = 0;
+    while i < mounts.len() {
+        if mounts[i].get("mountPath").and_then(Value::as_str) == Some(TOKEN_MOUNT) {
+            removed.push(super::status::RemovedMount {
+                index: i + removed.len(),
+                mount: mounts.remove(i),
+            });
+        } else {
+            i += 1;
+        }
+    }
+    if !removed.is_empty() {
+        rec.app(&cname).removed_mounts.extend(removed);
+    }
+}
+
+/// Host aliases (appended), `hostNetwork` and `hostPID`, each recorded.
+fn add_host_settings(spec: &mut Map<String, Value>, s: &Rendered, rec: &mut Record) {
+    if !s.body.host_aliases.is_empty() {
+        let mut created = false;
+        let list = list_field(spec, "hostAliases", &mut created);
+        if created {
+            rec.created.push("/spec/hostAliases".to_owned());
+        }
+        list.extend(s.body.host_aliases.iter().cloned());
+        rec.host_aliases.extend(s.body.host_aliases.iter().cloned());
+    }
+    for (field, wanted, slot) in [
+        ("hostNetwork", s.body.host_network, &mut rec.host_network),
+        ("hostPID", s.body.host_pid, &mut rec.host_pid),
+    ] {
+        let current = spec.get(field).and_then(Value::as_bool);
+        if wanted && current != Some(true) {
+            spec.insert(field.to_owned(), Value::Bool(true));
+            *slot = Some(super::status::PreviousBool { previous: current });
+        }
+    }
+}
+
+/// The sidecar's container as it goes into this pod: with the app's volume mounts when it
+/// shares them, environment transferred from app containers, and (`targetSidecars`) the
+/// sidecar's own `env` and `volumeMounts`.
+fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Value, InjectError> {
+    let mut c = c.clone();
+    let cname = name_of(&c).to_owned();
+    let Value::Object(cm) = &mut c else {
+        return Ok(c);
+    };
+    let matches = |globs: &[String]| {
+        globs.is_empty()
+            || globs
+                .iter()
+                .any(|g| crate::select::glob(g).is_ok_and(|m| m.is_match(&cname)))
+    };
+    if !s.spec.share_volume_mounts.is_empty() && matches(&s.spec.share_volume_mounts) {
+        let mut created = false;
+        let mut mounts = list_field(cm, "volumeMounts", &mut created).clone();
+        let mut envs = Vec::new();
+        for a in app {
+            for m in a
+                .get("volumeMounts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let path = m
+                    .get("mountPath")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let taken = mounts.iter().any(|x| {
+                    x.get("mountPath").and_then(Value::as_str) == Some(path)
+                        || name_of(x) == name_of(m)
+                });
+                if path == TOKEN_MOUNT || taken {
+                    continue;
+                }
+                mounts.push(m.clone());
+                // `subPathExpr: foo/$(POD_NAME)` needs POD_NAME in the sidecar too.
+                let expr = m
+                    .get("subPathExpr")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                for var in expr
+                    .split("$(")
+                    .skip(1)
+                    .filter_map(|r| r.split_once(')').map(|(v, _)| v))
+                {
+                    if let Some(e) = env_of(a, var) {
+                        envs.push(e.clone());
+                    }
+                }
+            }
+        }
+        cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
+        merge_env(cm, envs);
+    }
+    let mut transferred = Vec::new();
+    for t in &s.spec.transfer_env {
+        if !matches(&t.containers) {
+            continue;
+        }
+        let source = match (&t.source_container_name, &t.source_container_name_from) {
+            (Some(n), _) => n.clone(),
+            (None, Some(from)) => field_value(ctx.metadata, &from.field_ref.field_path)
+                .ok_or_else(|| {
+                    InjectError::new(
+                        "kinject::inject::transfer_env",
+                        format!(
+                            "sidecar `{}`: the pod has no `{}` to name the source container",
+                            s.name, from.field_ref.field_path
+                        ),
+                    )
+                })?,
+            (None, None) => continue,
+        };
+        let Some(a) = app.iter().find(|a| name_of(a) == source) else {
+            continue;
+        };
+        for var in t.env_name.iter().chain(&t.env_names) {
+            if let Some(e) = env_of(a, var) {
+                transferred.push(e.clone());
+            }
+        }
+    }
+    merge_env(cm, transferred);
+    if s.spec.target_sidecars {
+        let mut created = false;
+        let env = list_field(cm, "env", &mut created);
+        for e in &s.body.env {
+            if position(env, name_of(e)).is_none() {
+                env.push(e.clone());
+            }
+        }
+        let mounts = list_field(cm, "volumeMounts", &mut created);
+        for m in &s.body.volume_mounts {
+            if !mounts
+                .iter()
+                .any(|x| x.get("mountPath") == m.get("mountPath"))
+            {
+                mounts.push(m.clone());
+            }
+        }
+        for field in ["env", "volumeMounts"] {
+            if cm
+                .get(field)
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+            {
+                cm.shift_remove(field);
+            }
+        }
+    }
+    Ok(c)
+}
+
+fn env_of<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
+    c.get("env")?
+        .as_array()?
+        .iter()
+        .find(|e| name_of(e) == name)
+}
+
+/// Adds env vars to a container, replacing ones of the same name (Kruise's MergeEnvVar).
+fn merge_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
+    if envs.is_empty() {
+        return;
+    }
+    let mut created = false;
+    let list = list_field(cm, "env", &mut created);
+    for e in envs {
+        match position(list, name_of(&e)) {
+            Some(i) => list[i] = e,
+            None => list.push(e),
+        }
+    }
+}
+
+/// `metadata.name`, `metadata.labels['k']` or `metadata.annotations['k']` of the pod.
+fn field_value(metadata: &Value, path: &str) -> Option<String> {
+    let get = |field: &str, key: &str| metadata.get(field)?.get(key)?.as_str().map(str::to_owned);
+    let keyed = |prefix: &str| {
+        path.strip_prefix(prefix)?
+            .strip_suffix("']")
+            .or_else(|| path.strip_prefix(prefix)?.strip_suffix("\"]"))
+            .map(str::to_owned)
+    };
+    if path == "metadata.name" {
+        return metadata.get("name")?.as_str().map(str::to_owned);
+    }
+    if let Some(k) = keyed("metadata.labels['").or_else(|| keyed("metadata.labels[\"")) {
+        return get("labels", &k);
+    }
+    if let Some(k) = keyed("metadata.annotations['").or_else(|| keyed("metadata.annotations[\"")) {
+        return get("annotations", &k);
+    }
+    None
 }

@@ -61,7 +61,21 @@ pub struct Settings<'c> {
     pub config: &'c Config,
     /// Namespace of objects that name none (`--namespace`).
     pub namespace: Option<String>,
+    /// Labels of namespaces, for rules' `namespaceSelector` (from `Namespace` objects in the
+    /// input and `--namespace-labels`).
+    pub namespace_labels: std::collections::HashMap<String, Map<String, Value>>,
     pub mode: Mode,
+}
+
+impl<'c> Settings<'c> {
+    pub fn new(config: &'c Config, namespace: Option<String>, mode: Mode) -> Self {
+        Settings {
+            config,
+            namespace,
+            namespace_labels: std::collections::HashMap::new(),
+            mode,
+        }
+    }
 }
 
 /// What happened to an object.
@@ -181,7 +195,8 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         .map(str::to_owned)
         .or_else(|| settings.namespace.clone())
         .unwrap_or_default();
-    let subject = subject(object, &pod0, &wk, &namespace);
+    let mut subject = subject(object, &pod0, &wk, &namespace);
+    subject.namespace_labels = settings.namespace_labels.get(&namespace);
     let verdicts: Vec<RuleVerdict> = config
         .rules
         .iter()
@@ -223,10 +238,11 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
                 .iter()
                 .map(|(def, native)| render(def, config, &ctx, *native))
                 .collect::<Result<Vec<_>, _>>()?;
-            let records = apply::apply(pod, &rendered).map_err(|mut e| {
-                e.at = e.at.map(|p| format!("{}{p}", wk.pod_template));
-                e
-            })?;
+            let records = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
+                .map_err(|mut e| {
+                    e.at = e.at.map(|p| format!("{}{p}", wk.pod_template));
+                    e
+                })?;
             let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
             let mut o = Outcome::new(Action::Injected(names), Value::Null);
             o.warnings = drift(object.pointer(&wk.pod_template), pod, &previous, &records);
@@ -300,6 +316,7 @@ fn subject<'a>(
             .and_then(Value::as_str)
             .unwrap_or_default(),
         namespace,
+        namespace_labels: None,
         labels: map(pod.pointer("/metadata/labels")),
         annotation_levels: levels,
         host_network: pod.pointer("/spec/hostNetwork") == Some(&Value::Bool(true)),
@@ -481,19 +498,22 @@ fn render(
         .iter()
         .filter_map(|p| select::glob(p).ok())
         .collect();
-    let hash_input = serde_json::json!({
-        "body": body,
-        "native": native,
-        "position": position,
-        "initPosition": init_position,
-        "serviceAccountPolicy": def.spec.service_account_policy,
-        "targetContainers": def.spec.target_containers,
-    });
+    // Everything that decides the result: what is added (rendered) and how (the settings).
+    let mut settings = serde_json::to_value(&def.spec).unwrap_or_default();
+    if let Value::Object(m) = &mut settings {
+        let body_fields = body_schema()["properties"].as_object();
+        m.retain(|k, _| {
+            k != "description" && k != "template" && !body_fields.is_some_and(|f| f.contains_key(k))
+        });
+        m.insert("native".to_owned(), Value::Bool(native));
+    }
+    let hash_input = serde_json::json!({"body": body, "settings": settings});
     // Key order is how the configuration was written, not what it means: hash sorted keys.
     let digest = Sha256::digest(canonical(&hash_input).to_string().as_bytes());
     let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     Ok(Rendered {
         name: name.clone(),
+        spec: def.spec.clone(),
         body,
         native,
         position,

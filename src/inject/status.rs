@@ -43,6 +43,16 @@ pub struct Record {
     /// The pod's own same-name containers, merged over the sidecar's (user overrides).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub overrides: Map<String, Value>,
+    /// Annotations this sidecar changed (overwrite, merge, append), with their earlier value.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub replaced_annotations: Map<String, Value>,
+    /// Host aliases appended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_aliases: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_network: Option<PreviousBool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_pid: Option<PreviousBool>,
     /// Pod-template pointers this sidecar created (removed again when left empty).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<String>,
@@ -62,9 +72,26 @@ pub struct AppRecord {
     pub args: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
+    /// Mounts this sidecar removed (old service account tokens), with their index.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed_mounts: Vec<RemovedMount>,
     /// Fields of the container this sidecar created (`volumeMounts`, `env`, `args`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RemovedMount {
+    pub index: usize,
+    pub mount: Value,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PreviousBool {
+    #[serde(default)]
+    pub previous: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

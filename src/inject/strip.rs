@@ -17,7 +17,8 @@ pub(crate) fn strip(
     }
     let (gone, kept): (Vec<&Record>, Vec<&Record>) =
         status.sidecars.iter().partition(|r| strip_it(r));
-    for r in &gone {
+    // Last added, first removed: values one sidecar changed after another are restored in turn.
+    for r in gone.iter().rev() {
         strip_record(pod, r);
     }
     // Shared pod-level items go only when no remaining sidecar still uses them.
@@ -75,12 +76,20 @@ fn strip_record(pod: &mut Value, r: &Record) {
             }
         }
     }
-    if let Some(Value::Array(containers)) = pod.pointer_mut("/spec/containers") {
-        for app in &r.app_containers {
-            let Some(Value::Object(c)) = containers.iter_mut().find(|c| name_of(c) == app.name)
-            else {
-                continue;
-            };
+    for app in &r.app_containers {
+        let found = ["/spec/containers", "/spec/initContainers"]
+            .into_iter()
+            .find_map(|p| {
+                let list = pod.pointer(p)?.as_array()?;
+                Some((p, position(list, &app.name)?))
+            });
+        let Some((pointer, index)) = found else {
+            continue;
+        };
+        let Some(Value::Object(c)) = pod.pointer_mut(&format!("{pointer}/{index}")) else {
+            continue;
+        };
+        {
             remove_items(c.get_mut("volumeMounts"), |m| {
                 app.volume_mounts
                     .iter()
@@ -91,6 +100,13 @@ fn strip_record(pod: &mut Value, r: &Record) {
             });
             remove_tail(c.get_mut("args"), &app.args);
             remove_tail(c.get_mut("command"), &app.command);
+            if !app.removed_mounts.is_empty() {
+                let mut created = false;
+                let mounts = super::pod::list_field(c, "volumeMounts", &mut created);
+                for m in &app.removed_mounts {
+                    mounts.insert(m.index.min(mounts.len()), m.mount.clone());
+                }
+            }
             for field in &app.created {
                 let empty = match c.get(field) {
                     Some(Value::Array(a)) => a.is_empty(),
@@ -110,6 +126,31 @@ fn strip_record(pod: &mut Value, r: &Record) {
         if let Some(Value::Object(m)) = pod.pointer_mut(pointer) {
             for k in keys {
                 m.shift_remove(k);
+            }
+        }
+    }
+    if let Some(Value::Object(m)) = pod.pointer_mut("/metadata/annotations") {
+        for (k, previous) in &r.replaced_annotations {
+            m.insert(k.clone(), previous.clone());
+        }
+    }
+    if let Some(Value::Object(spec)) = pod.get_mut("spec") {
+        if let Some(Value::Array(aliases)) = spec.get_mut("hostAliases") {
+            for a in r.host_aliases.iter().rev() {
+                if let Some(i) = aliases.iter().rposition(|x| x == a) {
+                    aliases.remove(i);
+                }
+            }
+        }
+        for (field, previous) in [("hostNetwork", &r.host_network), ("hostPID", &r.host_pid)] {
+            match previous.as_ref().map(|p| p.previous) {
+                Some(Some(b)) => {
+                    spec.insert(field.to_owned(), Value::Bool(b));
+                }
+                Some(None) => {
+                    spec.shift_remove(field);
+                }
+                None => {}
             }
         }
     }

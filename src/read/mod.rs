@@ -238,6 +238,33 @@ fn decode(bytes: &[u8]) -> Result<(String, Encoding), usize> {
     }
 }
 
+/// Labels of the `Namespace` objects among `inputs`, by namespace name.
+pub fn namespace_labels<'a>(
+    inputs: impl IntoIterator<Item = &'a Input>,
+) -> std::collections::HashMap<String, serde_json::Map<String, Value>> {
+    let mut out = std::collections::HashMap::new();
+    for input in inputs {
+        for doc in &input.documents {
+            let Ok(parsed) = &doc.parsed else { continue };
+            for (_, o) in objects(&parsed.value) {
+                if o.get("kind").and_then(Value::as_str) != Some("Namespace") {
+                    continue;
+                }
+                let Some(name) = o.pointer("/metadata/name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let labels = o
+                    .pointer("/metadata/labels")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                out.insert(name.to_owned(), labels);
+            }
+        }
+    }
+    out
+}
+
 /// The Kubernetes objects of a document value, with their JSON pointer in the document:
 /// the document itself, or each item of a `kind: List` / `*List` (recursively).
 pub fn objects(value: &Value) -> Vec<(String, &Value)> {
