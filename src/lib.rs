@@ -4,6 +4,7 @@ pub mod admission;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub(crate) mod formats;
 pub mod inject;
 pub mod kinds;
 pub mod krm;

@@ -201,7 +201,22 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                 text: Arc::clone(&file.text),
                 span: at(path),
             };
-            let value = parsed.value;
+            let value = match crate::formats::to_native(&parsed.value) {
+                None => parsed.value,
+                Some(Ok(native)) => native,
+                Some(Err(crate::formats::Failure::Schema(violations))) => {
+                    for v in violations {
+                        errors.push(violation(&file, range.start, &root, &v));
+                    }
+                    continue;
+                }
+                Some(Err(crate::formats::Failure::Problems(problems))) => {
+                    for p in problems {
+                        errors.push(origin(&p.path).error(p.code, p.message));
+                    }
+                    continue;
+                }
+            };
             if let Err(e) = check_format(&value) {
                 errors.push(origin(&[]).error("kinject::config::unsupported_format", e).help(format!(
                     "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
@@ -264,10 +279,15 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                         );
                     }
                 }
-                if let Err(errs) =
-                    config
-                        .templates
-                        .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+                if let Err(errs) = (!spec.literal)
+                    .then(|| {
+                        config.templates.add_sidecar(
+                            &spec.name,
+                            &definition,
+                            spec.template.as_deref(),
+                        )
+                    })
+                    .unwrap_or(Ok(()))
                 {
                     for e in errs {
                         let mut p = path.clone();
@@ -406,7 +426,7 @@ fn check_format(value: &Value) -> Result<(), String> {
     match (api, kind) {
         (Some(API_VERSION), Some(KIND)) => Ok(()),
         (Some(a), Some(k)) => Err(format!(
-            "`{a}` `{k}` is not a configuration format kinject reads"
+            "`{a}` `{k}` is not a configuration format kinject reads (it reads kinject.dev/v1alpha1 InjectionConfig, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
         )),
         _ => Err("not a kinject configuration: `apiVersion` and `kind` are missing".to_owned()),
     }

@@ -60,6 +60,13 @@ pub struct Sidecar {
     /// Where `containers` go: `after` (default) or `before` the pod's own containers.
     #[serde(default)]
     pub position: Option<Position>,
+    /// Per-container exceptions to `position` (by container name).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub positions: std::collections::BTreeMap<String, Position>,
+    /// Strings are taken as they are, not as templates (definitions read from other
+    /// injectors' formats).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub literal: bool,
     /// Where `initContainers` (and native sidecars) go relative to the pod's own init
     /// containers: `after` by default, `before` by default for native sidecars.
     #[serde(default)]

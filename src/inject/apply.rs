@@ -139,7 +139,8 @@ fn add_to_spec(
                 };
                 place(&c, &mut inits, &app, side, &mut rec, true, s)?;
             } else {
-                let side = if s.position == Position::Before {
+                let position = s.spec.positions.get(&n).copied().unwrap_or(s.position);
+                let side = if position == Position::Before {
                     &mut before
                 } else {
                     &mut after

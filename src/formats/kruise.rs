@@ -1,0 +1,494 @@
+//! OpenKruise `SidecarSet` (`apps.kruise.io/v1alpha1` and `v1beta1`) onto the native model.
+//!
+//! What Kruise's pod webhook does at creation (pkg/webhook/pod/mutating/sidecarset.go) becomes
+//! native settings: the selector, namespace and namespaceSelector a rule; containers with
+//! their `podInjectPolicy` (Before by API defaulting) positions; init containers after the
+//! pod's own, sorted by name; only the volumes the sidecar mounts; `shareVolumePolicy` and
+//! `transferEnv`; `IS_INJECTED=true` in every injected container; `patchPodMetadata` with its
+//! policies; and Kruise's own annotations (`kruise.io/sidecarset-hash`,
+//! `-hash-without-image`, `-injected-list`), merged across sets. A same-named app container is
+//! refused, not replaced (openkruise/kruise#565); conflicts are decided on the actual pod,
+//! not on selector overlap (#732).
+
+use std::collections::BTreeSet;
+
+use k8s_openapi::api::core::v1::{Container, LocalObjectReference, Volume};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use schemars::JsonSchema;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::Problem;
+
+/// The SidecarSet as the validator sees it (only for its JSON Schema).
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SidecarSet {
+    api_version: String,
+    kind: String,
+    metadata: Metadata,
+    spec: Spec,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct Metadata {
+    name: String,
+    namespace: Option<String>,
+    labels: Option<std::collections::BTreeMap<String, String>>,
+    annotations: Option<std::collections::BTreeMap<String, String>>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Spec {
+    selector: Option<LabelSelector>,
+    /// v1alpha1 only.
+    namespace: Option<String>,
+    namespace_selector: Option<LabelSelector>,
+    containers: Option<Vec<SidecarContainer>>,
+    init_containers: Option<Vec<SidecarContainer>>,
+    volumes: Option<Vec<Volume>>,
+    image_pull_secrets: Option<Vec<LocalObjectReference>>,
+    update_strategy: Option<Value>,
+    injection_strategy: Option<InjectionStrategy>,
+    revision_history_limit: Option<i32>,
+    patch_pod_metadata: Option<Vec<PatchPodMetadata>>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SidecarContainer {
+    #[serde(flatten)]
+    container: Container,
+    pod_inject_policy: Option<InjectPolicy>,
+    upgrade_strategy: Option<UpgradeStrategy>,
+    share_volume_policy: Option<SharePolicy>,
+    share_volume_device_policy: Option<SharePolicy>,
+    transfer_env: Option<Vec<TransferEnvVar>>,
+    resources_policy: Option<Value>,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+enum InjectPolicy {
+    BeforeAppContainer,
+    AfterAppContainer,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct UpgradeStrategy {
+    upgrade_type: Option<String>,
+    hot_upgrade_empty_image: Option<String>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SharePolicy {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct TransferEnvVar {
+    source_container_name: Option<String>,
+    source_container_name_from: Option<Value>,
+    env_name: Option<String>,
+    env_names: Option<Vec<String>>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct InjectionStrategy {
+    paused: Option<bool>,
+    revision: Option<Value>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PatchPodMetadata {
+    annotations: Option<std::collections::BTreeMap<String, String>>,
+    patch_policy: Option<PatchPolicy>,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+enum PatchPolicy {
+    Retain,
+    Overwrite,
+    MergePatchJson,
+}
+
+pub(crate) fn schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        serde_json::to_value(schemars::schema_for!(SidecarSet)).unwrap_or(Value::Null)
+    })
+}
+
+pub(crate) fn is_sidecar_set(value: &Value) -> bool {
+    let api = value.get("apiVersion").and_then(Value::as_str);
+    value.get("kind").and_then(Value::as_str) == Some("SidecarSet")
+        && matches!(
+            api,
+            Some("apps.kruise.io/v1alpha1" | "apps.kruise.io/v1beta1")
+        )
+}
+
+const KRUISE_FIELDS: [&str; 6] = [
+    "podInjectPolicy",
+    "upgradeStrategy",
+    "shareVolumePolicy",
+    "shareVolumeDevicePolicy",
+    "transferEnv",
+    "resourcesPolicy",
+];
+
+/// The native configuration (a `ConfigFile` value) for one SidecarSet.
+pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
+    let name = set
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let spec = &set["spec"];
+    let mut problems = Vec::new();
+    refuse_unsupported(set, &mut problems);
+    let paused = spec.pointer("/injectionStrategy/paused") == Some(&Value::Bool(true));
+    let mut sidecar = Map::new();
+    sidecar.insert("name".into(), json!(name));
+    sidecar.insert(
+        "description".into(),
+        json!(format!("OpenKruise SidecarSet {name}")),
+    );
+    sidecar.insert("literal".into(), json!(true));
+    sidecar.insert("sameName".into(), json!("error"));
+    let mut containers = Vec::new();
+    let mut positions = Map::new();
+    let mut share = Vec::new();
+    let mut transfer = Vec::new();
+    let mut mounted = BTreeSet::new();
+    for (list, out_key) in [
+        ("containers", "containers"),
+        ("initContainers", "initContainers"),
+    ] {
+        let mut out = Vec::new();
+        for c in spec
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let cname = c
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let mut container = c.as_object().cloned().unwrap_or_default();
+            for f in KRUISE_FIELDS {
+                container.shift_remove(f);
+            }
+            for m in c
+                .get("volumeMounts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(n) = m.get("name").and_then(Value::as_str) {
+                    mounted.insert(n.to_owned());
+                }
+            }
+            // Kruise marks every container it injects.
+            let env = container.entry("env").or_insert_with(|| json!([]));
+            if let Value::Array(env) = env {
+                env.push(json!({"name": "IS_INJECTED", "value": "true"}));
+            }
+            if list == "containers" {
+                // API defaulting: containers go before the app's unless they say otherwise.
+                let after =
+                    c.get("podInjectPolicy").and_then(Value::as_str) == Some("AfterAppContainer");
+                positions.insert(cname.clone(), json!(if after { "after" } else { "before" }));
+                if c.pointer("/shareVolumePolicy/type").and_then(Value::as_str) == Some("enabled") {
+                    share.push(json!(cname));
+                }
+            }
+            for t in c
+                .get("transferEnv")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let mut t = t.as_object().cloned().unwrap_or_default();
+                t.insert("containers".into(), json!([cname]));
+                transfer.push(Value::Object(t));
+            }
+            out.push(Value::Object(container));
+        }
+        if list == "containers" {
+            containers = out;
+        } else if !out.is_empty() {
+            sidecar.insert(out_key.into(), Value::Array(out));
+        }
+    }
+    let volumes: Vec<Value> = spec
+        .get("volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|v| {
+            v.get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| mounted.contains(n))
+        })
+        .cloned()
+        .collect();
+    // Native sidecars (init containers that keep running) count as sidecars too.
+    let native_inits = sidecar
+        .get("initContainers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"));
+    let sidecar_list: Vec<String> = containers
+        .iter()
+        .chain(native_inits)
+        .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_owned))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    sidecar.insert("containers".into(), Value::Array(containers));
+    if !volumes.is_empty() {
+        sidecar.insert("volumes".into(), Value::Array(volumes));
+    }
+    if let Some(secrets) = spec.get("imagePullSecrets") {
+        sidecar.insert("imagePullSecrets".into(), secrets.clone());
+    }
+    sidecar.insert("positions".into(), Value::Object(positions));
+    if !share.is_empty() {
+        sidecar.insert("shareVolumeMounts".into(), Value::Array(share));
+    }
+    if !transfer.is_empty() {
+        sidecar.insert("transferEnv".into(), Value::Array(transfer));
+    }
+    let mut annotations = Map::new();
+    let mut policies = Map::new();
+    for p in spec
+        .get("patchPodMetadata")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let policy = match p.get("patchPolicy").and_then(Value::as_str) {
+            Some("Overwrite") => "overwrite",
+            Some("MergePatchJson") => "mergeJson",
+            _ => "keep",
+        };
+        for (k, v) in p
+            .get("annotations")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            annotations.insert(k.clone(), v.clone());
+            policies.insert(k.clone(), json!(policy));
+        }
+    }
+    let entry = |hash: String| {
+        json!({name.clone(): {"hash": hash, "sidecarSetName": name, "sidecarList": sidecar_list}})
+            .to_string()
+    };
+    annotations.insert(
+        "kruise.io/sidecarset-hash".into(),
+        json!(entry(hash(spec, true))),
+    );
+    annotations.insert(
+        "kruise.io/sidecarset-hash-without-image".into(),
+        json!(entry(hash(spec, false))),
+    );
+    annotations.insert("kruise.io/sidecarset-injected-list".into(), json!(name));
+    policies.insert("kruise.io/sidecarset-hash".into(), json!("mergeJson"));
+    policies.insert(
+        "kruise.io/sidecarset-hash-without-image".into(),
+        json!("mergeJson"),
+    );
+    policies.insert(
+        "kruise.io/sidecarset-injected-list".into(),
+        json!("appendList"),
+    );
+    sidecar.insert("annotations".into(), Value::Object(annotations));
+    sidecar.insert("annotationPolicies".into(), Value::Object(policies));
+
+    let mut rules = Vec::new();
+    let selector = spec
+        .get("selector")
+        .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()));
+    match (selector, paused) {
+        (_, true) => {}
+        // An empty selector selects nothing (`!selector.Empty()` in Kruise).
+        (None, false) => {}
+        (Some(selector), false) => {
+            let mut m = json!({"labelSelector": selector});
+            if let Some(ns) = spec
+                .get("namespace")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+            {
+                m["namespaces"] = json!([ns]);
+            }
+            if let Some(ns) = spec.get("namespaceSelector") {
+                m["namespaceSelector"] = ns.clone();
+            }
+            rules.push(json!({"name": format!("sidecarset/{name}"), "match": m, "inject": [name], "jobs": "inject"}));
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    // A paused set is not defined at all: pods it injected earlier keep their sidecars.
+    let sidecars = if paused {
+        json!([])
+    } else {
+        json!([Value::Object(sidecar)])
+    };
+    Ok(json!({
+        "apiVersion": crate::config::API_VERSION,
+        "kind": crate::config::KIND,
+        "sidecars": sidecars,
+        "rules": rules,
+        // Kruise injects into the pods of its own workloads too.
+        "kinds": [
+            {"kind": "CloneSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
+            {"kind": "StatefulSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
+            {"kind": "DaemonSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
+            {"kind": "BroadcastJob", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template", "runsToCompletion": true},
+        ],
+        "defaults": {
+            "skipHostNetwork": false,
+            "skipNamespaces": ["kube-system", "kube-public"],
+            "sortInitContainers": true,
+        },
+    }))
+}
+
+/// Fields whose behaviour needs a cluster (revision history, hot upgrades) are refused.
+fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
+    let spec = &set["spec"];
+    let mut refuse = |path: Vec<String>, message: String| {
+        problems.push(Problem {
+            path,
+            code: "kinject::config::unsupported_field",
+            message,
+        });
+    };
+    if spec.pointer("/injectionStrategy/revision").is_some() {
+        refuse(
+            vec!["spec".into(), "injectionStrategy".into(), "revision".into()],
+            "`injectionStrategy.revision` injects a historical ControllerRevision, which only the cluster has".into(),
+        );
+    }
+    for annotation in [
+        "apps.kruise.io/sidecarset-canary",
+        "apps.kruise.io/sidecarset-base",
+    ] {
+        if set
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(annotation))
+            .is_some()
+        {
+            refuse(
+                vec!["metadata".into(), "annotations".into(), annotation.into()],
+                format!(
+                    "`{annotation}` (canary/base priority between SidecarSets) is not supported offline"
+                ),
+            );
+        }
+    }
+    for list in ["containers", "initContainers"] {
+        for (i, c) in spec
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = |f: &str| vec!["spec".into(), list.into(), i.to_string(), f.into()];
+            if c.pointer("/upgradeStrategy/upgradeType")
+                .and_then(Value::as_str)
+                == Some("HotUpgrade")
+            {
+                refuse(at("upgradeStrategy"), "`upgradeType: HotUpgrade` (two containers swapped at runtime) is not supported".into());
+            }
+            if c.get("resourcesPolicy").is_some() {
+                refuse(at("resourcesPolicy"), "`resourcesPolicy` (resources computed from the app containers) is not supported".into());
+            }
+            if c.pointer("/shareVolumeDevicePolicy/type")
+                .and_then(Value::as_str)
+                == Some("enabled")
+            {
+                refuse(
+                    at("shareVolumeDevicePolicy"),
+                    "`shareVolumeDevicePolicy` is not supported".into(),
+                );
+            }
+        }
+    }
+}
+
+/// Kruise's SidecarSetHash: sha256 of the JSON of the containers (and the init containers when
+/// one is a native sidecar), in k8s' "safe" alphabet. Without images for the second hash.
+fn hash(spec: &Value, with_images: bool) -> String {
+    let strip = |list: &Value| -> Value {
+        let mut list = list.clone();
+        if !with_images {
+            for c in list.as_array_mut().into_iter().flatten() {
+                // An empty image is omitted from Go's JSON.
+                if let Value::Object(m) = c {
+                    m.shift_remove("image");
+                }
+            }
+        }
+        list
+    };
+    let mut m = Map::new();
+    m.insert(
+        "containers".into(),
+        strip(spec.get("containers").unwrap_or(&json!([]))),
+    );
+    let inits = spec.get("initContainers").and_then(Value::as_array);
+    if inits.is_some_and(|l| {
+        l.iter()
+            .any(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"))
+    }) {
+        m.insert("initContainers".into(), strip(&spec["initContainers"]));
+    }
+    let digest = Sha256::digest(Value::Object(m).to_string().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    safe_encode(&hex)
+}
+
+/// k8s.io/apimachinery/pkg/util/rand.SafeEncodeString.
+fn safe_encode(s: &str) -> String {
+    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    s.bytes()
+        .map(|b| ALPHANUMS[usize::from(b) % ALPHANUMS.len()] as char)
+        .collect()
+}
