@@ -279,16 +279,15 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                         );
                     }
                 }
-                if let Err(errs) = (!spec.literal)
-                    .then(|| {
-                        config.templates.add_sidecar(
-                            &spec.name,
-                            &definition,
-                            spec.template.as_deref(),
-                        )
-                    })
-                    .unwrap_or(Ok(()))
-                {
+                // Definitions read from other injectors' formats are not templates.
+                let compiled = if spec.literal {
+                    Ok(())
+                } else {
+                    config
+                        .templates
+                        .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+                };
+                if let Err(errs) = compiled {
                     for e in errs {
                         let mut p = path.clone();
                         p.extend(crate::patch::tokens(&e.pointer));
