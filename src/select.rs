@@ -158,6 +158,7 @@ pub struct Matcher {
     selector: Option<Selector>,
     namespace_selector: Option<Selector>,
     annotations: Vec<(String, GlobMatcher)>,
+    annotation_lists: Vec<(String, String)>,
 }
 
 /// Compiles a glob, or says why it is not one.
@@ -201,6 +202,11 @@ impl Matcher {
             selector,
             namespace_selector,
             annotations,
+            annotation_lists: m
+                .annotation_lists
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         })
     }
 
@@ -237,7 +243,11 @@ impl Matcher {
             .annotations
             .iter()
             .all(|(k, g)| s.annotation(k).is_some_and(|v| g.is_match(v)));
-        if !annotations_match {
+        let lists_match = self.annotation_lists.iter().all(|(k, item)| {
+            s.annotation(k)
+                .is_some_and(|v| v.split(',').any(|x| x.trim() == item))
+        });
+        if !annotations_match || !lists_match {
             return Some(Miss::AnnotationsNotMatched);
         }
         None

@@ -14,7 +14,7 @@ use crate::kinds::known_kinds;
 use crate::read;
 use crate::select::Matcher;
 use crate::template::Templates;
-use crate::yaml::{Node, NodeKind, ScalarKind, scalar::resolve_plain};
+use crate::yaml::{Node, scalar::resolve_plain};
 
 /// Where a definition was written.
 #[derive(Debug, Clone)]
@@ -201,7 +201,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                 text: Arc::clone(&file.text),
                 span: at(path),
             };
-            let value = match crate::formats::to_native(&parsed.value) {
+            let value = match crate::formats::to_native(&parsed.value, &root, doc_text) {
                 None => parsed.value,
                 Some(Ok(native)) => native,
                 Some(Err(crate::formats::Failure::Schema(violations))) => {
@@ -212,7 +212,11 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                 }
                 Some(Err(crate::formats::Failure::Problems(problems))) => {
                     for p in problems {
-                        errors.push(origin(&p.path).error(p.code, p.message));
+                        let mut o = origin(&p.path);
+                        if let Some((a, b)) = p.span {
+                            o.span = (range.start + a, range.start + b);
+                        }
+                        errors.push(o.error(p.code, p.message));
                     }
                     continue;
                 }
@@ -293,7 +297,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                         p.extend(crate::patch::tokens(&e.pointer));
                         let node = root.at(&p).unwrap_or(&root);
                         let pos = range.start
-                            + template_offset(
+                            + crate::yaml::offset_in_scalar(
                                 doc_text,
                                 node,
                                 e.range.as_ref().map_or(0, |r| r.start),
@@ -448,36 +452,6 @@ fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
     }
     map.insert(last.to_owned(), resolve_plain(raw));
     Ok(())
-}
-
-/// The file offset (relative to the document) of byte `offset` inside a template string.
-fn template_offset(doc: &str, node: &Node, offset: usize) -> usize {
-    match node.kind {
-        NodeKind::Scalar(ScalarKind::Plain) => node.start + offset,
-        NodeKind::Scalar(ScalarKind::SingleQuoted | ScalarKind::DoubleQuoted) => {
-            node.start + 1 + offset
-        }
-        NodeKind::Scalar(ScalarKind::Block) => {
-            // Lines of a block scalar sit under its header, indented.
-            let body_start = doc[node.start..]
-                .find('\n')
-                .map_or(node.start, |i| node.start + i + 1);
-            let body = &doc[body_start..node.end];
-            let indent = body.len() - body.trim_start_matches(' ').len();
-            let mut remaining = offset;
-            let mut pos = body_start;
-            for line in body.split_inclusive('\n') {
-                let content = line.get(indent.min(line.len())..).unwrap_or("");
-                if remaining < content.len() {
-                    return pos + indent + remaining;
-                }
-                remaining -= content.len();
-                pos += line.len();
-            }
-            node.start
-        }
-        _ => node.start,
-    }
 }
 
 fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {

@@ -98,6 +98,10 @@ pub struct Sidecar {
     /// Per-annotation exceptions to `annotationPolicy`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub annotation_policies: std::collections::BTreeMap<String, AnnotationPolicy>,
+    /// Pod annotations with this prefix become env vars of the sidecar's containers (the
+    /// annotation key without the prefix is the name), as the old Expedia injector did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_from_annotations: Option<EnvFromAnnotations>,
     /// Sidecar containers (glob patterns of their names) that also get every volume mount of
     /// the app containers (OpenKruise `shareVolumePolicy`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -194,6 +198,15 @@ pub enum AnnotationPolicy {
     AppendList,
 }
 
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnvFromAnnotations {
+    pub prefix: String,
+    /// Annotation names (without the prefix) that are not env vars.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+}
+
 /// Copies an environment variable of an app container into sidecar containers.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -288,6 +301,10 @@ pub struct Match {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<LabelSelector>")]
     pub label_selector: Option<Value>,
+    /// Request annotations: each key must hold a comma-separated list that contains the value
+    /// (`sidecar-injector.expedia.com/inject: "a, b"` holds `a`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub annotation_lists: std::collections::BTreeMap<String, String>,
     /// Trigger annotations: each key must be present on the pod template (or the workload)
     /// with a value matching the glob pattern (`"*"`: any value).
     #[serde(default, skip_serializing_if = "Map::is_empty")]

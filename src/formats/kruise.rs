@@ -397,6 +397,7 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             path,
             code: "kinject::config::unsupported_field",
             message,
+            span: None,
         });
     };
     if spec.pointer("/injectionStrategy/revision").is_some() {

@@ -2,6 +2,7 @@
 //! one engine, no second injection path. Each adapter validates its format's fields (unknown
 //! ones are errors with their place) and says which fields it cannot honour.
 
+mod expedia;
 mod kruise;
 
 use serde_json::Value;
@@ -14,6 +15,8 @@ pub(crate) struct Problem {
     pub path: Vec<String>,
     pub code: &'static str,
     pub message: String,
+    /// Byte span in the document, when the path cannot say (inside an embedded document).
+    pub span: Option<(usize, usize)>,
 }
 
 /// Why a document could not be converted.
@@ -26,7 +29,14 @@ pub(crate) enum Failure {
 
 /// The native configuration for a document of another injector's format, `None` when the
 /// document is not one.
-pub(crate) fn to_native(value: &Value) -> Option<Result<Value, Failure>> {
+pub(crate) fn to_native(
+    value: &Value,
+    root: &crate::yaml::Node,
+    doc: &str,
+) -> Option<Result<Value, Failure>> {
+    if expedia::is_sidecar_config_map(value) {
+        return Some(expedia::to_native(value, root, doc));
+    }
     if kruise::is_sidecar_set(value) {
         let violations = validate(kruise::schema(), "", value);
         if !violations.is_empty() {

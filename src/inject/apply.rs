@@ -755,6 +755,15 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
         }
     }
     merge_env(cm, transferred);
+    if let Some(from) = &s.spec.env_from_annotations {
+        let annotations = ctx.metadata.get("annotations").and_then(Value::as_object);
+        let envs = annotations.into_iter().flatten().filter_map(|(k, v)| {
+            let name = k.strip_prefix(&from.prefix)?;
+            (!name.is_empty() && !from.exclude.iter().any(|x| x == name))
+                .then(|| serde_json::json!({"name": name, "value": v.as_str().unwrap_or_default()}))
+        });
+        merge_env(cm, envs.collect());
+    }
     if s.spec.target_sidecars {
         let mut created = false;
         let env = list_field(cm, "env", &mut created);

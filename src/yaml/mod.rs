@@ -95,3 +95,34 @@ pub struct Parsed {
     /// Non-fatal findings (duplicate keys), each with the byte offset it concerns.
     pub warnings: Vec<(usize, String)>,
 }
+
+/// The offset in the document of byte `offset` of the string value of scalar `node` (plain,
+/// quoted or block): where an error inside a template or an embedded document is.
+pub(crate) fn offset_in_scalar(doc: &str, node: &Node, offset: usize) -> usize {
+    match node.kind {
+        NodeKind::Scalar(ScalarKind::Plain) => node.start + offset,
+        NodeKind::Scalar(ScalarKind::SingleQuoted | ScalarKind::DoubleQuoted) => {
+            node.start + 1 + offset
+        }
+        NodeKind::Scalar(ScalarKind::Block) => {
+            // Lines of a block scalar sit under its header, indented.
+            let body_start = doc[node.start..]
+                .find('\n')
+                .map_or(node.start, |i| node.start + i + 1);
+            let body = &doc[body_start..node.end];
+            let indent = body.len() - body.trim_start_matches(' ').len();
+            let mut remaining = offset;
+            let mut pos = body_start;
+            for line in body.split_inclusive('\n') {
+                let content = line.get(indent.min(line.len())..).unwrap_or("");
+                if remaining < content.len() {
+                    return pos + indent + remaining;
+                }
+                remaining -= content.len();
+                pos += line.len();
+            }
+            node.start
+        }
+        _ => node.start,
+    }
+}

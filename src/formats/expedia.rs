@@ -1,0 +1,217 @@
+//! The Expedia kubernetes-sidecar-injector's ConfigMaps onto the native model.
+//!
+//! Current format (pkg/webhook/sidecarhandler.go): a ConfigMap whose `sidecars.yaml` holds a
+//! list of `{name, initContainers, containers, volumes, imagePullSecrets, annotations,
+//! labels}`; a pod annotation `sidecar-injector.expedia.com/inject: a,b` names ConfigMaps, and
+//! everything in each is added (annotations and labels only where the pod has none). Opt-out:
+//! the pod label `sidecar-injector.expedia.com/inject: skip`, the namespace label
+//! `sidecar-injector.expedia.com/disable-inject: "true"`.
+//!
+//! Older format (`sidecarconfig.yaml`: `sidecars: [{name, sidecar: {containers, volumes}}]`):
+//! the annotation names sidecars, and every pod annotation with the prefix
+//! `sidecar-injector.expedia.com/` (but `inject` and `status`) becomes an env var of the
+//! injected containers.
+
+use serde_json::{Map, Value, json};
+
+use super::{Failure, Problem};
+use crate::config::schema::{ViolationKind, validate};
+use crate::yaml::{Node, offset_in_scalar, parse_document};
+
+const PREFIX: &str = "sidecar-injector.expedia.com";
+const CURRENT_KEY: &str = "sidecars.yaml";
+const OLD_KEY: &str = "sidecarconfig.yaml";
+
+pub(crate) fn is_sidecar_config_map(value: &Value) -> bool {
+    value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
+        && value
+            .get("data")
+            .is_some_and(|d| d.get(CURRENT_KEY).is_some() || d.get(OLD_KEY).is_some())
+}
+
+/// The JSON Schema of one sidecar of the current format.
+fn sidecar_schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let k8s = serde_json::to_value(schemars::schema_for!(crate::config::SidecarBody))
+            .unwrap_or(Value::Null);
+        let p = &k8s["properties"];
+        json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "name": {"type": "string"},
+                    "initContainers": p["initContainers"],
+                    "containers": p["containers"],
+                    "volumes": p["volumes"],
+                    "imagePullSecrets": p["imagePullSecrets"],
+                    "annotations": p["annotations"],
+                    "labels": p["labels"],
+                },
+            },
+            "$defs": k8s["$defs"],
+        })
+    })
+}
+
+fn old_schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let current = sidecar_schema();
+        let body = current["items"]["properties"].clone();
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {"sidecars": {"type": "array", "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["name"],
+                "properties": {"name": {"type": "string"}, "sidecar": {
+                    "type": "object", "additionalProperties": false, "properties": body,
+                }},
+            }}},
+            "$defs": current["$defs"],
+        })
+    })
+}
+
+/// The native configuration for one ConfigMap. `root` and `doc` locate errors in the embedded
+/// document.
+pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Failure> {
+    let cm_name = cm
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let namespace = cm.pointer("/metadata/namespace").and_then(Value::as_str);
+    let old = cm["data"].get(CURRENT_KEY).is_none();
+    let key = if old { OLD_KEY } else { CURRENT_KEY };
+    let text = cm["data"][key].as_str().unwrap_or_default();
+    let at = |inner: usize| -> (usize, usize) {
+        let node = root.at(&["data", key]).unwrap_or(root);
+        let pos = offset_in_scalar(doc, node, inner);
+        (pos, pos + 1)
+    };
+    let problem = |span: (usize, usize), code: &'static str, message: String| Problem {
+        path: vec!["data".into(), key.into()],
+        code,
+        message,
+        span: Some(span),
+    };
+    let inner = parse_document(text).map_err(|e| {
+        Failure::Problems(vec![problem(
+            at(e.offset),
+            "kinject::config::syntax",
+            format!("invalid YAML in `{key}`: {}", e.message),
+        )])
+    })?;
+    let schema = if old { old_schema() } else { sidecar_schema() };
+    let value = if inner.value.is_null() {
+        if old { json!({}) } else { json!([]) }
+    } else {
+        inner.value.clone()
+    };
+    let violations = validate(schema, "", &value);
+    if !violations.is_empty() {
+        let problems = violations
+            .into_iter()
+            .map(|v| {
+                let node = inner.root.as_ref().and_then(|r| r.at(&v.path).or(Some(r)));
+                let offset = node.map_or(0, |n| n.start);
+                let message = match v.kind {
+                    ViolationKind::UnknownField { field, .. } => {
+                        format!("unknown field `{field}` in `{key}`")
+                    }
+                    ViolationKind::WrongType { expected, found } => format!(
+                        "`{}` in `{key}` must be {expected}, found {found}",
+                        v.path.join(".")
+                    ),
+                    ViolationKind::Missing { field } => {
+                        format!("missing field `{field}` in `{key}`")
+                    }
+                    ViolationKind::NotAllowed { allowed } => format!(
+                        "`{}` must be one of {}",
+                        v.path.join("."),
+                        allowed.join(", ")
+                    ),
+                };
+                problem(at(offset), "kinject::config::invalid_field", message)
+            })
+            .collect();
+        return Err(Failure::Problems(problems));
+    }
+    let entries: Vec<(String, Value)> = if old {
+        value["sidecars"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap_or_default().to_owned(),
+                    s.get("sidecar").cloned().unwrap_or(json!({})),
+                )
+            })
+            .collect()
+    } else {
+        // Everything in the ConfigMap is added for its name.
+        let mut merged = Map::new();
+        for s in value.as_array().into_iter().flatten() {
+            for (k, v) in s
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| *k != "name")
+            {
+                match (merged.get_mut(k), v) {
+                    (Some(Value::Array(a)), Value::Array(b)) => a.extend(b.iter().cloned()),
+                    (Some(Value::Object(a)), Value::Object(b)) => {
+                        for (bk, bv) in b {
+                            a.entry(bk.clone()).or_insert(bv.clone());
+                        }
+                    }
+                    _ => {
+                        merged.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        vec![(cm_name.clone(), Value::Object(merged))]
+    };
+    let mut sidecars = Vec::new();
+    let mut rules = Vec::new();
+    for (name, body) in entries {
+        let mut s = body.as_object().cloned().unwrap_or_default();
+        s.insert("name".into(), json!(name));
+        s.insert(
+            "description".into(),
+            json!(format!("Expedia sidecar {name} (ConfigMap {cm_name})")),
+        );
+        s.insert("literal".into(), json!(true));
+        if old {
+            s.insert(
+                "envFromAnnotations".into(),
+                json!({"prefix": format!("{PREFIX}/"), "exclude": ["inject", "status"]}),
+            );
+        }
+        sidecars.push(Value::Object(s));
+        let mut m = json!({
+            "annotationLists": {format!("{PREFIX}/inject"): name},
+            "labelSelector": {"matchExpressions": [{"key": format!("{PREFIX}/inject"), "operator": "NotIn", "values": ["skip"]}]},
+            "namespaceSelector": {"matchExpressions": [{"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]}]},
+        });
+        if let Some(ns) = namespace {
+            // ConfigMaps are looked up in the pod's own namespace.
+            m["namespaces"] = json!([ns]);
+        }
+        rules.push(json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject"}));
+    }
+    Ok(json!({
+        "apiVersion": crate::config::API_VERSION,
+        "kind": crate::config::KIND,
+        "sidecars": sidecars,
+        "rules": rules,
+        "defaults": {"skipHostNetwork": false, "skipNamespaces": ["kube-system", "kube-public"]},
+    }))
+}
