@@ -159,6 +159,7 @@ pub struct Matcher {
     namespace_selector: Option<Selector>,
     annotations: Vec<(String, GlobMatcher)>,
     annotation_lists: Vec<(String, String)>,
+    annotation_selector: Option<Selector>,
 }
 
 /// Compiles a glob, or says why it is not one.
@@ -184,6 +185,10 @@ impl Matcher {
             Some(v) => Some(Selector::parse(v).map_err(|e| ("namespaceSelector".to_owned(), e))?),
             None => None,
         };
+        let annotation_selector = match &m.annotation_selector {
+            Some(v) => Some(Selector::parse(v).map_err(|e| ("annotationSelector".to_owned(), e))?),
+            None => None,
+        };
         let annotations = m
             .annotations
             .iter()
@@ -207,6 +212,7 @@ impl Matcher {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
+            annotation_selector,
         })
     }
 
@@ -247,7 +253,11 @@ impl Matcher {
             s.annotation(k)
                 .is_some_and(|v| v.split(',').any(|x| x.trim() == item))
         });
-        if !annotations_match || !lists_match {
+        let selector_match = self
+            .annotation_selector
+            .as_ref()
+            .is_none_or(|sel| sel.matches(&s.annotations()));
+        if !annotations_match || !lists_match || !selector_match {
             return Some(Miss::AnnotationsNotMatched);
         }
         None
@@ -278,6 +288,17 @@ impl Subject<'_> {
             .iter()
             .find_map(|m| m.get(key))
             .and_then(Value::as_str)
+    }
+
+    /// Every annotation, each from the nearest level that has it.
+    pub fn annotations(&self) -> Map<String, Value> {
+        let mut all = Map::new();
+        for level in self.annotation_levels.iter().rev() {
+            for (k, v) in level {
+                all.insert(k.clone(), v.clone());
+            }
+        }
+        all
     }
 }
 
@@ -396,6 +417,31 @@ mod tests {
             m.check(&subject(json!({}), json!({}))),
             Some(Miss::AnnotationsNotMatched)
         );
+    }
+
+    #[test]
+    fn annotation_selector_reads_the_nearest_level() {
+        let m = Matcher::compile(&Match {
+            annotation_selector: Some(json!({"matchExpressions": [
+                {"key": "x/status", "operator": "NotIn", "values": ["injected"]},
+                {"key": "x/inject", "operator": "In", "values": ["true", "enabled"]},
+            ]})),
+            ..Match::default()
+        })
+        .unwrap();
+        let mut s = subject(json!({}), json!({"x/inject": "enabled"}));
+        assert_eq!(m.check(&s), None);
+        // The pod template's value wins over the workload's; a key only the workload has
+        // counts too.
+        s.annotation_levels.push(
+            json!({"x/inject": "false", "x/status": "pending"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        assert_eq!(m.check(&s), None);
+        s.annotation_levels[1].insert("x/status".into(), json!("injected"));
+        assert_eq!(m.check(&s), Some(Miss::AnnotationsNotMatched));
     }
 
     #[test]

@@ -170,9 +170,10 @@ impl InputArgs {
 /// Which configuration to use.
 #[derive(Debug, Clone, Args)]
 pub struct ConfigArgs {
-    /// Configuration file (repeatable; later files add sidecars and rules, and override values
-    /// and defaults). Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory
-    /// or above (up to the repository root).
+    /// Configuration file, or directory of them (repeatable; later files add sidecars and
+    /// rules, and override values and defaults). Also reads OpenKruise SidecarSets and the
+    /// salesforce, tumblr and Expedia injectors' files. Default: the nearest `.kinject.yaml`
+    /// or `kinject.yaml` in this directory or above (up to the repository root).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
     /// Override a template value: `--set image.tag=1.2` (the value is read as YAML).

@@ -108,11 +108,52 @@ struct File {
     text: Arc<str>,
 }
 
-/// Loads configuration files; `sets` are `--set key=value` overrides of `values`.
+/// The files to read for `paths`: a directory stands for its `.yaml`, `.yml` and `.json` files
+/// (not its subdirectories), in name order, as tumblr's `--config-directory` reads them.
+fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Located> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.to_path_buf());
+            continue;
+        }
+        let name = path.display().to_string();
+        let entries = std::fs::read_dir(path).map_err(|e| {
+            Located::new(
+                "kinject::config::io",
+                &name,
+                &Arc::from(""),
+                (0, 0),
+                format!("cannot read directory: {e}"),
+            )
+        })?;
+        let mut found: Vec<std::path::PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_file()
+                    && !p
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with('.'))
+                    && p.extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+            })
+            .collect();
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// Loads configuration files (a directory: its YAML files); `sets` are `--set key=value`
+/// overrides of `values`.
 pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    for path in paths {
+    let expanded = expand(paths).map_err(|e| vec![e])?;
+    for path in &expanded {
         let name = path.display().to_string();
         match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {

@@ -305,6 +305,11 @@ pub struct Match {
     /// (`sidecar-injector.expedia.com/inject: "a, b"` holds `a`).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub annotation_lists: std::collections::BTreeMap<String, String>,
+    /// Selector on the annotations (pod template first, then the workload), with label
+    /// selector syntax: `{matchExpressions: [{key: x/status, operator: NotIn, values: [injected]}]}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<LabelSelector>")]
+    pub annotation_selector: Option<Value>,
     /// Trigger annotations: each key must be present on the pod template (or the workload)
     /// with a value matching the glob pattern (`"*"`: any value).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
