@@ -48,6 +48,7 @@ pub enum Miss {
     NameNotMatched,
     LabelsNotMatched,
     AnnotationsNotMatched,
+    RunsToCompletionNotMatched,
 }
 
 impl Miss {
@@ -60,6 +61,7 @@ impl Miss {
             Miss::NameNotMatched => "name_not_matched",
             Miss::LabelsNotMatched => "labels_not_matched",
             Miss::AnnotationsNotMatched => "annotations_not_matched",
+            Miss::RunsToCompletionNotMatched => "runs_to_completion_not_matched",
         }
     }
 }
@@ -160,6 +162,7 @@ pub struct Matcher {
     annotations: Vec<(String, GlobMatcher)>,
     annotation_lists: Vec<(String, String)>,
     annotation_selector: Option<Selector>,
+    runs_to_completion: Option<bool>,
 }
 
 /// Compiles a glob, or says why it is not one.
@@ -213,6 +216,7 @@ impl Matcher {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             annotation_selector,
+            runs_to_completion: m.runs_to_completion,
         })
     }
 
@@ -244,6 +248,12 @@ impl Matcher {
             && !sel.matches(&s.labels)
         {
             return Some(Miss::LabelsNotMatched);
+        }
+        if self
+            .runs_to_completion
+            .is_some_and(|want| want != s.runs_to_completion)
+        {
+            return Some(Miss::RunsToCompletionNotMatched);
         }
         let annotations_match = self
             .annotations

@@ -93,6 +93,52 @@ impl Templates {
                 })
             },
         );
+        env.add_filter("from_json", |s: String| -> Result<minijinja::Value, minijinja::Error> {
+            let v: Value = serde_json::from_str(&s).map_err(|e| {
+                minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!("not JSON: {e}"),
+                )
+            })?;
+            Ok(ser(v))
+        });
+        env.add_filter("from_yaml", |s: String| -> Result<minijinja::Value, minijinja::Error> {
+            let parsed = crate::yaml::parse_document(&s).map_err(|e| {
+                minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!("not YAML: {}", e.message),
+                )
+            })?;
+            Ok(ser(parsed.value))
+        });
+        env.add_filter("yaml_scalar", |v: minijinja::Value| -> minijinja::Value {
+            match v.as_str() {
+                Some(s) => ser(crate::yaml::scalar::resolve_plain(s)),
+                None => v,
+            }
+        });
+        // Go's `range` (translated salesforce templates): (index, item) of a list, (key, value)
+        // of a mapping in key order.
+        env.add_filter("go_range", |v: minijinja::Value| -> Result<minijinja::Value, minijinja::Error> {
+            let pairs: Vec<minijinja::Value> = if v.kind() == minijinja::value::ValueKind::Map {
+                let mut keys: Vec<minijinja::Value> = v.try_iter()?.collect();
+                keys.sort();
+                keys.into_iter()
+                    .map(|k| {
+                        let item = v.get_item(&k).unwrap_or_default();
+                        minijinja::Value::from(vec![k, item])
+                    })
+                    .collect()
+            } else {
+                v.try_iter()?
+                    .enumerate()
+                    .map(|(i, item)| minijinja::Value::from(vec![minijinja::Value::from(i), item]))
+                    .collect()
+            };
+            Ok(minijinja::Value::from(pairs))
+        });
+        env.add_function("annotation", annotation);
+        env.add_function("service_account", service_account);
         Templates {
             env,
             sidecars: HashMap::new(),
@@ -163,7 +209,8 @@ impl Templates {
         let Some(compiled) = self.sidecars.get(name) else {
             return Ok(out);
         };
-        for (pointer, template_name, typed) in &compiled.fields {
+        // Last first, so removing a list item leaves the pointers still to fill valid.
+        for (pointer, template_name, typed) in compiled.fields.iter().rev() {
             let text = self
                 .render_named(template_name, ctx)
                 .map_err(|message| RenderError {
@@ -178,7 +225,10 @@ impl Templates {
             } else {
                 Value::String(text)
             };
-            if let Some(slot) = out.pointer_mut(pointer) {
+            if value.is_null() {
+                // A field whose expression gives nothing is left out.
+                remove_pointer(&mut out, pointer);
+            } else if let Some(slot) = out.pointer_mut(pointer) {
                 *slot = value;
             }
         }
@@ -212,6 +262,35 @@ impl Templates {
         }
         Ok(text)
     }
+}
+
+/// `annotation(key, default="")`: the pod template's annotation `key`, or `default`.
+fn annotation(
+    state: &minijinja::State,
+    key: &str,
+    default: Option<minijinja::Value>,
+) -> minijinja::Value {
+    let found = state
+        .lookup("pod")
+        .and_then(|pod| pod.get_attr("metadata").ok())
+        .and_then(|m| m.get_attr("annotations").ok())
+        .and_then(|a| a.get_item(&minijinja::Value::from(key)).ok())
+        .filter(|v| !v.is_undefined() && !v.is_none());
+    found.unwrap_or_else(|| default.unwrap_or_else(|| minijinja::Value::from("")))
+}
+
+/// `service_account()`: the pod's service account as admission sees it: `serviceAccountName`,
+/// else the deprecated `serviceAccount`, else `default` (what the ServiceAccount admission
+/// plugin sets before any webhook runs).
+fn service_account(state: &minijinja::State) -> minijinja::Value {
+    let spec = state
+        .lookup("pod")
+        .and_then(|pod| pod.get_attr("spec").ok());
+    ["serviceAccountName", "serviceAccount"]
+        .into_iter()
+        .filter_map(|f| spec.as_ref()?.get_attr(f).ok())
+        .find(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+        .unwrap_or_else(|| minijinja::Value::from("default"))
 }
 
 /// The template context for one object. `values` are the configuration's (trusted: printed
@@ -258,6 +337,27 @@ pub fn context(
         ("annotations", ser(merged("annotations"))),
         ("values", trusted(&Value::Object(values.clone()))),
     ])
+}
+
+/// Removes the mapping entry (or list item) at `pointer`.
+fn remove_pointer(value: &mut Value, pointer: &str) {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return;
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    match value.pointer_mut(parent) {
+        Some(Value::Object(m)) => {
+            m.shift_remove(&key);
+        }
+        Some(Value::Array(items)) => {
+            if let Ok(i) = key.parse::<usize>()
+                && i < items.len()
+            {
+                items.remove(i);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn ser<T: serde::Serialize>(value: T) -> minijinja::Value {
@@ -369,6 +469,32 @@ mod tests {
             "x\"\n  privileged: true"
         );
         assert!(parsed["containers"][0].get("privileged").is_none());
+    }
+
+    #[test]
+    fn pod_functions_and_parsing_filters() {
+        let mut t = Templates::new();
+        let def = json!({"containers": [{"name": "p",
+            "args": ["{{ annotation('sidecar-injector.expedia.com/some-api-key') }}",
+                     "{{ annotation('missing') }}", "{{ annotation('missing', 'd') }}",
+                     "{{ service_account() }}"],
+            "ports": [{"containerPort": "{{ '8080' | yaml_scalar }}"}],
+            "volumeMounts": "{{ '[{\"name\": \"a\", \"mountPath\": \"/a\"}]' | from_json }}",
+            "workingDir": "{{ none }}"}]});
+        t.add_sidecar("p", &def, None).unwrap();
+        let out = t.render_fields("p", &def, &ctx()).unwrap();
+        let c = &out["containers"][0];
+        assert_eq!(c["args"], json!(["6feab492", "", "d", "billing"]));
+        assert_eq!(c["ports"][0]["containerPort"], 8080);
+        assert_eq!(c["volumeMounts"], json!([{"name": "a", "mountPath": "/a"}]));
+        assert!(c.get("workingDir").is_none(), "a null field is left out");
+        // A pod that names no service account runs as `default`.
+        let bare = context(&json!({"spec": {}}), &json!({}), "", &Map::new());
+        let mut t = Templates::new();
+        let def = json!({"x": "{{ service_account() }}", "y": "{{ annotation('a') }}"});
+        t.add_sidecar("q", &def, None).unwrap();
+        let out = t.render_fields("q", &def, &bare).unwrap();
+        assert_eq!(out, json!({"x": "default", "y": ""}));
     }
 
     #[test]

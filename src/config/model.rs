@@ -38,6 +38,34 @@ pub struct ConfigFile {
     /// Custom resources that hold a pod template (Argo Rollout, Knative Service…).
     #[serde(default)]
     pub kinds: Vec<CustomKind>,
+    /// How to read other injectors' files given as configuration: the command-line flags
+    /// those injectors were run with.
+    #[serde(default, skip_serializing_if = "Formats::is_empty")]
+    pub formats: Formats,
+}
+
+/// Flags of other injectors, for reading their files as they run them.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Formats {
+    /// The tumblr k8s-sidecar-injector's flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tumblr: Option<TumblrFlags>,
+}
+
+impl Formats {
+    pub fn is_empty(&self) -> bool {
+        self == &Formats::default()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TumblrFlags {
+    /// `--annotation-namespace` (default `injector.tumblr.com`): the prefix of the
+    /// `<namespace>/request` and `<namespace>/status` annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation_namespace: Option<String>,
 }
 
 /// A sidecar definition. Every string may be a minijinja template (`{{ pod.spec… }}`).
@@ -60,7 +88,7 @@ pub struct Sidecar {
     /// Where `containers` go: `after` (default) or `before` the pod's own containers.
     #[serde(default)]
     pub position: Option<Position>,
-    /// Per-container exceptions to `position` (by container name).
+    /// Per-container exceptions to `position` and `initPosition` (by container name).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub positions: std::collections::BTreeMap<String, Position>,
     /// Strings are taken as they are, not as templates (definitions read from other
@@ -82,8 +110,8 @@ pub struct Sidecar {
     /// Also give `volumeMounts` and `env` to the pod's own init containers.
     #[serde(default)]
     pub target_init_containers: bool,
-    /// Also give `volumeMounts` and `env` to the containers injected by this and earlier
-    /// sidecars (tumblr's behaviour).
+    /// Also give `volumeMounts` and `env` to this sidecar's own containers and init
+    /// containers; their own entries win (tumblr's behaviour).
     #[serde(default)]
     pub target_sidecars: bool,
     /// A pod container with the same name as one of this sidecar's containers: `override`
@@ -110,6 +138,21 @@ pub struct Sidecar {
     /// `transferEnv`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_env: Vec<TransferEnv>,
+    /// Also give `volumeMounts` and `env` to the containers and init containers that earlier
+    /// sidecars injected (salesforce applies each mutation to the pod as the previous ones
+    /// left it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub target_earlier_sidecars: bool,
+    /// Match `volumeMounts` by volume name instead of by `mountPath`: a container that already
+    /// mounts a volume of that name gets none of the sidecar's mounts of it (salesforce and
+    /// tumblr).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mounts_by_name: bool,
+    /// A pod volume with the name of one of the sidecar's volumes is kept as it is and the
+    /// sidecar's is not added (salesforce and tumblr). Default: a different definition under
+    /// the same name is a conflict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_pod_volumes: bool,
     /// When this sidecar sets the service account, remove the old account's token mounts
     /// (`/var/run/secrets/kubernetes.io/serviceaccount`) so the new one is mounted (tumblr).
     #[serde(default)]
@@ -301,6 +344,10 @@ pub struct Match {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<LabelSelector>")]
     pub label_selector: Option<Value>,
+    /// Only workloads whose pods run to completion (`true`: Jobs, CronJobs, `restartPolicy`
+    /// Never or OnFailure) or only long-running ones (`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_to_completion: Option<bool>,
     /// Request annotations: each key must hold a comma-separated list that contains the value
     /// (`sidecar-injector.expedia.com/inject: "a, b"` holds `a`).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]

@@ -3,6 +3,7 @@
 //! ones are errors with their place) and says which fields it cannot honour.
 
 mod expedia;
+mod gotemplate;
 mod kruise;
 
 use serde_json::Value;

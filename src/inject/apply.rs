@@ -113,7 +113,13 @@ fn add_to_spec(
         for c in &s.body.init_containers {
             claim(owners, name_of(c), &s.name)?;
             let c = &prepare(c, s, &originals, ctx)?;
-            let side = if s.init_position == Position::Before {
+            let init_position = s
+                .spec
+                .positions
+                .get(name_of(c))
+                .copied()
+                .unwrap_or(s.init_position);
+            let side = if init_position == Position::Before {
                 &mut init_before
             } else {
                 &mut init_after
@@ -151,14 +157,14 @@ fn add_to_spec(
         if !had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
             init_owner = Some(records.len());
         }
-        merge_named(spec, "volumes", &s.body.volumes, owners, &mut rec, &s.name)?;
+        merge_named(spec, "volumes", &s.body.volumes, owners, &mut rec, s)?;
         merge_named(
             spec,
             "imagePullSecrets",
             &s.body.image_pull_secrets,
             owners,
             &mut rec,
-            &s.name,
+            s,
         )?;
         let own_inits: &[String] = if s.spec.target_init_containers {
             &init_names
@@ -172,6 +178,25 @@ fn add_to_spec(
                 let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(&cname));
                 if is_app && targeted {
                     add_to_app_container(c, s, owners, &mut rec)?;
+                }
+            }
+        }
+        if s.spec.target_earlier_sidecars {
+            // In the order they sit in the pod: init containers, then containers.
+            let lists = [
+                &mut init_before,
+                &mut inits,
+                &mut init_after,
+                &mut before,
+                &mut app,
+                &mut after,
+            ];
+            for list in lists {
+                for c in list.iter_mut() {
+                    let owner = owners.get("container", name_of(c));
+                    if owner.is_some_and(|o| *o != s.name) {
+                        add_to_app_container(c, s, owners, &mut rec)?;
+                    }
                 }
             }
         }
@@ -391,8 +416,9 @@ fn merge_named(
     items: &[Value],
     owners: &mut Owners,
     rec: &mut Record,
-    sidecar: &str,
+    s: &Rendered,
 ) -> Result<(), InjectError> {
+    let sidecar = s.name.as_str();
     if items.is_empty() {
         return Ok(());
     }
@@ -421,6 +447,11 @@ fn merge_named(
                     recorded(rec, n);
                 }
             }
+            // The pod's own volume of that name stays, and the sidecar's mounts use it.
+            Some(_)
+                if field == "volumes"
+                    && s.spec.keep_pod_volumes
+                    && owners.get(field, &n).is_none() => {}
             Some(_) => {
                 return Err(match owners.get(field, &n) {
                     Some(other) => conflict(format!(
@@ -481,7 +512,18 @@ fn add_to_app_container(
             }
         }
     }
+    // Volume names the container mounted before this sidecar (for `mountsByName`).
+    let mounted: Vec<String> = cm
+        .get("volumeMounts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| name_of(m).to_owned())
+        .collect();
     for m in &s.body.volume_mounts {
+        if s.spec.mounts_by_name && mounted.iter().any(|n| n == name_of(m)) {
+            continue;
+        }
         let path = m
             .get("mountPath")
             .and_then(Value::as_str)
@@ -773,11 +815,16 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
             }
         }
         let mounts = list_field(cm, "volumeMounts", &mut created);
+        let own = mounts.clone();
         for m in &s.body.volume_mounts {
-            if !mounts
-                .iter()
-                .any(|x| x.get("mountPath") == m.get("mountPath"))
-            {
+            let taken = if s.spec.mounts_by_name {
+                own.iter().any(|x| name_of(x) == name_of(m))
+            } else {
+                mounts
+                    .iter()
+                    .any(|x| x.get("mountPath") == m.get("mountPath"))
+            };
+            if !taken {
                 mounts.push(m.clone());
             }
         }
