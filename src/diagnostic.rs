@@ -19,6 +19,8 @@ pub struct Located {
     pub help: Option<String>,
     pub src: NamedSource<Arc<str>>,
     pub span: SourceSpan,
+    /// Worth knowing, but nothing fails because of it.
+    pub warning: bool,
 }
 
 impl Located {
@@ -43,7 +45,13 @@ impl Located {
             help: None,
             src: NamedSource::new(name, Arc::clone(text)).with_language("yaml"),
             span: SourceSpan::from(start..end),
+            warning: false,
         }
+    }
+
+    pub(crate) fn warning(mut self) -> Self {
+        self.warning = true;
+        self
     }
 
     pub(crate) fn label(mut self, label: impl Into<String>) -> Self {
@@ -60,6 +68,10 @@ impl Located {
 impl Diagnostic for Located {
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         Some(Box::new(self.code))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        self.warning.then_some(miette::Severity::Warning)
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {

@@ -91,7 +91,10 @@ impl ConfigArgs {
         };
         let paths: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
         match crate::config::load(&paths, &self.sets) {
-            Ok(c) => Some(c),
+            Ok(mut c) => {
+                output::diagnostics(std::mem::take(&mut c.warnings));
+                Some(c)
+            }
             Err(errors) => {
                 output::diagnostics(errors);
                 None

@@ -82,6 +82,8 @@ pub struct Config {
     pub defaults: Defaults,
     pub kinds: Vec<CustomKind>,
     pub templates: Templates,
+    /// Findings that fail nothing (shown when the configuration is loaded).
+    pub warnings: Vec<Located>,
 }
 
 impl Config {
@@ -98,6 +100,7 @@ impl Config {
             defaults: Defaults::default(),
             kinds: Vec::new(),
             templates: Templates::new(),
+            warnings: Vec::new(),
         }
     }
 }
@@ -208,27 +211,66 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     let mut sort_init_containers = None;
     let mut first_seen: HashMap<String, Origin> = HashMap::new();
     let mut rule_inject_spans: Vec<(Vec<Origin>, Vec<Origin>)> = Vec::new();
-    for (name, text) in texts {
-        let file = File {
-            name: name.clone(),
-            text: Arc::clone(text),
-        };
+    // First every document: salesforce sidecar files (read before the mutation files that
+    // name their entries), and the other formats' flags (`formats`), which apply to files
+    // given before them too.
+    let mut catalogs = crate::formats::salesforce::Catalogs::default();
+    let mut formats = super::model::Formats::default();
+    let mut documents = Vec::new();
+    for (index, (name, text)) in texts.iter().enumerate() {
         for range in read::documents(text) {
-            let doc_text = &text[range.clone()];
-            let parsed = match crate::yaml::parse_document(doc_text) {
-                Ok(p) => p,
+            match crate::formats::salesforce::read_sidecar_file(
+                name,
+                text,
+                range.clone(),
+                &mut catalogs,
+            ) {
+                Some(Ok(())) => continue,
+                Some(Err(mut located)) => {
+                    errors.append(&mut located);
+                    continue;
+                }
+                None => {}
+            }
+            match crate::yaml::parse_document(&text[range.clone()]) {
+                Ok(parsed) => {
+                    if let Some(f) = parsed
+                        .value
+                        .get("formats")
+                        .filter(|_| check_format(&parsed.value).is_ok())
+                        .and_then(|f| serde_json::from_value::<super::model::Formats>(f.clone()).ok())
+                    {
+                        formats = f;
+                    }
+                    documents.push((index, range, parsed));
+                }
                 Err(e) => {
                     let at = range.start + e.offset;
                     errors.push(Located::new(
                         "kinject::config::syntax",
-                        &file.name,
-                        &file.text,
+                        name,
+                        text,
                         (at, at),
                         format!("invalid YAML: {}", e.message),
                     ));
-                    continue;
                 }
-            };
+            }
+        }
+    }
+    for (index, range, parsed) in documents {
+        let (name, text) = &texts[index];
+        let file = File {
+            name: name.clone(),
+            text: Arc::clone(text),
+        };
+        let ctx = crate::formats::Context {
+            file: name,
+            options: &formats,
+            catalogs: &catalogs,
+            warnings: std::cell::RefCell::new(Vec::new()),
+        };
+        {
+            let doc_text = &text[range.clone()];
             let Some(root) = parsed.root else { continue };
             let at = |path: &[String]| -> (usize, usize) {
                 let node = root.at(path).unwrap_or(&root);
@@ -242,9 +284,21 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                 text: Arc::clone(&file.text),
                 span: at(path),
             };
-            let value = match crate::formats::to_native(&parsed.value, &root, doc_text) {
+            let converted = crate::formats::to_native(&parsed.value, &root, doc_text, &ctx);
+            for p in ctx.warnings.take() {
+                let mut o = origin(&p.path);
+                if let Some((a, b)) = p.span {
+                    o.span = (range.start + a, range.start + b);
+                }
+                config.warnings.push(o.error(p.code, p.message).warning());
+            }
+            let value = match converted {
                 None => parsed.value,
                 Some(Ok(native)) => native,
+                Some(Err(crate::formats::Failure::Located(mut located))) => {
+                    errors.append(&mut located);
+                    continue;
+                }
                 Some(Err(crate::formats::Failure::Schema(violations))) => {
                     for v in violations {
                         errors.push(violation(&file, range.start, &root, &v));
@@ -394,6 +448,9 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             }
         }
     }
+    if let Some(e) = catalogs.unused() {
+        errors.push(e);
+    }
     let known = known_kinds(&config.kinds);
     for (rule, (spans, kind_spans)) in config.rules.iter().zip(&rule_inject_spans) {
         for (name, o) in rule.spec.inject.iter().zip(spans) {
@@ -493,6 +550,21 @@ fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
     }
     map.insert(last.to_owned(), resolve_plain(raw));
     Ok(())
+}
+
+/// A schema violation in the document at `base` of file `name` (`text`), as a diagnostic.
+pub(crate) fn located_violation(
+    name: &str,
+    text: &Arc<str>,
+    base: usize,
+    root: &Node,
+    v: &Violation,
+) -> Located {
+    let file = File {
+        name: name.to_owned(),
+        text: Arc::clone(text),
+    };
+    violation(&file, base, root, v)
 }
 
 fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {

@@ -5,6 +5,7 @@ mod load;
 pub mod model;
 pub mod schema;
 
+pub(crate) use load::located_violation;
 pub use load::{Config, Defaults, Origin, RuleDef, SidecarDef, load, load_texts};
 pub use model::{
     API_VERSION, AnnotationPolicy, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule,

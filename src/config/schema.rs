@@ -67,6 +67,17 @@ pub(crate) fn validate(root: &Value, pointer: &str, value: &Value) -> Vec<Violat
     v.out
 }
 
+/// Turns booleans and numbers where `root`'s schema wants a string into strings, as Go's
+/// ghodss/yaml does when it reads a file into typed structs (`args: [--x, true]` gives the
+/// string `"true"`). Used for other injectors' files, which were written for that reader.
+pub(crate) fn coerce_scalars(root: &Value, value: &mut Value) {
+    let v = Validator {
+        root,
+        out: Vec::new(),
+    };
+    v.coerce(root, value, 0);
+}
+
 pub(crate) fn is_template(s: &str) -> bool {
     s.contains("{{") || s.contains("{%")
 }
@@ -90,6 +101,43 @@ impl<'a> Validator<'a> {
             }
         }
         schema
+    }
+
+    fn coerce(&self, schema: &'a Value, value: &mut Value, depth: usize) {
+        let schema = self.resolve(schema);
+        if depth > 64 {
+            return;
+        }
+        let wants_string = match schema.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(ts)) => {
+                ts.iter().any(|t| t == "string")
+                    && !ts.iter().any(|t| t == "boolean" || t == "integer" || t == "number")
+            }
+            _ => false,
+        };
+        match value {
+            Value::Bool(_) | Value::Number(_) if wants_string => {
+                *value = Value::String(value.to_string());
+            }
+            Value::Object(map) => {
+                let props = schema.get("properties").and_then(Value::as_object);
+                let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+                for (k, v) in map.iter_mut() {
+                    if let Some(s) = props.and_then(|p| p.get(k)).or(additional) {
+                        self.coerce(s, v, depth + 1);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = schema.get("items") {
+                    for item in items {
+                        self.coerce(item_schema, item, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Violations of `schema` by `value`, without recording them.
@@ -281,6 +329,18 @@ mod tests {
 
     fn violations(value: Value) -> Vec<Violation> {
         validate(schema(), "", &value)
+    }
+
+    #[test]
+    fn scalars_become_strings_where_kubernetes_wants_strings() {
+        let mut v = json!({"containers": [{"name": "c", "args": ["--x", true, 3],
+            "ports": [{"containerPort": 80}], "env": [{"name": "N", "value": 1.5}]}]});
+        coerce_scalars(body_schema(), &mut v);
+        assert_eq!(
+            v,
+            json!({"containers": [{"name": "c", "args": ["--x", "true", "3"],
+            "ports": [{"containerPort": 80}], "env": [{"name": "N", "value": "1.5"}]}]})
+        );
     }
 
     #[test]

@@ -14,9 +14,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Failure, Problem};
-use crate::config::schema::{ViolationKind, validate};
-use crate::yaml::{Node, offset_in_scalar, parse_document};
+use super::{Failure, embedded};
+use crate::config::schema::validate;
+use crate::yaml::Node;
 
 const PREFIX: &str = "sidecar-injector.expedia.com";
 const CURRENT_KEY: &str = "sidecars.yaml";
@@ -89,58 +89,23 @@ pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Fai
     let old = cm["data"].get(CURRENT_KEY).is_none();
     let key = if old { OLD_KEY } else { CURRENT_KEY };
     let text = cm["data"][key].as_str().unwrap_or_default();
-    let at = |inner: usize| -> (usize, usize) {
-        let node = root.at(&["data", key]).unwrap_or(root);
-        let pos = offset_in_scalar(doc, node, inner);
-        (pos, pos + 1)
-    };
-    let problem = |span: (usize, usize), code: &'static str, message: String| Problem {
-        path: vec!["data".into(), key.into()],
-        code,
-        message,
-        span: Some(span),
-    };
-    let inner = parse_document(text).map_err(|e| {
-        Failure::Problems(vec![problem(
-            at(e.offset),
-            "kinject::config::syntax",
-            format!("invalid YAML in `{key}`: {}", e.message),
-        )])
-    })?;
+    let inner = embedded(root, doc, &["data", key], text)
+        .map_err(|p| Failure::Problems(vec![p]))?;
     let schema = if old { old_schema() } else { sidecar_schema() };
-    let value = if inner.value.is_null() {
+    let value = if inner.parsed.value.is_null() {
         if old { json!({}) } else { json!([]) }
     } else {
-        inner.value.clone()
+        inner.parsed.value.clone()
     };
+    let path = vec!["data".to_owned(), key.to_owned()];
     let violations = validate(schema, "", &value);
     if !violations.is_empty() {
-        let problems = violations
-            .into_iter()
-            .map(|v| {
-                let node = inner.root.as_ref().and_then(|r| r.at(&v.path).or(Some(r)));
-                let offset = node.map_or(0, |n| n.start);
-                let message = match v.kind {
-                    ViolationKind::UnknownField { field, .. } => {
-                        format!("unknown field `{field}` in `{key}`")
-                    }
-                    ViolationKind::WrongType { expected, found } => format!(
-                        "`{}` in `{key}` must be {expected}, found {found}",
-                        v.path.join(".")
-                    ),
-                    ViolationKind::Missing { field } => {
-                        format!("missing field `{field}` in `{key}`")
-                    }
-                    ViolationKind::NotAllowed { allowed } => format!(
-                        "`{}` must be one of {}",
-                        v.path.join("."),
-                        allowed.join(", ")
-                    ),
-                };
-                problem(at(offset), "kinject::config::invalid_field", message)
-            })
-            .collect();
-        return Err(Failure::Problems(problems));
+        return Err(Failure::Problems(
+            violations
+                .iter()
+                .map(|v| inner.violation(v, &path, key))
+                .collect(),
+        ));
     }
     let entries: Vec<(String, Value)> = if old {
         value["sidecars"]

@@ -5,10 +5,15 @@
 mod expedia;
 mod gotemplate;
 mod kruise;
+pub(crate) mod salesforce;
+mod tumblr;
 
 use serde_json::Value;
 
-use crate::config::schema::{Violation, validate};
+use crate::config::model::Formats;
+use crate::config::schema::{Violation, ViolationKind, validate};
+use crate::diagnostic::Located;
+use crate::yaml::{Node, Parsed, offset_in_scalar, parse_document};
 
 /// A problem with a field of another format, at its path in the document.
 #[derive(Debug, Clone)]
@@ -26,14 +31,30 @@ pub(crate) enum Failure {
     Schema(Vec<Violation>),
     /// It uses fields kinject refuses.
     Problems(Vec<Problem>),
+    /// Problems located in other files (a tumblr configuration's parents, a salesforce
+    /// sidecar file).
+    Located(Vec<Located>),
+}
+
+/// What converting one document may read besides it.
+pub(crate) struct Context<'a> {
+    /// The configuration file's path as given (tumblr's `inherits` is relative to it).
+    pub file: &'a str,
+    /// The other injectors' flags, from native configurations' `formats`.
+    pub options: &'a Formats,
+    /// Every salesforce sidecar file given.
+    pub catalogs: &'a salesforce::Catalogs,
+    /// Findings that fail nothing (a name salesforce would skip), at paths of the document.
+    pub warnings: std::cell::RefCell<Vec<Problem>>,
 }
 
 /// The native configuration for a document of another injector's format, `None` when the
 /// document is not one.
 pub(crate) fn to_native(
     value: &Value,
-    root: &crate::yaml::Node,
+    root: &Node,
     doc: &str,
+    ctx: &Context<'_>,
 ) -> Option<Result<Value, Failure>> {
     if expedia::is_sidecar_config_map(value) {
         return Some(expedia::to_native(value, root, doc));
@@ -45,5 +66,89 @@ pub(crate) fn to_native(
         }
         return Some(kruise::to_native(value).map_err(Failure::Problems));
     }
+    if tumblr::is_config_map(value) {
+        return Some(tumblr::config_map_to_native(value, root, doc, ctx));
+    }
+    if salesforce::is_mutation_config(value) {
+        return Some(salesforce::to_native(value, ctx));
+    }
+    if tumblr::is_config(value) {
+        return Some(tumblr::to_native(value, ctx));
+    }
     None
+}
+
+/// A document held in a string of another (a ConfigMap's data value), parsed, with the way
+/// back from its offsets to the outer document.
+pub(crate) struct Embedded<'a> {
+    pub parsed: Parsed,
+    node: &'a Node,
+    doc: &'a str,
+}
+
+impl Embedded<'_> {
+    /// The outer document's span for byte `inner` of the embedded text.
+    pub(crate) fn span(&self, inner: usize) -> (usize, usize) {
+        let pos = offset_in_scalar(self.doc, self.node, inner);
+        (pos, pos + 1)
+    }
+
+    /// A problem at byte `inner` of the embedded text.
+    fn problem(&self, path: &[String], inner: usize, code: &'static str, message: String) -> Problem {
+        Problem {
+            path: path.to_vec(),
+            code,
+            message,
+            span: Some(self.span(inner)),
+        }
+    }
+
+    /// A schema violation of the embedded document, as a problem of the outer one. `what`
+    /// names the embedded document in messages.
+    pub(crate) fn violation(&self, v: &Violation, path: &[String], what: &str) -> Problem {
+        let node = self
+            .parsed
+            .root
+            .as_ref()
+            .and_then(|r| r.at(&v.path).or(Some(r)));
+        let offset = node.map_or(0, |n| n.start);
+        let message = match &v.kind {
+            ViolationKind::UnknownField { field, .. } => {
+                format!("unknown field `{field}` in `{what}`")
+            }
+            ViolationKind::WrongType { expected, found } => format!(
+                "`{}` in `{what}` must be {expected}, found {found}",
+                v.path.join(".")
+            ),
+            ViolationKind::Missing { field } => format!("missing field `{field}` in `{what}`"),
+            ViolationKind::NotAllowed { allowed } => format!(
+                "`{}` must be one of {}",
+                v.path.join("."),
+                allowed.join(", ")
+            ),
+        };
+        self.problem(path, offset, "kinject::config::invalid_field", message)
+    }
+}
+
+/// Parses the string at `path` of the document (`text`, its value) as YAML.
+pub(crate) fn embedded<'a>(
+    root: &'a Node,
+    doc: &'a str,
+    path: &[&str],
+    text: &str,
+) -> Result<Embedded<'a>, Problem> {
+    let node = root.at(path).unwrap_or(root);
+    match parse_document(text) {
+        Ok(parsed) => Ok(Embedded { parsed, node, doc }),
+        Err(e) => {
+            let pos = offset_in_scalar(doc, node, e.offset);
+            Err(Problem {
+                path: path.iter().map(|s| (*s).to_owned()).collect(),
+                code: "kinject::config::syntax",
+                message: format!("invalid YAML in `{}`: {}", path.join("."), e.message),
+                span: Some((pos, pos + 1)),
+            })
+        }
+    }
 }

@@ -359,6 +359,12 @@ fn insert_before(map: &mut Map<String, Value>, key: &str, value: Value, before: 
 
 fn claim(owners: &mut Owners, name: &str, sidecar: &str) -> Result<(), InjectError> {
     if let Some(other) = owners.get("container", name) {
+        if other == sidecar {
+            return Err(conflict(format!(
+                "sidecar `{sidecar}` injects two containers named `{name}`"
+            ))
+            .help("a pod's container and init container names are unique together; the API server refuses the pod"));
+        }
         return Err(conflict(format!(
             "container `{name}` is injected by both sidecar `{other}` and sidecar `{sidecar}`"
         )));

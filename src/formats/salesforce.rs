@@ -1,0 +1,616 @@
+//! The salesforce generic-sidecar-injector's two files onto the native model.
+//!
+//! The *sidecar file* (`--sidecar-config-file`) is a catalog of `initContainers`,
+//! `containers`, `volumes` and `volumeMounts`, one Go template with `{%` `%}` delimiters over
+//! the pod's `.Annotations` and `.Spec.ServiceAccountName`; kinject translates each templated
+//! value to minijinja (see `gotemplate`). The *mutation file* (`--mutation-config-file`) has
+//! `mutationConfigs`, each a native sidecar made of the catalog entries it names, triggered by
+//! `<annotationNamespace>/<annotationTrigger>: "true"|"enabled"` unless
+//! `<annotationNamespace>/status` is `injected`. Its `volumeMounts` go into every container
+//! and init container the pod has when it applies (those of earlier mutations included), a
+//! container that already mounts the volume keeping its own; a pod volume of the same name
+//! wins. Pods that run to completion get no sidecar containers unless
+//! `implementsSidecarLifecycle`, which adds the `sidecar-lifecycle` volume instead.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{Container, Volume, VolumeMount};
+use schemars::JsonSchema;
+use serde_json::{Map, Value, json};
+
+use super::gotemplate::{self, Translator};
+use super::{Context, Failure, Problem};
+use crate::config::schema::{coerce_scalars, validate};
+use crate::diagnostic::Located;
+use crate::yaml::{Node, NodeKind, ScalarKind};
+
+/// The catalog's lists, in the order salesforce reads them.
+const LISTS: [&str; 4] = ["initContainers", "containers", "volumes", "volumeMounts"];
+
+/// The sidecar file (only for its JSON Schema).
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SidecarConfig {
+    init_containers: Option<Vec<Container>>,
+    containers: Option<Vec<Container>>,
+    volumes: Option<Vec<Volume>>,
+    volume_mounts: Option<Vec<VolumeMount>>,
+}
+
+/// The mutation file (only for its JSON Schema).
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct MutationConfigs {
+    mutation_configs: Vec<MutationConfig>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct MutationConfig {
+    name: String,
+    annotation_namespace: String,
+    annotation_trigger: String,
+    annotation_config: Option<AnnotationConfig>,
+    init_containers_before_pod_init_containers: Option<Vec<String>>,
+    init_containers: Option<Vec<String>>,
+    containers: Option<Vec<String>>,
+    volumes: Option<Vec<String>>,
+    volume_mounts: Option<Vec<String>>,
+    ignore_namespaces: Option<Vec<String>>,
+    whitelist_namespaces: Option<Vec<String>>,
+    implements_sidecar_lifecycle: Option<bool>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct AnnotationConfig {
+    volume_mounts: Option<Vec<AnnotationVolumeMounts>>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct AnnotationVolumeMounts {
+    name: String,
+    container_refs: Option<Vec<String>>,
+    init_container_refs: Option<Vec<String>>,
+}
+
+fn sidecar_schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        serde_json::to_value(schemars::schema_for!(SidecarConfig)).unwrap_or(Value::Null)
+    })
+}
+
+fn mutation_schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        serde_json::to_value(schemars::schema_for!(MutationConfigs)).unwrap_or(Value::Null)
+    })
+}
+
+/// The volume and mount salesforce adds to pods that run to completion when a mutation
+/// `implementsSidecarLifecycle`.
+const LIFECYCLE: &str = "sidecar-lifecycle";
+const LIFECYCLE_PATH: &str = "/var/run/sidecar-lifecycle";
+
+/// Every sidecar file given: their entries, translated, in file order.
+#[derive(Default)]
+pub(crate) struct Catalogs {
+    /// `(list, entry)` with `list` one of `LISTS`.
+    entries: Vec<(&'static str, Value)>,
+    /// Where the first one was read (for "no mutation file" errors).
+    first: Option<(String, Arc<str>, usize)>,
+    /// A mutation file was given too.
+    pub(crate) used: RefCell<bool>,
+}
+
+impl Catalogs {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    /// The error for sidecar files given without a mutation file.
+    pub(crate) fn unused(&self) -> Option<Located> {
+        let (name, text, at) = self.first.as_ref()?;
+        (!*self.used.borrow()).then(|| {
+            Located::new(
+                "kinject::config::missing_mutation_config",
+                name,
+                text,
+                (*at, *at),
+                "a salesforce sidecar file says what can be injected; its mutation file says when",
+            )
+            .help("pass the mutation file too: -c sidecarconfigs.yaml -c mutationconfigs.yaml")
+        })
+    }
+}
+
+/// A document without `apiVersion`/`kind` holding the sidecar file's lists (its keys matched
+/// without regard to case, as Go's JSON decoder matches them).
+pub(crate) fn is_sidecar_file(value: &Value) -> bool {
+    value.as_object().is_some_and(|m| {
+        !m.contains_key("apiVersion")
+            && !m.contains_key("kind")
+            && !m.contains_key("name")
+            && !m.contains_key("mutationConfigs")
+            && m.keys().any(|k| list_key(k).is_some())
+    })
+}
+
+fn list_key(key: &str) -> Option<&'static str> {
+    LISTS.into_iter().find(|l| l.eq_ignore_ascii_case(key))
+}
+
+pub(crate) fn is_mutation_config(value: &Value) -> bool {
+    value.as_object().is_some_and(|m| {
+        !m.contains_key("apiVersion") && !m.contains_key("kind") && m.contains_key("mutationConfigs")
+    })
+}
+
+/// The sidecar file's document `text` (at `base` in file `name`) parsed with its template
+/// actions set aside: `None` when it is not a sidecar file.
+pub(crate) fn read_sidecar_file(
+    name: &str,
+    file: &Arc<str>,
+    range: std::ops::Range<usize>,
+    catalogs: &mut Catalogs,
+) -> Option<Result<(), Vec<Located>>> {
+    let base = range.start;
+    let text = &file[range];
+    let located = |offset: usize, code: &'static str, message: String| {
+        Located::new(code, name, file, (base + offset, base + offset + 1), message)
+    };
+    let actions = match gotemplate::actions(text) {
+        Ok(a) => a,
+        Err(e) => {
+            // Only a sidecar file has Go actions; anything else reports its own errors.
+            return masked_shape(text, &[]).map(|_| {
+                Err(vec![located(e.offset, "kinject::config::template_syntax", e.message)])
+            });
+        }
+    };
+    let parsed = masked_shape(text, &actions)?;
+    Some(add_entries(parsed, text, &actions, catalogs).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|(offset, code, message)| located(offset, code, message))
+            .collect()
+    }).map(|()| {
+        if catalogs.first.is_none() {
+            catalogs.first = Some((name.to_owned(), Arc::clone(file), base));
+        }
+    }))
+}
+
+/// `text` parsed with each action replaced by a same-length placeholder, when it then is a
+/// sidecar file.
+fn masked_shape(text: &str, actions: &[gotemplate::Action]) -> Option<crate::yaml::Parsed> {
+    let mut masked = text.to_owned();
+    for a in actions {
+        masked.replace_range(a.start..a.end, &placeholder(a.end - a.start));
+    }
+    let parsed = crate::yaml::parse_document(&masked).ok()?;
+    is_sidecar_file(&parsed.value).then_some(parsed)
+}
+
+/// What stands in for an action while the YAML around it is read: as long as it, and made of
+/// a character YAML reads as part of a plain word and manifests rarely hold.
+fn placeholder(len: usize) -> String {
+    "~".repeat(len)
+}
+
+type Errors = Vec<(usize, &'static str, String)>;
+
+fn add_entries(
+    parsed: crate::yaml::Parsed,
+    text: &str,
+    actions: &[gotemplate::Action],
+    catalogs: &mut Catalogs,
+) -> Result<(), Errors> {
+    let mut errors: Errors = Vec::new();
+    let Some(root) = parsed.root else {
+        return Ok(());
+    };
+    let mut value = parsed.value;
+    // Keys as Go's decoder matches them: `InitContainers` is `initContainers`.
+    if let Value::Object(m) = &mut value {
+        let renamed: Map<String, Value> = std::mem::take(m)
+            .into_iter()
+            .map(|(k, v)| (list_key(&k).map_or(k, str::to_owned), v))
+            .collect();
+        *m = renamed;
+    }
+    let mut used = vec![false; actions.len()];
+    let mut path = Vec::new();
+    let mut translator = Translator::new();
+    translate(&mut value, &root, text, actions, &mut used, &mut path, &mut translator, &mut errors);
+    for (a, used) in actions.iter().zip(&used) {
+        if !used {
+            errors.push((
+                a.start,
+                "kinject::config::template_syntax",
+                "a template action outside a value (around keys or whole lines) is not supported: kinject translates actions inside values".to_owned(),
+            ));
+        }
+    }
+    coerce_scalars(sidecar_schema(), &mut value);
+    for v in validate(sidecar_schema(), "", &value) {
+        let node = root.at(&v.path).unwrap_or(&root);
+        errors.push((node.start, "kinject::config::invalid_field", describe(&v)));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for list in LISTS {
+        for entry in value.get(list).and_then(Value::as_array).into_iter().flatten() {
+            catalogs.entries.push((list, entry.clone()));
+        }
+    }
+    Ok(())
+}
+
+fn describe(v: &crate::config::schema::Violation) -> String {
+    use crate::config::schema::ViolationKind;
+    let at = v.path.join(".");
+    match &v.kind {
+        ViolationKind::UnknownField { field, expected } => {
+            match crate::diagnostic::suggest(field, expected.iter().map(String::as_str)) {
+                Some(h) => format!("unknown field `{field}` ({h})"),
+                None => format!("unknown field `{field}`"),
+            }
+        }
+        ViolationKind::WrongType { expected, found } => {
+            format!("`{at}` must be {expected}, found {found}")
+        }
+        ViolationKind::Missing { field } => format!("missing field `{field}` in `{at}`"),
+        ViolationKind::NotAllowed { allowed } => {
+            format!("`{at}` must be one of {}", allowed.join(", "))
+        }
+    }
+}
+
+/// Replaces the placeholders in the strings of `value` by the translated templates.
+#[allow(clippy::too_many_arguments)]
+fn translate(
+    value: &mut Value,
+    root: &Node,
+    text: &str,
+    actions: &[gotemplate::Action],
+    used: &mut [bool],
+    path: &mut Vec<String>,
+    translator: &mut Translator,
+    errors: &mut Errors,
+) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                path.push(k.clone());
+                translate(v, root, text, actions, used, path, translator, errors);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter_mut().enumerate() {
+                path.push(i.to_string());
+                translate(v, root, text, actions, used, path, translator, errors);
+                path.pop();
+            }
+        }
+        Value::String(s) => {
+            let Some(node) = root.at(path) else { return };
+            let inside: Vec<usize> = (0..actions.len())
+                .filter(|&i| actions[i].start >= node.start && actions[i].end <= node.end)
+                .collect();
+            if inside.is_empty() {
+                // A literal that looks like a minijinja template stays literal.
+                if crate::config::schema::is_template(s) {
+                    *s = format!("{{{{ {} }}}}", serde_json::to_string(s).unwrap_or_default());
+                }
+                return;
+            }
+            // Put the actions back where their placeholders are, and translate.
+            let mut restored = String::new();
+            let mut local = Vec::new();
+            let mut rest = s.as_str();
+            for &i in &inside {
+                let a = &actions[i];
+                let mark = placeholder(a.end - a.start);
+                let Some(at) = rest.find(&mark) else {
+                    errors.push((a.start, "kinject::config::template_syntax", "a template action split by YAML quoting or folding is not supported".to_owned()));
+                    return;
+                };
+                restored.push_str(&rest[..at]);
+                let start = restored.len();
+                restored.push_str(&text[a.start..a.end]);
+                local.push(gotemplate::Action {
+                    start,
+                    end: restored.len(),
+                    inner: a.inner.clone(),
+                });
+                rest = &rest[at + mark.len()..];
+                used[i] = true;
+            }
+            restored.push_str(rest);
+            match translator.translate(&restored, &local) {
+                Ok(mut t) => {
+                    // A plain scalar that is one value: Go wrote the text, then YAML read it.
+                    let whole = local.len() == 1 && local[0].start == 0 && local[0].end == restored.len();
+                    if whole
+                        && matches!(node.kind, NodeKind::Scalar(ScalarKind::Plain))
+                        && let Some(expr) = t.strip_prefix("{{ ").and_then(|x| x.strip_suffix(" }}"))
+                    {
+                        t = format!("{{{{ ({expr}) | yaml_scalar }}}}");
+                    }
+                    *s = t;
+                }
+                Err(e) => {
+                    // Back to the file: which action, and where in it.
+                    let (i, a) = local
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .find(|(_, a)| a.start <= e.offset)
+                        .unwrap_or((0, &local[0]));
+                    let file_offset = actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
+                    errors.push((file_offset, "kinject::config::template_syntax", e.message));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The native configuration for a mutation file.
+pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failure> {
+    let violations = validate(mutation_schema(), "", value);
+    if !violations.is_empty() {
+        return Err(Failure::Schema(violations));
+    }
+    *ctx.catalogs.used.borrow_mut() = true;
+    let mut problems = Vec::new();
+    let problem = |path: Vec<String>, code: &'static str, message: String| Problem {
+        path,
+        code,
+        message,
+        span: None,
+    };
+    if ctx.catalogs.is_empty() {
+        return Err(Failure::Problems(vec![problem(
+            vec!["mutationConfigs".into()],
+            "kinject::config::missing_sidecar_config",
+            "a salesforce mutation file names sidecars its sidecar file defines".to_owned(),
+        )]));
+    }
+    let mut sidecars = Vec::new();
+    let mut rules = Vec::new();
+    let mut namespaces: Vec<String> = Vec::new();
+    for (i, m) in value["mutationConfigs"].as_array().into_iter().flatten().enumerate() {
+        let at = |field: &str| vec!["mutationConfigs".to_owned(), i.to_string(), field.to_owned()];
+        let name = m["name"].as_str().unwrap_or_default().to_owned();
+        let ns = m["annotationNamespace"].as_str().unwrap_or_default().to_owned();
+        let trigger = m["annotationTrigger"].as_str().unwrap_or_default();
+        if m.get("whitelistNamespaces").and_then(Value::as_array).is_some_and(|w| !w.is_empty()) {
+            problems.push(problem(at("whitelistNamespaces"), "kinject::config::unsupported_field", "`whitelistNamespaces` is never read by salesforce (it injects in every namespace anyway); remove it, or use `ignoreNamespaces`".to_owned()));
+        }
+        if namespaces.contains(&ns) {
+            problems.push(problem(at("annotationNamespace"), "kinject::config::unsupported_field", format!("annotationNamespace `{ns}` is used by an earlier mutation too: salesforce would skip this one wherever that one applies (both write `{ns}/status`); give each its own")));
+        }
+        namespaces.push(ns.clone());
+        let names = |field: &str| -> Vec<String> {
+            m.get(field)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        };
+        let mut body = Map::new();
+        for list in LISTS {
+            let wanted = names(list);
+            let chosen: Vec<Value> = ctx
+                .catalogs
+                .entries
+                .iter()
+                .filter(|(l, e)| *l == list && wanted.iter().any(|w| e.get("name").and_then(Value::as_str) == Some(w)))
+                .map(|(_, e)| e.clone())
+                .collect();
+            for (j, w) in wanted.iter().enumerate() {
+                if !chosen.iter().any(|e| e.get("name").and_then(Value::as_str) == Some(w)) {
+                    ctx.warnings.borrow_mut().push(Problem {
+                        path: [at(list), vec![j.to_string()]].concat(),
+                        code: "kinject::config::unknown_entry",
+                        message: format!("mutation `{name}` names `{w}` in `{list}`, which the sidecar file does not define: salesforce skips it, and so does kinject"),
+                        span: None,
+                    });
+                }
+            }
+            if !chosen.is_empty() {
+                body.insert(list.to_owned(), Value::Array(chosen));
+            }
+        }
+        let before = names("initContainersBeforePodInitContainers");
+        let mut positions = Map::new();
+        for (j, b) in before.iter().enumerate() {
+            if names("initContainers").contains(b) {
+                positions.insert(b.clone(), json!("before"));
+            } else {
+                ctx.warnings.borrow_mut().push(Problem {
+                    path: [at("initContainersBeforePodInitContainers"), vec![j.to_string()]].concat(),
+                    code: "kinject::config::unknown_entry",
+                    message: format!("`{b}` is not in this mutation's `initContainers`: salesforce injects nothing for it, and neither does kinject"),
+                    span: None,
+                });
+            }
+        }
+        if let Err(p) = annotation_mounts(m, &ns, &mut body, &at) {
+            problems.push(p);
+        }
+        let mut sidecar = body.clone();
+        sidecar.insert("name".into(), json!(name));
+        sidecar.insert("description".into(), json!(format!("salesforce mutation {name}")));
+        if !positions.is_empty() {
+            sidecar.insert("positions".into(), Value::Object(positions));
+        }
+        sidecar.insert("targetInitContainers".into(), json!(true));
+        sidecar.insert("targetEarlierSidecars".into(), json!(true));
+        sidecar.insert("mountsByName".into(), json!(true));
+        sidecar.insert("keepPodVolumes".into(), json!(true));
+        sidecar.insert("sameName".into(), json!("error"));
+        let status = format!("{ns}/status");
+        sidecar.insert("annotations".into(), json!({&status: "injected"}));
+        sidecar.insert("annotationPolicies".into(), json!({&status: "overwrite"}));
+        let mut matches = json!({
+            "annotationSelector": {"matchExpressions": [
+                {"key": format!("{ns}/{trigger}"), "operator": "In", "values": ["true", "enabled"]},
+                {"key": &status, "operator": "NotIn", "values": ["injected", "Injected", "INJECTED"]},
+            ]},
+        });
+        let ignored = names("ignoreNamespaces");
+        if !ignored.is_empty() {
+            matches["excludeNamespaces"] = json!(ignored);
+        }
+        let has_containers = body.contains_key("containers");
+        if !has_containers {
+            sidecars.push(Value::Object(sidecar));
+            rules.push(json!({"name": format!("salesforce/{name}"), "match": matches, "inject": [name], "jobs": "inject"}));
+            continue;
+        }
+        // Pods that run to completion: without the sidecar containers, or with the lifecycle
+        // volume when the sidecars implement it.
+        let job_name = format!("{name} (runs to completion)");
+        let mut job = sidecar.clone();
+        job.insert("name".into(), json!(job_name));
+        if m.get("implementsSidecarLifecycle") == Some(&Value::Bool(true)) {
+            add_lifecycle(&mut job);
+        } else {
+            job.shift_remove("containers");
+        }
+        let mut long = matches.clone();
+        long["runsToCompletion"] = json!(false);
+        let mut short = matches;
+        short["runsToCompletion"] = json!(true);
+        sidecars.push(Value::Object(sidecar));
+        sidecars.push(Value::Object(job));
+        rules.push(json!({"name": format!("salesforce/{name}"), "match": long, "inject": [name], "jobs": "inject"}));
+        rules.push(json!({"name": format!("salesforce/{name} (runs to completion)"), "match": short, "inject": [job_name], "jobs": "inject"}));
+    }
+    if !problems.is_empty() {
+        return Err(Failure::Problems(problems));
+    }
+    Ok(json!({
+        "apiVersion": crate::config::API_VERSION,
+        "kind": crate::config::KIND,
+        "sidecars": sidecars,
+        "rules": rules,
+        "defaults": {"skipHostNetwork": false, "skipNamespaces": ["kube-system", "kube-public"]},
+    }))
+}
+
+/// `annotationConfig.volumeMounts`: the pod annotation `<ns>/<name>` holds a JSON list of
+/// mounts for the injected containers it names. Their `volumeMounts` become an expression
+/// that appends them.
+fn annotation_mounts(
+    m: &Value,
+    ns: &str,
+    body: &mut Map<String, Value>,
+    at: &dyn Fn(&str) -> Vec<String>,
+) -> Result<(), Problem> {
+    let entries = m
+        .pointer("/annotationConfig/volumeMounts")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (list, refs_key) in [("containers", "containerRefs"), ("initContainers", "initContainerRefs")] {
+        let Some(Value::Array(containers)) = body.get_mut(list) else {
+            continue;
+        };
+        for c in containers.iter_mut() {
+            let cname = c.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let keys: Vec<String> = entries
+                .iter()
+                .filter(|e| {
+                    e.get(refs_key)
+                        .and_then(Value::as_array)
+                        .is_some_and(|r| r.iter().any(|x| x.as_str() == Some(&cname)))
+                })
+                .filter_map(|e| e.get("name").and_then(Value::as_str))
+                .map(|n| format!("{ns}/{n}"))
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            let own = c.get("volumeMounts").cloned().unwrap_or(json!([]));
+            if serde_json::to_string(&own).is_ok_and(|t| crate::config::schema::is_template(&t)) {
+                return Err(Problem {
+                    path: at("annotationConfig"),
+                    code: "kinject::config::unsupported_field",
+                    message: format!("container `{cname}` has templated volume mounts and mounts from annotations; kinject cannot combine both"),
+                    span: None,
+                });
+            }
+            let mut expr = format!("({} | from_json)", quote(&own.to_string()));
+            for k in keys {
+                let key = quote(&k);
+                expr.push_str(&format!(
+                    " + ((annotation({key}) | from_json) if annotation({key}) else [])"
+                ));
+            }
+            if let Value::Object(cm) = c {
+                cm.insert("volumeMounts".into(), json!(format!("{{{{ {expr} }}}}")));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// salesforce's `AddSidecarLifecycleDefaults`: the `sidecar-lifecycle` volume, and its mount in
+/// the mutation's containers and (through its `volumeMounts`) the pod's.
+fn add_lifecycle(sidecar: &mut Map<String, Value>) {
+    let mount = json!({"name": LIFECYCLE, "mountPath": LIFECYCLE_PATH});
+    let named = |list: &Value| {
+        list.as_array()
+            .is_some_and(|l| l.iter().any(|x| x.get("name").and_then(Value::as_str) == Some(LIFECYCLE)))
+    };
+    for (field, item) in [("volumes", json!({"name": LIFECYCLE, "emptyDir": {}})), ("volumeMounts", mount.clone())] {
+        let list = sidecar.entry(field).or_insert_with(|| json!([]));
+        if !named(list)
+            && let Value::Array(l) = list
+        {
+            l.push(item);
+        }
+    }
+    if let Some(Value::Array(containers)) = sidecar.get_mut("containers") {
+        for c in containers {
+            let Value::Object(cm) = c else { continue };
+            let mounts = cm.entry("volumeMounts").or_insert_with(|| json!([]));
+            if let Value::String(expr) = mounts {
+                // Mounts from annotations: the lifecycle mount joins them.
+                *expr = format!(
+                    "{} + [{}] }}}}",
+                    expr.trim_end_matches('}').trim_end(),
+                    mount
+                );
+            } else if !named(mounts)
+                && let Value::Array(l) = mounts
+            {
+                l.push(mount.clone());
+            }
+        }
+    }
+}
