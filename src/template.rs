@@ -93,24 +93,30 @@ impl Templates {
                 })
             },
         );
-        env.add_filter("from_json", |s: String| -> Result<minijinja::Value, minijinja::Error> {
-            let v: Value = serde_json::from_str(&s).map_err(|e| {
-                minijinja::Error::new(
-                    minijinja::ErrorKind::InvalidOperation,
-                    format!("not JSON: {e}"),
-                )
-            })?;
-            Ok(ser(v))
-        });
-        env.add_filter("from_yaml", |s: String| -> Result<minijinja::Value, minijinja::Error> {
-            let parsed = crate::yaml::parse_document(&s).map_err(|e| {
-                minijinja::Error::new(
-                    minijinja::ErrorKind::InvalidOperation,
-                    format!("not YAML: {}", e.message),
-                )
-            })?;
-            Ok(ser(parsed.value))
-        });
+        env.add_filter(
+            "from_json",
+            |s: String| -> Result<minijinja::Value, minijinja::Error> {
+                let v: Value = serde_json::from_str(&s).map_err(|e| {
+                    minijinja::Error::new(
+                        minijinja::ErrorKind::InvalidOperation,
+                        format!("not JSON: {e}"),
+                    )
+                })?;
+                Ok(ser(v))
+            },
+        );
+        env.add_filter(
+            "from_yaml",
+            |s: String| -> Result<minijinja::Value, minijinja::Error> {
+                let parsed = crate::yaml::parse_document(&s).map_err(|e| {
+                    minijinja::Error::new(
+                        minijinja::ErrorKind::InvalidOperation,
+                        format!("not YAML: {}", e.message),
+                    )
+                })?;
+                Ok(ser(parsed.value))
+            },
+        );
         env.add_filter("yaml_scalar", |v: minijinja::Value| -> minijinja::Value {
             match v.as_str() {
                 Some(s) => ser(crate::yaml::scalar::resolve_plain(s)),
@@ -119,24 +125,29 @@ impl Templates {
         });
         // Go's `range` (translated salesforce templates): (index, item) of a list, (key, value)
         // of a mapping in key order.
-        env.add_filter("go_range", |v: minijinja::Value| -> Result<minijinja::Value, minijinja::Error> {
-            let pairs: Vec<minijinja::Value> = if v.kind() == minijinja::value::ValueKind::Map {
-                let mut keys: Vec<minijinja::Value> = v.try_iter()?.collect();
-                keys.sort();
-                keys.into_iter()
-                    .map(|k| {
-                        let item = v.get_item(&k).unwrap_or_default();
-                        minijinja::Value::from(vec![k, item])
-                    })
-                    .collect()
-            } else {
-                v.try_iter()?
-                    .enumerate()
-                    .map(|(i, item)| minijinja::Value::from(vec![minijinja::Value::from(i), item]))
-                    .collect()
-            };
-            Ok(minijinja::Value::from(pairs))
-        });
+        env.add_filter(
+            "go_range",
+            |v: minijinja::Value| -> Result<minijinja::Value, minijinja::Error> {
+                let pairs: Vec<minijinja::Value> = if v.kind() == minijinja::value::ValueKind::Map {
+                    let mut keys: Vec<minijinja::Value> = v.try_iter()?.collect();
+                    keys.sort();
+                    keys.into_iter()
+                        .map(|k| {
+                            let item = v.get_item(&k).unwrap_or_default();
+                            minijinja::Value::from(vec![k, item])
+                        })
+                        .collect()
+                } else {
+                    v.try_iter()?
+                        .enumerate()
+                        .map(|(i, item)| {
+                            minijinja::Value::from(vec![minijinja::Value::from(i), item])
+                        })
+                        .collect()
+                };
+                Ok(minijinja::Value::from(pairs))
+            },
+        );
         env.add_function("annotation", annotation);
         env.add_function("service_account", service_account);
         Templates {

@@ -113,7 +113,7 @@ struct File {
 
 /// The files to read for `paths`: a directory stands for its `.yaml`, `.yml` and `.json` files
 /// (not its subdirectories), in name order, as tumblr's `--config-directory` reads them.
-fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Located> {
+fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Vec<Located>> {
     let mut out = Vec::new();
     for path in paths {
         if !path.is_dir() {
@@ -122,13 +122,13 @@ fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Located> {
         }
         let name = path.display().to_string();
         let entries = std::fs::read_dir(path).map_err(|e| {
-            Located::new(
+            vec![Located::new(
                 "kinject::config::io",
                 &name,
                 &Arc::from(""),
                 (0, 0),
                 format!("cannot read directory: {e}"),
-            )
+            )]
         })?;
         let mut found: Vec<std::path::PathBuf> = entries
             .filter_map(Result::ok)
@@ -155,7 +155,7 @@ fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Located> {
 pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    let expanded = expand(paths).map_err(|e| vec![e])?;
+    let expanded = expand(paths)?;
     for path in &expanded {
         let name = path.display().to_string();
         match std::fs::read(path) {
@@ -238,7 +238,9 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                         .value
                         .get("formats")
                         .filter(|_| check_format(&parsed.value).is_ok())
-                        .and_then(|f| serde_json::from_value::<super::model::Formats>(f.clone()).ok())
+                        .and_then(|f| {
+                            serde_json::from_value::<super::model::Formats>(f.clone()).ok()
+                        })
                     {
                         formats = f;
                     }

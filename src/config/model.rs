@@ -219,7 +219,11 @@ pub struct SidecarBody {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub host_network: bool,
     /// Sets `hostPID: true` on the pod.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(
+        default,
+        rename = "hostPID",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
     pub host_pid: bool,
 }
 

@@ -67,9 +67,10 @@ pub(crate) fn validate(root: &Value, pointer: &str, value: &Value) -> Vec<Violat
     v.out
 }
 
-/// Turns booleans and numbers where `root`'s schema wants a string into strings, as Go's
-/// ghodss/yaml does when it reads a file into typed structs (`args: [--x, true]` gives the
-/// string `"true"`). Used for other injectors' files, which were written for that reader.
+/// Reads `value` the way Go's ghodss/yaml decodes a file into the typed structs of `root`'s
+/// schema: a field set to null is as absent, and booleans and numbers where a string is
+/// wanted become strings (`args: [--x, true]` gives `"true"`). For other injectors' files,
+/// which were written for that reader.
 pub(crate) fn coerce_scalars(root: &Value, value: &mut Value) {
     let v = Validator {
         root,
@@ -112,7 +113,9 @@ impl<'a> Validator<'a> {
             Some(Value::String(t)) => t == "string",
             Some(Value::Array(ts)) => {
                 ts.iter().any(|t| t == "string")
-                    && !ts.iter().any(|t| t == "boolean" || t == "integer" || t == "number")
+                    && !ts
+                        .iter()
+                        .any(|t| t == "boolean" || t == "integer" || t == "number")
             }
             _ => false,
         };
@@ -121,6 +124,7 @@ impl<'a> Validator<'a> {
                 *value = Value::String(value.to_string());
             }
             Value::Object(map) => {
+                map.retain(|_, v| !v.is_null());
                 let props = schema.get("properties").and_then(Value::as_object);
                 let additional = schema.get("additionalProperties").filter(|a| a.is_object());
                 for (k, v) in map.iter_mut() {
@@ -333,7 +337,7 @@ mod tests {
 
     #[test]
     fn scalars_become_strings_where_kubernetes_wants_strings() {
-        let mut v = json!({"containers": [{"name": "c", "args": ["--x", true, 3],
+        let mut v = json!({"containers": [{"name": "c", "args": ["--x", true, 3], "command": null,
             "ports": [{"containerPort": 80}], "env": [{"name": "N", "value": 1.5}]}]});
         coerce_scalars(body_schema(), &mut v);
         assert_eq!(

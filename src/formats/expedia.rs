@@ -89,8 +89,8 @@ pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Fai
     let old = cm["data"].get(CURRENT_KEY).is_none();
     let key = if old { OLD_KEY } else { CURRENT_KEY };
     let text = cm["data"][key].as_str().unwrap_or_default();
-    let inner = embedded(root, doc, &["data", key], text)
-        .map_err(|p| Failure::Problems(vec![p]))?;
+    let inner =
+        embedded(root, doc, &["data", key], text).map_err(|p| Failure::Problems(vec![p]))?;
     let schema = if old { old_schema() } else { sidecar_schema() };
     let value = if inner.parsed.value.is_null() {
         if old { json!({}) } else { json!([]) }

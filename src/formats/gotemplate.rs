@@ -110,7 +110,9 @@ impl Translator {
             };
             return error(
                 actions.last().map_or(0, |a| a.start),
-                format!("`{what}` without its `end` in this value (an action cannot span YAML values)"),
+                format!(
+                    "`{what}` without its `end` in this value (an action cannot span YAML values)"
+                ),
             );
         }
         Ok(out)
@@ -130,10 +132,7 @@ impl Translator {
         let body = &inner[body_start..body_end];
         let offset = body_start + (body.len() - body.trim_start().len());
         let body = body.trim();
-        let (open, close) = (
-            if ltrim { "-" } else { "" },
-            if rtrim { "-" } else { "" },
-        );
+        let (open, close) = (if ltrim { "-" } else { "" }, if rtrim { "-" } else { "" });
         if body.starts_with("/*") {
             if !body.ends_with("*/") {
                 return error(offset, "a comment must end with `*/`");
@@ -335,7 +334,10 @@ impl Translator {
             }
             "and" | "or" => {
                 if n < 2 {
-                    return error(first.offset, format!("`{func}` takes two or more arguments"));
+                    return error(
+                        first.offset,
+                        format!("`{func}` takes two or more arguments"),
+                    );
                 }
                 format!("({})", args.join(&format!(" {func} ")))
             }
@@ -437,7 +439,12 @@ impl Translator {
     }
 
     /// Field access on `base` (`None`: the pod salesforce passes).
-    fn fields(&self, base: Option<String>, fields: &[String], offset: usize) -> Result<String, Error> {
+    fn fields(
+        &self,
+        base: Option<String>,
+        fields: &[String],
+        offset: usize,
+    ) -> Result<String, Error> {
         let Some(base) = base else {
             return pod_fields(fields, offset);
         };
@@ -691,8 +698,7 @@ mod tests {
             "aws-iam-{{ service_account() }}"
         );
         assert_eq!(
-            translate(r#"{% index .Annotations "vault.k8s-integration.sfdc.com/role" %}"#)
-                .unwrap(),
+            translate(r#"{% index .Annotations "vault.k8s-integration.sfdc.com/role" %}"#).unwrap(),
             r#"{{ annotation("vault.k8s-integration.sfdc.com/role") }}"#
         );
     }
@@ -704,7 +710,10 @@ mod tests {
         )
         .unwrap();
         assert!(t.starts_with("{% with go_yaml = ("), "{t}");
-        assert!(t.contains(r#"{{- ((go_yaml["with"] | default({}))["yaml"] | default("")) -}}"#), "{t}");
+        assert!(
+            t.contains(r#"{{- ((go_yaml["with"] | default({}))["yaml"] | default("")) -}}"#),
+            "{t}"
+        );
         assert!(t.ends_with("{%- endif %}{% endwith -%}"), "{t}");
         let t = translate(r#"{% if eq .Spec.ServiceAccountName "default" %}x{% else %}y{% end %}"#)
             .unwrap();
@@ -759,7 +768,13 @@ mod tests {
             "vault.k8s-integration.sfdc.com/config;none"
         );
         // A missing annotation is empty, as in Go.
-        assert_eq!(render(r#"[{% index .Annotations "nope" %}]"#, serde_json::json!({})), "[]");
+        assert_eq!(
+            render(
+                r#"[{% index .Annotations "nope" %}]"#,
+                serde_json::json!({})
+            ),
+            "[]"
+        );
     }
 
     #[test]

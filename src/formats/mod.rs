@@ -75,6 +75,24 @@ pub(crate) fn to_native(
     if tumblr::is_config(value) {
         return Some(tumblr::to_native(value, ctx));
     }
+    if value.get("kind").and_then(Value::as_str) == Some("ConfigMap") {
+        // Injectors pick their ConfigMaps by label; the others sit beside them in the same
+        // files (the data a sidecar mounts).
+        let name = value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        ctx.warnings.borrow_mut().push(Problem {
+            path: Vec::new(),
+            code: "kinject::config::not_a_sidecar_config",
+            message: format!("ConfigMap `{name}` holds no sidecar configuration (neither Expedia's `sidecars.yaml` nor tumblr configurations); skipped"),
+            span: None,
+        });
+        return Some(Ok(serde_json::json!({
+            "apiVersion": crate::config::API_VERSION,
+            "kind": crate::config::KIND,
+        })));
+    }
     None
 }
 
@@ -94,7 +112,13 @@ impl Embedded<'_> {
     }
 
     /// A problem at byte `inner` of the embedded text.
-    fn problem(&self, path: &[String], inner: usize, code: &'static str, message: String) -> Problem {
+    fn problem(
+        &self,
+        path: &[String],
+        inner: usize,
+        code: &'static str,
+        message: String,
+    ) -> Problem {
         Problem {
             path: path.to_vec(),
             code,

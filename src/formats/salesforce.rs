@@ -155,7 +155,9 @@ fn list_key(key: &str) -> Option<&'static str> {
 
 pub(crate) fn is_mutation_config(value: &Value) -> bool {
     value.as_object().is_some_and(|m| {
-        !m.contains_key("apiVersion") && !m.contains_key("kind") && m.contains_key("mutationConfigs")
+        !m.contains_key("apiVersion")
+            && !m.contains_key("kind")
+            && m.contains_key("mutationConfigs")
     })
 }
 
@@ -170,28 +172,42 @@ pub(crate) fn read_sidecar_file(
     let base = range.start;
     let text = &file[range];
     let located = |offset: usize, code: &'static str, message: String| {
-        Located::new(code, name, file, (base + offset, base + offset + 1), message)
+        Located::new(
+            code,
+            name,
+            file,
+            (base + offset, base + offset + 1),
+            message,
+        )
     };
     let actions = match gotemplate::actions(text) {
         Ok(a) => a,
         Err(e) => {
             // Only a sidecar file has Go actions; anything else reports its own errors.
             return masked_shape(text, &[]).map(|_| {
-                Err(vec![located(e.offset, "kinject::config::template_syntax", e.message)])
+                Err(vec![located(
+                    e.offset,
+                    "kinject::config::template_syntax",
+                    e.message,
+                )])
             });
         }
     };
     let parsed = masked_shape(text, &actions)?;
-    Some(add_entries(parsed, text, &actions, catalogs).map_err(|errors| {
-        errors
-            .into_iter()
-            .map(|(offset, code, message)| located(offset, code, message))
-            .collect()
-    }).map(|()| {
-        if catalogs.first.is_none() {
-            catalogs.first = Some((name.to_owned(), Arc::clone(file), base));
-        }
-    }))
+    Some(
+        add_entries(parsed, text, &actions, catalogs)
+            .map_err(|errors| {
+                errors
+                    .into_iter()
+                    .map(|(offset, code, message)| located(offset, code, message))
+                    .collect()
+            })
+            .map(|()| {
+                if catalogs.first.is_none() {
+                    catalogs.first = Some((name.to_owned(), Arc::clone(file), base));
+                }
+            }),
+    )
 }
 
 /// `text` parsed with each action replaced by a same-length placeholder, when it then is a
@@ -235,7 +251,16 @@ fn add_entries(
     let mut used = vec![false; actions.len()];
     let mut path = Vec::new();
     let mut translator = Translator::new();
-    translate(&mut value, &root, text, actions, &mut used, &mut path, &mut translator, &mut errors);
+    translate(
+        &mut value,
+        &root,
+        text,
+        actions,
+        &mut used,
+        &mut path,
+        &mut translator,
+        &mut errors,
+    );
     for (a, used) in actions.iter().zip(&used) {
         if !used {
             errors.push((
@@ -254,7 +279,12 @@ fn add_entries(
         return Err(errors);
     }
     for list in LISTS {
-        for entry in value.get(list).and_then(Value::as_array).into_iter().flatten() {
+        for entry in value
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             catalogs.entries.push((list, entry.clone()));
         }
     }
@@ -328,7 +358,12 @@ fn translate(
                 let a = &actions[i];
                 let mark = placeholder(a.end - a.start);
                 let Some(at) = rest.find(&mark) else {
-                    errors.push((a.start, "kinject::config::template_syntax", "a template action split by YAML quoting or folding is not supported".to_owned()));
+                    errors.push((
+                        a.start,
+                        "kinject::config::template_syntax",
+                        "a template action split by YAML quoting or folding is not supported"
+                            .to_owned(),
+                    ));
                     return;
                 };
                 restored.push_str(&rest[..at]);
@@ -346,10 +381,12 @@ fn translate(
             match translator.translate(&restored, &local) {
                 Ok(mut t) => {
                     // A plain scalar that is one value: Go wrote the text, then YAML read it.
-                    let whole = local.len() == 1 && local[0].start == 0 && local[0].end == restored.len();
+                    let whole =
+                        local.len() == 1 && local[0].start == 0 && local[0].end == restored.len();
                     if whole
                         && matches!(node.kind, NodeKind::Scalar(ScalarKind::Plain))
-                        && let Some(expr) = t.strip_prefix("{{ ").and_then(|x| x.strip_suffix(" }}"))
+                        && let Some(expr) =
+                            t.strip_prefix("{{ ").and_then(|x| x.strip_suffix(" }}"))
                     {
                         t = format!("{{{{ ({expr}) | yaml_scalar }}}}");
                     }
@@ -363,7 +400,8 @@ fn translate(
                         .rev()
                         .find(|(_, a)| a.start <= e.offset)
                         .unwrap_or((0, &local[0]));
-                    let file_offset = actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
+                    let file_offset =
+                        actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
                     errors.push((file_offset, "kinject::config::template_syntax", e.message));
                 }
             }
@@ -396,12 +434,29 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
     let mut sidecars = Vec::new();
     let mut rules = Vec::new();
     let mut namespaces: Vec<String> = Vec::new();
-    for (i, m) in value["mutationConfigs"].as_array().into_iter().flatten().enumerate() {
-        let at = |field: &str| vec!["mutationConfigs".to_owned(), i.to_string(), field.to_owned()];
+    for (i, m) in value["mutationConfigs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let at = |field: &str| {
+            vec![
+                "mutationConfigs".to_owned(),
+                i.to_string(),
+                field.to_owned(),
+            ]
+        };
         let name = m["name"].as_str().unwrap_or_default().to_owned();
-        let ns = m["annotationNamespace"].as_str().unwrap_or_default().to_owned();
+        let ns = m["annotationNamespace"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
         let trigger = m["annotationTrigger"].as_str().unwrap_or_default();
-        if m.get("whitelistNamespaces").and_then(Value::as_array).is_some_and(|w| !w.is_empty()) {
+        if m.get("whitelistNamespaces")
+            .and_then(Value::as_array)
+            .is_some_and(|w| !w.is_empty())
+        {
             problems.push(problem(at("whitelistNamespaces"), "kinject::config::unsupported_field", "`whitelistNamespaces` is never read by salesforce (it injects in every namespace anyway); remove it, or use `ignoreNamespaces`".to_owned()));
         }
         if namespaces.contains(&ns) {
@@ -423,11 +478,19 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
                 .catalogs
                 .entries
                 .iter()
-                .filter(|(l, e)| *l == list && wanted.iter().any(|w| e.get("name").and_then(Value::as_str) == Some(w)))
+                .filter(|(l, e)| {
+                    *l == list
+                        && wanted
+                            .iter()
+                            .any(|w| e.get("name").and_then(Value::as_str) == Some(w))
+                })
                 .map(|(_, e)| e.clone())
                 .collect();
             for (j, w) in wanted.iter().enumerate() {
-                if !chosen.iter().any(|e| e.get("name").and_then(Value::as_str) == Some(w)) {
+                if !chosen
+                    .iter()
+                    .any(|e| e.get("name").and_then(Value::as_str) == Some(w))
+                {
                     ctx.warnings.borrow_mut().push(Problem {
                         path: [at(list), vec![j.to_string()]].concat(),
                         code: "kinject::config::unknown_entry",
@@ -459,7 +522,10 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
         }
         let mut sidecar = body.clone();
         sidecar.insert("name".into(), json!(name));
-        sidecar.insert("description".into(), json!(format!("salesforce mutation {name}")));
+        sidecar.insert(
+            "description".into(),
+            json!(format!("salesforce mutation {name}")),
+        );
         if !positions.is_empty() {
             sidecar.insert("positions".into(), Value::Object(positions));
         }
@@ -532,12 +598,19 @@ fn annotation_mounts(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    for (list, refs_key) in [("containers", "containerRefs"), ("initContainers", "initContainerRefs")] {
+    for (list, refs_key) in [
+        ("containers", "containerRefs"),
+        ("initContainers", "initContainerRefs"),
+    ] {
         let Some(Value::Array(containers)) = body.get_mut(list) else {
             continue;
         };
         for c in containers.iter_mut() {
-            let cname = c.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let cname = c
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
             let keys: Vec<String> = entries
                 .iter()
                 .filter(|e| {
@@ -556,7 +629,9 @@ fn annotation_mounts(
                 return Err(Problem {
                     path: at("annotationConfig"),
                     code: "kinject::config::unsupported_field",
-                    message: format!("container `{cname}` has templated volume mounts and mounts from annotations; kinject cannot combine both"),
+                    message: format!(
+                        "container `{cname}` has templated volume mounts and mounts from annotations; kinject cannot combine both"
+                    ),
                     span: None,
                 });
             }
@@ -584,10 +659,15 @@ fn quote(s: &str) -> String {
 fn add_lifecycle(sidecar: &mut Map<String, Value>) {
     let mount = json!({"name": LIFECYCLE, "mountPath": LIFECYCLE_PATH});
     let named = |list: &Value| {
-        list.as_array()
-            .is_some_and(|l| l.iter().any(|x| x.get("name").and_then(Value::as_str) == Some(LIFECYCLE)))
+        list.as_array().is_some_and(|l| {
+            l.iter()
+                .any(|x| x.get("name").and_then(Value::as_str) == Some(LIFECYCLE))
+        })
     };
-    for (field, item) in [("volumes", json!({"name": LIFECYCLE, "emptyDir": {}})), ("volumeMounts", mount.clone())] {
+    for (field, item) in [
+        ("volumes", json!({"name": LIFECYCLE, "emptyDir": {}})),
+        ("volumeMounts", mount.clone()),
+    ] {
         let list = sidecar.entry(field).or_insert_with(|| json!([]));
         if !named(list)
             && let Value::Array(l) = list

@@ -89,6 +89,7 @@ pub(crate) fn is_config_map(value: &Value) -> bool {
 
 /// The native configuration for one sidecar file's document.
 pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failure> {
+    let value = &go_decoded(value);
     let violations = validate(schema(), "", value);
     if !violations.is_empty() {
         return Err(Failure::Schema(violations));
@@ -121,7 +122,7 @@ pub(crate) fn config_map_to_native(
             }
         };
         let path = vec!["data".to_owned(), key.clone()];
-        let config = &inner.parsed.value;
+        let config = &go_decoded(&inner.parsed.value);
         let node_start = |field: &str| {
             inner
                 .parsed
@@ -236,7 +237,8 @@ fn resolve(
             "the inherited configuration is empty".to_owned(),
         ));
     };
-    let violations = validate(schema(), "", &parsed.value);
+    let decoded = go_decoded(&parsed.value);
+    let violations = validate(schema(), "", &decoded);
     if !violations.is_empty() {
         return Err(Failure::Located(
             violations
@@ -251,7 +253,7 @@ fn resolve(
     chain.push(key);
     let mut shown = shown.to_vec();
     shown.push((name, Arc::clone(&text), inherits_at));
-    let base = resolve(&parsed.value, &parent_path, chain, &shown)?;
+    let base = resolve(&decoded, &parent_path, chain, &shown)?;
     chain.pop();
     Ok(merge(base, value))
 }
@@ -318,7 +320,10 @@ fn full_name(config: &Value) -> Result<String, String> {
         .and_then(Value::as_str)
         .unwrap_or_default();
     if name.is_empty() {
-        return Err("`name` is required (tumblr: name field is required for an injection config)".to_owned());
+        return Err(
+            "`name` is required (tumblr: name field is required for an injection config)"
+                .to_owned(),
+        );
     }
     let (n, v) = split_version(name).ok_or_else(|| {
         format!("`{name}` is not `name` or `name:version` (tumblr: not a valid name or name:version format)")
@@ -348,7 +353,11 @@ fn request_glob(full: &str) -> String {
             .collect()
     };
     match full.strip_suffix(":latest") {
-        Some(n) => format!("{{{n},{n}:,{n}:{latest}}}", n = literal(n), latest = literal("latest")),
+        Some(n) => format!(
+            "{{{n},{n}:,{n}:{latest}}}",
+            n = literal(n),
+            latest = literal("latest")
+        ),
         None => literal(full),
     }
 }
@@ -377,10 +386,16 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
         s.insert("name".into(), json!(full));
         s.insert(
             "description".into(),
-            json!(format!("tumblr sidecar {} ({from})", config["name"].as_str().unwrap_or_default())),
+            json!(format!(
+                "tumblr sidecar {} ({from})",
+                config["name"].as_str().unwrap_or_default()
+            )),
         );
         for key in NAMED_LISTS.into_iter().chain(["hostAliases"]) {
-            if let Some(items) = config.get(key).filter(|v| v.as_array().is_some_and(|a| !a.is_empty())) {
+            if let Some(items) = config
+                .get(key)
+                .filter(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+            {
                 s.insert(key.into(), items.clone());
             }
         }
@@ -429,6 +444,14 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
     }))
 }
 
+/// The configuration as tumblr's Go reader sees it (null fields absent, scalars in string
+/// fields strings).
+fn go_decoded(value: &Value) -> Value {
+    let mut value = value.clone();
+    crate::config::schema::coerce_scalars(schema(), &mut value);
+    value
+}
+
 /// The path as the file system resolves it (for cycle detection), or as written.
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
@@ -450,7 +473,12 @@ mod tests {
     #[test]
     fn requests_match_as_tumblr_resolves_them() {
         let g = crate::select::glob(&request_glob("sidecar-test:latest")).unwrap();
-        for yes in ["sidecar-test", "Sidecar-Test", "sidecar-test:", "sidecar-test:LATEST"] {
+        for yes in [
+            "sidecar-test",
+            "Sidecar-Test",
+            "sidecar-test:",
+            "sidecar-test:LATEST",
+        ] {
             assert!(g.is_match(yes), "{yes}");
         }
         for no in ["sidecar-test:v2", "sidecar", "x:sidecar-test"] {
