@@ -130,9 +130,9 @@ impl Catalogs {
                 name,
                 text,
                 (*at, *at),
-                "a salesforce sidecar file says what can be injected; its mutation file says when",
+                "this reads as a salesforce sidecar file (lists of containers and volumes, no `name`), which needs its mutation file to say when to inject",
             )
-            .help("pass the mutation file too: -c sidecarconfigs.yaml -c mutationconfigs.yaml")
+            .help("pass the mutation file too (-c sidecarconfigs.yaml -c mutationconfigs.yaml); a tumblr sidecar configuration needs a `name`")
         })
     }
 }

@@ -95,7 +95,7 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
         return Err(Failure::Schema(violations));
     }
     let file = Path::new(ctx.file);
-    let mut chain = vec![canonical(file)];
+    let mut chain = vec![(canonical(file), clean(file))];
     let merged = resolve(value, file, &mut chain, &[])?;
     native(&[(merged, ctx.file.to_owned())], ctx)
 }
@@ -158,12 +158,12 @@ pub(crate) fn config_map_to_native(
     native(&configs, ctx)
 }
 
-/// `value` with what it inherits merged under it. `chain` holds the files being read, to stop
-/// at a cycle; `shown` is the inheriting file's text (for errors).
+/// `value` with what it inherits merged under it. `chain` holds the files being read (as the
+/// file system resolves them, and as shown), to stop at a cycle; `shown` is the inheriting file's text (for errors).
 fn resolve(
     value: &Value,
     file: &Path,
-    chain: &mut Vec<PathBuf>,
+    chain: &mut Vec<(PathBuf, PathBuf)>,
     shown: &[(String, Arc<str>, usize)],
 ) -> Result<Value, Failure> {
     let Some(inherits) = value.get("inherits").and_then(Value::as_str) else {
@@ -171,7 +171,7 @@ fn resolve(
     };
     // tumblr joins the path onto the file's directory (an absolute one too).
     let dir = file.parent().unwrap_or(Path::new(""));
-    let parent_path = dir.join(inherits.trim_start_matches('/'));
+    let parent_path = clean(&dir.join(inherits.trim_start_matches('/')));
     let refuse = |message: String| -> Failure {
         match shown.last() {
             // Inside an inherited file: point there.
@@ -191,11 +191,11 @@ fn resolve(
         }
     };
     let key = canonical(&parent_path);
-    if let Some(i) = chain.iter().position(|p| *p == key) {
+    if let Some(i) = chain.iter().position(|p| p.0 == key) {
         let cycle: Vec<String> = chain[i..]
             .iter()
-            .chain(std::iter::once(&key))
-            .map(|p| p.display().to_string())
+            .map(|p| p.1.display().to_string())
+            .chain(std::iter::once(parent_path.display().to_string()))
             .collect();
         return Err(refuse(format!(
             "`inherits` makes a cycle: {}",
@@ -250,7 +250,7 @@ fn resolve(
     let inherits_at = root
         .key_span(&["inherits"])
         .map_or(root.start, |s| s.0 + range.start);
-    chain.push(key);
+    chain.push((key, parent_path.clone()));
     let mut shown = shown.to_vec();
     shown.push((name, Arc::clone(&text), inherits_at));
     let base = resolve(&decoded, &parent_path, chain, &shown)?;
@@ -452,6 +452,26 @@ fn go_decoded(value: &Value) -> Value {
     value
 }
 
+/// `path` without `.` steps and with `..` taken back where it can be, as Go's
+/// `filepath.Clean` writes it.
+fn clean(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
 /// The path as the file system resolves it (for cycle detection), or as written.
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
@@ -460,6 +480,13 @@ fn canonical(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_cleaned_as_go_cleans_them() {
+        assert_eq!(clean(Path::new("a/./b/../c.yaml")), PathBuf::from("a/c.yaml"));
+        assert_eq!(clean(Path::new("bad/../../etc/passwd")), PathBuf::from("../etc/passwd"));
+        assert_eq!(clean(Path::new("./x.yaml")), PathBuf::from("x.yaml"));
+    }
 
     #[test]
     fn names_and_versions() {
