@@ -150,6 +150,7 @@ impl Templates {
         );
         env.add_function("annotation", annotation);
         env.add_function("service_account", service_account);
+        env.add_function("annotation_list", annotation_list);
         Templates {
             env,
             sidecars: HashMap::new(),
@@ -288,6 +289,33 @@ fn annotation(
         .and_then(|a| a.get_item(&minijinja::Value::from(key)).ok())
         .filter(|v| !v.is_undefined() && !v.is_none());
     found.unwrap_or_else(|| default.unwrap_or_else(|| minijinja::Value::from("")))
+}
+
+/// `annotation_list(key)`: the pod template's annotation `key` read as a JSON list (none when
+/// the annotation is absent or empty).
+fn annotation_list(
+    state: &minijinja::State,
+    key: &str,
+) -> Result<minijinja::Value, minijinja::Error> {
+    let text = annotation(state, key, None);
+    let text = text.as_str().unwrap_or_default().trim();
+    if text.is_empty() {
+        return Ok(minijinja::Value::from(Vec::<minijinja::Value>::new()));
+    }
+    let fail = |why: String| {
+        minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!("annotation `{key}` must hold a JSON list: {why}"),
+        )
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(list @ Value::Array(_)) => Ok(ser(list)),
+        Ok(other) => Err(fail(format!(
+            "it holds {}",
+            crate::config::schema::type_name(&other)
+        ))),
+        Err(e) => Err(fail(e.to_string())),
+    }
 }
 
 /// `service_account()`: the pod's service account as admission sees it: `serviceAccountName`,

@@ -114,6 +114,8 @@ pub(crate) struct Catalogs {
     first: Option<(String, Arc<str>, usize)>,
     /// A mutation file was given too.
     pub(crate) used: RefCell<bool>,
+    /// One could not be read (its errors are reported; the mutation files say no more).
+    failed: bool,
 }
 
 impl Catalogs {
@@ -194,20 +196,17 @@ pub(crate) fn read_sidecar_file(
         }
     };
     let parsed = masked_shape(text, &actions)?;
-    Some(
-        add_entries(parsed, text, &actions, catalogs)
-            .map_err(|errors| {
-                errors
-                    .into_iter()
-                    .map(|(offset, code, message)| located(offset, code, message))
-                    .collect()
-            })
-            .map(|()| {
-                if catalogs.first.is_none() {
-                    catalogs.first = Some((name.to_owned(), Arc::clone(file), base));
-                }
-            }),
-    )
+    if catalogs.first.is_none() {
+        catalogs.first = Some((name.to_owned(), Arc::clone(file), base));
+    }
+    let added = add_entries(parsed, text, &actions, catalogs);
+    catalogs.failed |= added.is_err();
+    Some(added.map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|(offset, code, message)| located(offset, code, message))
+            .collect()
+    }))
 }
 
 /// `text` parsed with each action replaced by a same-length placeholder, when it then is a
@@ -262,7 +261,8 @@ fn add_entries(
         &mut errors,
     );
     for (a, used) in actions.iter().zip(&used) {
-        if !used {
+        // Go renders an action in a comment into the comment: it changes nothing.
+        if !used && !in_comment(text, a.start) {
             errors.push((
                 a.start,
                 "kinject::config::template_syntax",
@@ -289,6 +289,13 @@ fn add_entries(
         }
     }
     Ok(())
+}
+
+/// Whether byte `at` of `text` follows a `#` that starts a YAML comment on its line.
+fn in_comment(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..at];
+    before.trim_start().starts_with('#') || before.contains(" #")
 }
 
 fn describe(v: &crate::config::schema::Violation) -> String {
@@ -412,11 +419,11 @@ fn translate(
 
 /// The native configuration for a mutation file.
 pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failure> {
+    *ctx.catalogs.used.borrow_mut() = true;
     let violations = validate(mutation_schema(), "", value);
     if !violations.is_empty() {
         return Err(Failure::Schema(violations));
     }
-    *ctx.catalogs.used.borrow_mut() = true;
     let mut problems = Vec::new();
     let problem = |path: Vec<String>, code: &'static str, message: String| Problem {
         path,
@@ -430,6 +437,9 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
             "kinject::config::missing_sidecar_config",
             "a salesforce mutation file names sidecars its sidecar file defines".to_owned(),
         )]));
+    }
+    if ctx.catalogs.failed {
+        return Ok(json!({"apiVersion": crate::config::API_VERSION, "kind": crate::config::KIND}));
     }
     let mut sidecars = Vec::new();
     let mut rules = Vec::new();
@@ -637,10 +647,7 @@ fn annotation_mounts(
             }
             let mut expr = format!("({} | from_json)", quote(&own.to_string()));
             for k in keys {
-                let key = quote(&k);
-                expr.push_str(&format!(
-                    " + ((annotation({key}) | from_json) if annotation({key}) else [])"
-                ));
+                expr.push_str(&format!(" + annotation_list({})", quote(&k)));
             }
             if let Value::Object(cm) = c {
                 cm.insert("volumeMounts".into(), json!(format!("{{{{ {expr} }}}}")));

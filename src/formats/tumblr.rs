@@ -483,8 +483,14 @@ mod tests {
 
     #[test]
     fn paths_are_cleaned_as_go_cleans_them() {
-        assert_eq!(clean(Path::new("a/./b/../c.yaml")), PathBuf::from("a/c.yaml"));
-        assert_eq!(clean(Path::new("bad/../../etc/passwd")), PathBuf::from("../etc/passwd"));
+        assert_eq!(
+            clean(Path::new("a/./b/../c.yaml")),
+            PathBuf::from("a/c.yaml")
+        );
+        assert_eq!(
+            clean(Path::new("bad/../../etc/passwd")),
+            PathBuf::from("../etc/passwd")
+        );
         assert_eq!(clean(Path::new("./x.yaml")), PathBuf::from("x.yaml"));
     }
 

@@ -220,10 +220,17 @@ fn key_position(children: &[Child<'_>], toks: &[String], depth: usize, target: &
 
 /// How a node sits in its parent, which decides how replacement text is laid out.
 #[derive(Clone, Copy)]
-enum Place {
+enum Place<'k> {
     Root,
-    MapValue { key_col: usize, colon: usize },
-    SeqItem { dash_col: usize, content_col: usize },
+    MapValue {
+        key: &'k str,
+        key_col: usize,
+        colon: usize,
+    },
+    SeqItem {
+        dash_col: usize,
+        content_col: usize,
+    },
     Flow,
 }
 
@@ -283,7 +290,7 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn render(&self, v: &V<'_>, place: Place, out: &mut Vec<Splice>) -> Res<()> {
+    fn render(&self, v: &V<'_>, place: Place<'_>, out: &mut Vec<Splice>) -> Res<()> {
         match v {
             V::Orig(_) => Ok(()),
             V::New(_) => unsupported("a new node without a parent"),
@@ -324,7 +331,13 @@ impl Ctx<'_> {
     }
 
     /// Text of a new value laid out for `place`, and whether it ends in a line break.
-    fn replace(&self, node: &Node, value: &Value, place: Place, out: &mut Vec<Splice>) -> Res<()> {
+    fn replace(
+        &self,
+        node: &Node,
+        value: &Value,
+        place: Place<'_>,
+        out: &mut Vec<Splice>,
+    ) -> Res<()> {
         let inline_old = is_inline(node);
         let inline_new = match value {
             Value::String(s) => !s.contains('\n'),
@@ -342,9 +355,13 @@ impl Ctx<'_> {
                 });
                 Ok(())
             }
-            Place::MapValue { key_col, colon } => {
+            Place::MapValue {
+                key,
+                key_col,
+                colon,
+            } => {
                 if inline_old && inline_new {
-                    let text = scalar(value, false, self.style.quote);
+                    let text = scalar_like(node, value, self.style);
                     let (start, text) = if matches!(node.kind, NodeKind::Scalar(ScalarKind::Empty))
                     {
                         (colon + 1, format!(" {text}"))
@@ -363,7 +380,7 @@ impl Ctx<'_> {
                     // `key:` alone is how a null is most often written.
                     e.out.push_str(self.style.newline());
                 } else {
-                    e.after_key(value, key_col);
+                    e.after_key(key, value, key_col);
                 }
                 let end = self.last_line_end(node, colon);
                 let comment = self.comment_in(colon + 1, end, node, inline_old);
@@ -382,11 +399,11 @@ impl Ctx<'_> {
                     out.push(Splice {
                         start: node.start,
                         end: node.end,
-                        text: scalar(value, false, self.style.quote),
+                        text: scalar_like(node, value, self.style),
                     });
                     return Ok(());
                 }
-                let mut style = *self.style;
+                let mut style = self.style.clone();
                 style.item_offset = content_col - dash_col;
                 let mut e = Emitter::new(&style);
                 e.inline_value(value, content_col);
@@ -469,7 +486,12 @@ impl Ctx<'_> {
                         pending.clear();
                     }
                     let colon = self.colon_after(e)?;
-                    self.render(v, Place::MapValue { key_col, colon }, out)?;
+                    let place = Place::MapValue {
+                        key: &e.key,
+                        key_col,
+                        colon,
+                    };
+                    self.render(v, place, out)?;
                 }
                 (None, _) => return unsupported("a new entry that is not new"),
             }
@@ -541,7 +563,7 @@ impl Ctx<'_> {
         } else {
             dash_col + self.style.item_offset
         };
-        let mut style = *self.style;
+        let mut style = self.style.clone();
         style.item_offset = content_col - dash_col;
         for &r in removed {
             let dash = dash_of(r)?;
@@ -814,6 +836,22 @@ fn after_newline(text: &str, offset: usize) -> usize {
     text[offset..]
         .find('\n')
         .map_or(text.len(), |i| offset + i + 1)
+}
+
+/// A new scalar's text, quoted as the one it replaces was when that was quoted (so that a
+/// value put back later reads as it was written).
+fn scalar_like(node: &Node, value: &Value, style: &Style) -> String {
+    match (&node.kind, value) {
+        (NodeKind::Scalar(ScalarKind::DoubleQuoted), Value::String(s)) => {
+            super::emit::double_quoted(s)
+        }
+        (NodeKind::Scalar(ScalarKind::SingleQuoted), Value::String(s))
+            if super::emit::single_quotable(s) =>
+        {
+            format!("'{}'", s.replace('\'', "''"))
+        }
+        _ => scalar(value, false, style.quote),
+    }
 }
 
 fn trim_newline(mut s: String, style: &Style) -> String {

@@ -47,7 +47,7 @@ impl<'s> Emitter<'s> {
         }
         self.key(key);
         self.out.push(':');
-        self.after_key(value, col);
+        self.after_key(key, value, col);
     }
 
     /// One `- item` at `dash_col`.
@@ -61,8 +61,8 @@ impl<'s> Emitter<'s> {
         self.inline_value(value, content_col);
     }
 
-    /// The value of an entry whose `key:` is already written, the cursor right after `:`.
-    pub(crate) fn after_key(&mut self, value: &Value, key_col: usize) {
+    /// The value of entry `key` whose `key:` is already written, the cursor right after `:`.
+    pub(crate) fn after_key(&mut self, key: &str, value: &Value, key_col: usize) {
         match value {
             Value::Object(m) if !m.is_empty() => {
                 self.newline();
@@ -70,7 +70,7 @@ impl<'s> Emitter<'s> {
             }
             Value::Array(a) if !a.is_empty() => {
                 self.newline();
-                self.seq_body(a, key_col + self.style.seq_indent, false);
+                self.seq_body(a, key_col + self.style.seq_indent_for(key), false);
             }
             other => {
                 self.out.push(' ');
@@ -192,7 +192,7 @@ pub(crate) fn scalar(value: &Value, flow: bool, quote: Quote) -> String {
     }
 }
 
-fn single_quotable(s: &str) -> bool {
+pub(crate) fn single_quotable(s: &str) -> bool {
     !s.chars().any(|c| c.is_control() || is_special_space(c))
 }
 
@@ -274,6 +274,7 @@ mod tests {
                 item_offset: 4,
                 quote: Quote::Single,
                 crlf: true,
+                seq_indent_by_key: Vec::new(),
             },
         ] {
             let text = doc(&value, &style);

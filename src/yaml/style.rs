@@ -9,7 +9,7 @@ pub(crate) enum Quote {
     Single,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Style {
     /// Spaces per mapping level.
     pub indent: usize,
@@ -19,6 +19,9 @@ pub(crate) struct Style {
     pub item_offset: usize,
     pub quote: Quote,
     pub crlf: bool,
+    /// `seq_indent` where the document shows another one under a key of that name (documents
+    /// often mix `volumes:` lists indented and `volumeMounts:` lists not).
+    pub seq_indent_by_key: Vec<(String, usize)>,
 }
 
 impl Default for Style {
@@ -29,11 +32,20 @@ impl Default for Style {
             item_offset: 2,
             quote: Quote::Double,
             crlf: false,
+            seq_indent_by_key: Vec::new(),
         }
     }
 }
 
 impl Style {
+    /// The sequence indent for a list under `key`.
+    pub(crate) fn seq_indent_for(&self, key: &str) -> usize {
+        self.seq_indent_by_key
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(self.seq_indent, |(_, i)| *i)
+    }
+
     pub(crate) fn newline(&self) -> &'static str {
         if self.crlf { "\r\n" } else { "\n" }
     }
@@ -55,6 +67,7 @@ impl Style {
                 Quote::Double
             },
             crlf: text.contains("\r\n"),
+            seq_indent_by_key: seen.by_key,
         }
     }
 }
@@ -66,6 +79,7 @@ struct Seen {
     item_offset: Option<usize>,
     single: usize,
     double: usize,
+    by_key: Vec<(String, usize)>,
 }
 
 impl Seen {
@@ -97,6 +111,9 @@ impl Seen {
                             }
                             NodeKind::Seq { flow: false, .. } if value_col >= key_col => {
                                 self.seq_indent.get_or_insert(value_col - key_col);
+                                if !self.by_key.iter().any(|(k, _)| *k == e.key) {
+                                    self.by_key.push((e.key.clone(), value_col - key_col));
+                                }
                             }
                             _ => {}
                         }
@@ -140,6 +157,14 @@ mod tests {
         assert_eq!(s.seq_indent, 4);
         assert_eq!(s.item_offset, 4);
         assert_eq!(s.quote, Quote::Single);
+    }
+
+    #[test]
+    fn sequences_keep_the_indent_of_their_key() {
+        let s = style_of("volumes:\n  - name: a\ncontainers:\n  - volumeMounts:\n    - name: a\n");
+        assert_eq!(s.seq_indent, 2);
+        assert_eq!(s.seq_indent_for("volumeMounts"), 0);
+        assert_eq!(s.seq_indent_for("env"), 2);
     }
 
     #[test]
