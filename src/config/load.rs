@@ -366,6 +366,16 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                     continue;
                 }
                 first_seen.insert(spec.name.clone(), o.clone());
+                if spec.body.service_account_name.as_deref() == Some("default") {
+                    errors.push(
+                        origin(&[path.clone(), vec!["serviceAccountName".to_owned()]].concat())
+                            .error(
+                                "kinject::config::invalid_value",
+                                format!("sidecar `{}` asks for the `default` service account, which every pod already has", spec.name),
+                            )
+                            .help("name the account the sidecar needs, or leave `serviceAccountName` out"),
+                    );
+                }
                 let mut definition = value["sidecars"][i].clone();
                 if let Value::Object(m) = &mut definition {
                     // Only what the sidecar adds is rendered; the rest says how.
