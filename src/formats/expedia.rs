@@ -8,9 +8,9 @@
 //! `sidecar-injector.expedia.com/disable-inject: "true"`.
 //!
 //! Older format (`sidecarconfig.yaml`: `sidecars: [{name, sidecar: {containers, volumes}}]`):
-//! the annotation names sidecars, and every pod annotation with the prefix
-//! `sidecar-injector.expedia.com/` (but `inject` and `status`) becomes an env var of the
-//! injected containers.
+//! only in namespaces labelled `kubernetes-sidecar-injector: enabled`, the annotation names
+//! sidecars, and every pod annotation with the prefix `sidecar-injector.expedia.com/` (but
+//! `inject` and `status`) becomes an env var of the injected containers.
 
 use serde_json::{Map, Value, json};
 
@@ -164,7 +164,12 @@ pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Fai
         let mut m = json!({
             "annotationLists": {format!("{PREFIX}/inject"): name},
             "labelSelector": {"matchExpressions": [{"key": format!("{PREFIX}/inject"), "operator": "NotIn", "values": ["skip"]}]},
-            "namespaceSelector": {"matchExpressions": [{"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]}]},
+            "namespaceSelector": if old {
+                // The older injector only looked at namespaces labelled for it.
+                json!({"matchLabels": {"kubernetes-sidecar-injector": "enabled"}})
+            } else {
+                json!({"matchExpressions": [{"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]}]})
+            },
         });
         if let Some(ns) = namespace {
             // ConfigMaps are looked up in the pod's own namespace.

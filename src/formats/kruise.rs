@@ -30,6 +30,9 @@ struct SidecarSet {
     kind: String,
     metadata: Metadata,
     spec: Spec,
+    /// What the cluster observed (a SidecarSet exported with `kubectl get -o yaml`): read
+    /// nothing from it.
+    status: Option<Value>,
 }
 
 #[derive(JsonSchema)]

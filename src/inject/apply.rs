@@ -292,7 +292,20 @@ fn add_metadata(
                         }
                     continue;
                 }
-                AnnotationPolicy::Overwrite => v.clone(),
+                AnnotationPolicy::Overwrite => {
+                    // Two sidecars overwriting one key differently: which one wins would
+                    // depend on their order (Kruise refuses such SidecarSets).
+                    if &existing != v
+                        && let Some(other) = owners.get(field, k)
+                        && *other != s.name
+                    {
+                        return Err(conflict(format!(
+                            "{field} `{k}` is overwritten differently by sidecar `{other}` and sidecar `{}`",
+                            s.name
+                        )));
+                    }
+                    v.clone()
+                }
                 AnnotationPolicy::MergeJson => merge_json(&existing, v).ok_or_else(|| {
                     conflict(format!("annotation `{k}`: sidecar `{}` merges JSON into a value that is not a JSON object", s.name))
                 })?,
