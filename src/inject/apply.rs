@@ -286,7 +286,8 @@ fn add_metadata(
                     if &existing != v
                         && let Some(other) = owners.get(field, k) {
                             return Err(conflict(format!(
-                                "{field} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
+                                "{} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
+                                field.trim_end_matches('s'),
                                 s.name
                             )));
                         }
@@ -300,7 +301,8 @@ fn add_metadata(
                         && *other != s.name
                     {
                         return Err(conflict(format!(
-                            "{field} `{k}` is overwritten differently by sidecar `{other}` and sidecar `{}`",
+                            "{} `{k}` is overwritten differently by sidecar `{other}` and sidecar `{}`",
+                            field.trim_end_matches('s'),
                             s.name
                         )));
                     }
