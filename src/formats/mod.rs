@@ -135,10 +135,18 @@ impl Embedded<'_> {
             .root
             .as_ref()
             .and_then(|r| r.at(&v.path).or(Some(r)));
-        let offset = node.map_or(0, |n| n.start);
+        let mut offset = node.map_or(0, |n| n.start);
         let message = match &v.kind {
-            ViolationKind::UnknownField { field, .. } => {
-                format!("unknown field `{field}` in `{what}`")
+            ViolationKind::UnknownField { field, expected } => {
+                if let Some((start, _)) =
+                    self.parsed.root.as_ref().and_then(|r| r.key_span(&v.path))
+                {
+                    offset = start;
+                }
+                match crate::diagnostic::suggest(field, expected.iter().map(String::as_str)) {
+                    Some(h) => format!("unknown field `{field}` in `{what}` ({h})"),
+                    None => format!("unknown field `{field}` in `{what}`"),
+                }
             }
             ViolationKind::WrongType { expected, found } => format!(
                 "`{}` in `{what}` must be {expected}, found {found}",
@@ -151,7 +159,7 @@ impl Embedded<'_> {
                 allowed.join(", ")
             ),
         };
-        self.problem(path, offset, "kinject::config::invalid_field", message)
+        self.problem(path, offset, violation_code(v), message)
     }
 }
 
@@ -174,5 +182,15 @@ pub(crate) fn embedded<'a>(
                 span: Some((pos, pos + 1)),
             })
         }
+    }
+}
+
+/// The diagnostic code of a schema violation (the codes native configurations use).
+pub(crate) fn violation_code(v: &Violation) -> &'static str {
+    match v.kind {
+        ViolationKind::UnknownField { .. } => "kinject::config::unknown_field",
+        ViolationKind::WrongType { .. } => "kinject::config::wrong_type",
+        ViolationKind::Missing { .. } => "kinject::config::missing_field",
+        ViolationKind::NotAllowed { .. } => "kinject::config::invalid_value",
     }
 }

@@ -273,7 +273,13 @@ fn add_entries(
     coerce_scalars(sidecar_schema(), &mut value);
     for v in validate(sidecar_schema(), "", &value) {
         let node = root.at(&v.path).unwrap_or(&root);
-        errors.push((node.start, "kinject::config::invalid_field", describe(&v)));
+        let at = match v.kind {
+            crate::config::schema::ViolationKind::UnknownField { .. } => {
+                root.key_span(&v.path).map_or(node.start, |k| k.0)
+            }
+            _ => node.start,
+        };
+        errors.push((at, super::violation_code(&v), describe(&v)));
     }
     if !errors.is_empty() {
         return Err(errors);
