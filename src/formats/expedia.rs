@@ -177,11 +177,5 @@ pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Fai
         }
         rules.push(json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject"}));
     }
-    Ok(json!({
-        "apiVersion": crate::config::API_VERSION,
-        "kind": crate::config::KIND,
-        "sidecars": sidecars,
-        "rules": rules,
-        "defaults": {"skipHostNetwork": false, "skipNamespaces": ["kube-system", "kube-public"]},
-    }))
+    Ok(super::native(sidecars, rules))
 }

@@ -572,15 +572,7 @@ fn lex(text: &str) -> Result<Vec<Token>, Error> {
         let mut fields = Vec::new();
         while chars.get(*i).map(|c| c.1) == Some('.') {
             *i += 1;
-            let mut s = String::new();
-            while let Some(&(_, c)) = chars.get(*i) {
-                if c.is_alphanumeric() || c == '_' {
-                    s.push(c);
-                    *i += 1;
-                } else {
-                    break;
-                }
-            }
+            let s = ident(i);
             if s.is_empty() {
                 break;
             }

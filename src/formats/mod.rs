@@ -88,10 +88,7 @@ pub(crate) fn to_native(
             message: format!("ConfigMap `{name}` holds no sidecar configuration (neither Expedia's `sidecars.yaml` nor tumblr configurations); skipped"),
             span: None,
         });
-        return Some(Ok(serde_json::json!({
-            "apiVersion": crate::config::API_VERSION,
-            "kind": crate::config::KIND,
-        })));
+        return Some(Ok(nothing()));
     }
     None
 }
@@ -193,4 +190,21 @@ pub(crate) fn violation_code(v: &Violation) -> &'static str {
         ViolationKind::Missing { .. } => "kinject::config::missing_field",
         ViolationKind::NotAllowed { .. } => "kinject::config::invalid_value",
     }
+}
+
+/// A native configuration of `sidecars` and `rules`, with the skips the seed injectors share
+/// (only `kube-system` and `kube-public`; pods on the host network are injected too).
+pub(crate) fn native(sidecars: Vec<Value>, rules: Vec<Value>) -> Value {
+    serde_json::json!({
+        "apiVersion": crate::config::API_VERSION,
+        "kind": crate::config::KIND,
+        "sidecars": sidecars,
+        "rules": rules,
+        "defaults": {"skipHostNetwork": false, "skipNamespaces": ["kube-system", "kube-public"]},
+    })
+}
+
+/// A native configuration that defines nothing.
+pub(crate) fn nothing() -> Value {
+    serde_json::json!({"apiVersion": crate::config::API_VERSION, "kind": crate::config::KIND})
 }

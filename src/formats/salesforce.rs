@@ -445,7 +445,7 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
         )]));
     }
     if ctx.catalogs.failed {
-        return Ok(json!({"apiVersion": crate::config::API_VERSION, "kind": crate::config::KIND}));
+        return Ok(super::nothing());
     }
     let mut sidecars = Vec::new();
     let mut rules = Vec::new();
@@ -591,13 +591,7 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
     if !problems.is_empty() {
         return Err(Failure::Problems(problems));
     }
-    Ok(json!({
-        "apiVersion": crate::config::API_VERSION,
-        "kind": crate::config::KIND,
-        "sidecars": sidecars,
-        "rules": rules,
-        "defaults": {"skipHostNetwork": false, "skipNamespaces": ["kube-system", "kube-public"]},
-    }))
+    Ok(super::native(sidecars, rules))
 }
 
 /// `annotationConfig.volumeMounts`: the pod annotation `<ns>/<name>` holds a JSON list of

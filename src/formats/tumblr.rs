@@ -435,13 +435,7 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
             "jobs": "inject",
         }));
     }
-    Ok(json!({
-        "apiVersion": crate::config::API_VERSION,
-        "kind": crate::config::KIND,
-        "sidecars": sidecars,
-        "rules": rules,
-        "defaults": {"skipHostNetwork": false, "skipNamespaces": ["kube-system", "kube-public"]},
-    }))
+    Ok(super::native(sidecars, rules))
 }
 
 /// The configuration as tumblr's Go reader sees it (null fields absent, scalars in string
