@@ -308,3 +308,72 @@ fn tumblr_example_configmap_over_the_tumblr_corpus() {
         assert_eq!(c["volumeMounts"][0]["mountPath"], "/tmp/test", "{c}");
     }
 }
+
+/// A value of every field `schema` (an OpenAPI schema from a CRD) describes, of its type.
+fn every_field(schema: &Value, depth: usize) -> Value {
+    if depth > 12 {
+        return json!({});
+    }
+    if schema.get("x-kubernetes-int-or-string") == Some(&json!(true)) {
+        return json!(1);
+    }
+    if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") => match schema.get("properties").and_then(Value::as_object) {
+            Some(props) => Value::Object(
+                props
+                    .iter()
+                    .map(|(k, s)| (k.clone(), every_field(s, depth + 1)))
+                    .collect(),
+            ),
+            None => json!({}),
+        },
+        Some("array") => json!([every_field(&schema["items"], depth + 1)]),
+        Some("integer") | Some("number") => json!(1),
+        Some("boolean") => json!(false),
+        _ => json!("x"),
+    }
+}
+
+#[test]
+fn kruise_sidecarset_fields_are_all_known() {
+    // OpenKruise's CRD: a SidecarSet that sets every field of each version is read without
+    // an `unknown_field`: kinject knows every field Kruise has (those it cannot honour are
+    // refused by name, see docs/compat.md).
+    let crd = std::fs::read_to_string(
+        root().join("../shared/corpus/openkruise/apps.kruise.io_sidecarsets.yaml"),
+    )
+    .expect("the OpenKruise CRD in the corpus");
+    let crd = &common::objects_of_documents(&crd)[0];
+    for version in crd["spec"]["versions"].as_array().expect("versions") {
+        let name = version["name"].as_str().expect("version name");
+        let spec = every_field(
+            &version["schema"]["openAPIV3Schema"]["properties"]["spec"],
+            0,
+        );
+        let set = json!({"apiVersion": format!("apps.kruise.io/{name}"), "kind": "SidecarSet",
+            "metadata": {"name": "every-field"}, "spec": spec});
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("sidecarset.json");
+        std::fs::write(&path, set.to_string()).expect("write");
+        let out = kinject(
+            &[
+                "inject",
+                "-q",
+                "-c",
+                path.to_str().expect("utf-8 path"),
+                "-",
+            ],
+            b"",
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("unknown_field"),
+            "{name}: a field of the CRD is unknown to kinject:\n{stderr}"
+        );
+        // The made-up values break other rules (enums, types): the schema was checked.
+        assert!(stderr.contains("kinject::config::"), "{stderr}");
+    }
+}

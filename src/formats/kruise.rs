@@ -58,9 +58,11 @@ struct Spec {
     init_containers: Option<Vec<SidecarContainer>>,
     volumes: Option<Vec<Volume>>,
     image_pull_secrets: Option<Vec<LocalObjectReference>>,
-    update_strategy: Option<Value>,
+    update_strategy: Option<UpdateStrategy>,
     injection_strategy: Option<InjectionStrategy>,
     revision_history_limit: Option<i32>,
+    /// v1beta1: the version label of the set's revisions (`apps.kruise.io/sidecarset-custom-version`).
+    custom_version: Option<String>,
     patch_pod_metadata: Option<Vec<PatchPodMetadata>>,
 }
 
@@ -110,9 +112,74 @@ struct SharePolicy {
 #[allow(dead_code)]
 struct TransferEnvVar {
     source_container_name: Option<String>,
-    source_container_name_from: Option<Value>,
+    source_container_name_from: Option<SourceContainerNameFrom>,
     env_name: Option<String>,
     env_names: Option<Vec<String>>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SourceContainerNameFrom {
+    field_ref: k8s_openapi::api::core::v1::ObjectFieldSelector,
+}
+
+/// How Kruise updates running pods: checked, with no offline meaning.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct UpdateStrategy {
+    #[serde(rename = "type")]
+    kind: Option<UpdateType>,
+    paused: Option<bool>,
+    selector: Option<LabelSelector>,
+    partition: Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    max_unavailable: Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    priority_strategy: Option<PriorityStrategy>,
+    scatter_strategy: Option<Vec<ScatterTerm>>,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+enum UpdateType {
+    NotUpdate,
+    RollingUpdate,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PriorityStrategy {
+    weight_priority: Option<Vec<WeightPriority>>,
+    order_priority: Option<Vec<OrderPriority>>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct WeightPriority {
+    weight: i32,
+    match_selector: LabelSelector,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct OrderPriority {
+    ordered_key: String,
+}
+
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ScatterTerm {
+    key: String,
+    value: String,
 }
 
 #[derive(JsonSchema)]
