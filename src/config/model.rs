@@ -321,6 +321,22 @@ pub struct Rule {
     /// or `inject` them as they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<JobPolicy>,
+    /// This rule's skips, instead of `defaults.skipHostNetwork` and `defaults.skipNamespaces`
+    /// (rules read from other injectors' files carry their injector's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skips: Option<Skips>,
+}
+
+/// Pods a rule leaves alone whatever it matches.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Skips {
+    /// Skip pods with `hostNetwork: true`.
+    #[serde(default)]
+    pub host_network: bool,
+    /// Namespaces never injected.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
 }
 
 /// What a rule selects. Every field that is set must match.

@@ -427,7 +427,7 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
             if let Some(ns) = spec.get("namespaceSelector") {
                 m["namespaceSelector"] = ns.clone();
             }
-            rules.push(json!({"name": format!("sidecarset/{name}"), "match": m, "inject": [name], "jobs": "inject"}));
+            rules.push(json!({"name": format!("sidecarset/{name}"), "match": m, "inject": [name], "jobs": "inject", "skips": super::injector_skips()}));
         }
     }
     if !problems.is_empty() {
@@ -452,8 +452,6 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
             {"kind": "BroadcastJob", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template", "runsToCompletion": true},
         ],
         "defaults": {
-            "skipHostNetwork": false,
-            "skipNamespaces": ["kube-system", "kube-public"],
             "sortInitContainers": true,
         },
     }))

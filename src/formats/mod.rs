@@ -192,16 +192,24 @@ pub(crate) fn violation_code(v: &Violation) -> &'static str {
     }
 }
 
-/// A native configuration of `sidecars` and `rules`, with the skips the seed injectors share
-/// (only `kube-system` and `kube-public`; pods on the host network are injected too).
-pub(crate) fn native(sidecars: Vec<Value>, rules: Vec<Value>) -> Value {
+/// A native configuration of `sidecars` and `rules`, each rule with the skips the seed
+/// injectors share (only `kube-system` and `kube-public`; pods on the host network are
+/// injected too) rather than the run's defaults, which belong to native configurations.
+pub(crate) fn native(sidecars: Vec<Value>, mut rules: Vec<Value>) -> Value {
+    for rule in &mut rules {
+        rule["skips"] = injector_skips();
+    }
     serde_json::json!({
         "apiVersion": crate::config::API_VERSION,
         "kind": crate::config::KIND,
         "sidecars": sidecars,
         "rules": rules,
-        "defaults": {"skipHostNetwork": false, "skipNamespaces": ["kube-system", "kube-public"]},
     })
+}
+
+/// What the seed injectors never inject: pods of `kube-system` and `kube-public`.
+pub(crate) fn injector_skips() -> Value {
+    serde_json::json!({"hostNetwork": false, "namespaces": ["kube-system", "kube-public"]})
 }
 
 /// A native configuration that defines nothing.

@@ -336,20 +336,32 @@ fn select_sidecars<'c>(
     if request == Request::OptOut {
         return Ok(Err(Reason::OptedOut));
     }
-    if s.host_network && config.defaults.skip_host_network {
-        return Ok(Err(Reason::HostNetwork));
-    }
-    if config
-        .defaults
-        .skip_namespaces
-        .iter()
-        .any(|n| n == s.namespace)
-    {
-        return Ok(Err(Reason::SystemNamespace));
-    }
+    let skip = |host_network: bool, namespaces: &[String]| {
+        if s.host_network && host_network {
+            Some(Reason::HostNetwork)
+        } else if namespaces.iter().any(|n| n == s.namespace) {
+            Some(Reason::SystemNamespace)
+        } else {
+            None
+        }
+    };
+    let default_skip = skip(
+        config.defaults.skip_host_network,
+        &config.defaults.skip_namespaces,
+    );
+    // The first skip that kept a matching rule (or a request) out.
+    let mut skipped = None;
     let mut chosen: Vec<(&SidecarDef, JobPolicy)> = Vec::new();
     for (rule, verdict) in config.rules.iter().zip(verdicts) {
         if !verdict.matched {
+            continue;
+        }
+        let rule_skip = match &rule.spec.skips {
+            Some(own) => skip(own.host_network, &own.namespaces),
+            None => default_skip,
+        };
+        if let Some(reason) = rule_skip {
+            skipped.get_or_insert(reason);
             continue;
         }
         let policy = select::job_policy(rule.spec.jobs, Some(config.defaults.jobs));
@@ -362,7 +374,10 @@ fn select_sidecars<'c>(
         }
     }
     if let Request::Sidecars(names) = &request {
-        for name in names {
+        if let Some(reason) = default_skip {
+            skipped.get_or_insert(reason);
+        }
+        for name in names.iter().filter(|_| default_skip.is_none()) {
             let Some(def) = config.sidecar(name) else {
                 let known: Vec<String> = config
                     .sidecars
@@ -391,7 +406,7 @@ fn select_sidecars<'c>(
         }
     }
     if chosen.is_empty() {
-        return Ok(Err(Reason::NoRuleMatched));
+        return Ok(Err(skipped.or(default_skip).unwrap_or(Reason::NoRuleMatched)));
     }
     let mut out = Vec::new();
     for (def, policy) in chosen {
