@@ -120,7 +120,7 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
             }
         };
         for (offset, w) in &parsed.warnings {
-            let (line, col) = read::line_col(&input.text, doc.range.start + offset);
+            let (line, col) = input.line_col(doc.range.start + offset);
             warnings.push(format!("{}:{line}:{col}: {w}", input.source.name));
         }
         let Some(root) = &parsed.root else { continue };
@@ -129,7 +129,7 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
         for (pointer, object) in read::objects(&parsed.value) {
             let toks = patch::tokens(&pointer);
             let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
-            let (line, _) = read::line_col(&input.text, start);
+            let (line, _) = input.line_col(start);
             let identity = Identity::of(object);
             let outcome = inject::plan(object, settings).map_err(|e| {
                 // Point at what the error is about, or at the object.

@@ -55,6 +55,8 @@ pub struct Input {
     pub text: Arc<str>,
     pub encoding: Encoding,
     pub documents: Vec<Document>,
+    /// Where each line starts, built when a line number is first asked for.
+    lines: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// One document of an input: its exact bytes and what they parse to.
@@ -68,6 +70,20 @@ pub struct Document {
 impl Input {
     pub fn doc_text(&self, doc: &Document) -> &str {
         &self.text[doc.range.clone()]
+    }
+
+    /// 1-based line and column (in characters) of a byte offset of the text, without
+    /// counting from the start each time.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let starts = self.lines.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let offset = offset.min(self.text.len());
+        let line = starts.partition_point(|&s| s <= offset);
+        let start = starts[line - 1];
+        (line, self.text[start..offset].chars().count() + 1)
     }
 }
 
@@ -205,6 +221,7 @@ pub fn from_bytes(source: Source, bytes: &[u8]) -> Result<Input, InputError> {
         text,
         encoding,
         documents,
+        lines: std::sync::OnceLock::new(),
     })
 }
 
@@ -328,6 +345,17 @@ mod tests {
             ),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn line_numbers_from_the_index_agree() {
+        let text = "a: 1\n---\nb: é\n\nc: 3";
+        let input = from_bytes(Source::stdin(), text.as_bytes()).unwrap();
+        for offset in 0..=text.len() {
+            if text.is_char_boundary(offset) {
+                assert_eq!(input.line_col(offset), line_col(text, offset), "{offset}");
+            }
+        }
     }
 
     #[test]
