@@ -146,14 +146,15 @@ fn index(token: &str, len: usize) -> Result<usize, String> {
 /// their common prefix and suffix. Applying the result to `from` gives exactly `to`.
 pub(crate) fn diff(from: &Value, to: &Value) -> Vec<Op> {
     let mut ops = Vec::new();
-    diff_at("", from, to, &mut ops);
+    if from != to {
+        diff_at("", from, to, &mut ops);
+    }
     ops
 }
 
+/// The operations from `from` to `to`, which differ. Subtrees are compared once, by their
+/// parent, before anything is done for them: equal ones cost no allocation.
 fn diff_at(path: &str, from: &Value, to: &Value, ops: &mut Vec<Op>) {
-    if from == to {
-        return;
-    }
     match (from, to) {
         (Value::Object(a), Value::Object(b)) => {
             for k in a.keys().filter(|k| !b.contains_key(*k)) {
@@ -163,6 +164,7 @@ fn diff_at(path: &str, from: &Value, to: &Value, ops: &mut Vec<Op>) {
             }
             for (k, bv) in b {
                 match a.get(k) {
+                    Some(av) if av == bv => {}
                     Some(av) => diff_at(&push(path, k), av, bv, ops),
                     None => ops.push(Op::Add {
                         path: push(path, k),
@@ -215,12 +217,10 @@ fn diff_named(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) -> bool {
         .filter(|v| b_index.contains_key(name_of(v)))
         .collect();
     for (i, item) in kept.iter().enumerate() {
-        diff_at(
-            &push(path, &i.to_string()),
-            item,
-            &b[b_index[name_of(item)]],
-            ops,
-        );
+        let target = &b[b_index[name_of(item)]];
+        if *item != target {
+            diff_at(&push(path, &i.to_string()), item, target, ops);
+        }
     }
     let a_names: std::collections::HashSet<&str> = an.into_iter().collect();
     let mut len = kept.len();
@@ -258,7 +258,9 @@ fn diff_positional(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) {
     let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
     if a_mid.len() == b_mid.len() {
         for (i, (x, y)) in a_mid.iter().zip(b_mid).enumerate() {
-            diff_at(&push(path, &(prefix + i).to_string()), x, y, ops);
+            if x != y {
+                diff_at(&push(path, &(prefix + i).to_string()), x, y, ops);
+            }
         }
         return;
     }

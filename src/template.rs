@@ -210,6 +210,13 @@ impl Templates {
         }
     }
 
+    /// Whether sidecar `name` renders the same for every object (it has no template).
+    pub fn is_static(&self, name: &str) -> bool {
+        self.sidecars
+            .get(name)
+            .is_none_or(|t| t.fields.is_empty() && t.whole.is_none())
+    }
+
     /// Renders every field template of sidecar `name` into a copy of `definition`.
     pub fn render_fields(
         &self,

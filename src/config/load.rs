@@ -42,6 +42,9 @@ pub struct SidecarDef {
     /// The body as written (before templates), for rendering.
     pub definition: Value,
     pub origin: Origin,
+    /// The rendering of a sidecar without templates (the same for every object), as a
+    /// plain and as a native sidecar, once made.
+    pub rendered: [std::sync::OnceLock<Result<crate::inject::Rendered, crate::inject::InjectError>>; 2],
 }
 
 pub struct RuleDef {
@@ -422,6 +425,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                     spec,
                     definition,
                     origin: o,
+                    rendered: Default::default(),
                 });
             }
             for (i, spec) in cf.rules.into_iter().enumerate() {

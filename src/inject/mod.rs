@@ -233,10 +233,21 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             Outcome::new(Action::Skipped(reason), Value::Null)
         }
         Ok(selected) => {
-            let ctx = template::context(&pod0, object, &namespace, &config.values);
+            // The template context, made only when a sidecar has templates.
+            let ctx = std::cell::OnceCell::new();
+            let ctx = || ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values));
             let rendered = selected
                 .iter()
-                .map(|(def, native)| render(def, config, &ctx, *native))
+                .map(|(def, native)| {
+                    if config.templates.is_static(&def.spec.name) {
+                        // The same for every object: rendered once per run.
+                        def.rendered[usize::from(*native)]
+                            .get_or_init(|| render(def, config, ctx(), *native))
+                            .clone()
+                    } else {
+                        render(def, config, ctx(), *native)
+                    }
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             let records = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
                 .map_err(|mut e| {

@@ -3,15 +3,25 @@
 
 pub(crate) mod edit;
 pub(crate) mod emit;
+mod fast;
 mod parse;
 pub(crate) mod scalar;
 pub(crate) mod style;
 
 pub use parse::ParseError;
-pub(crate) use parse::parse_document;
+
+/// Parses the text of exactly one document (it may start with `---` and end with `...`):
+/// with the fast reader when the document is written in the YAML it reads (most manifests),
+/// else with the general parser. Text holding only comments yields `Value::Null` and no root.
+pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
+    match fast::parse(text) {
+        Some(parsed) => Ok(parsed),
+        None => parse::parse_general(text),
+    }
+}
 
 /// A node of a parsed document: where it sits in the text and what it is.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
     /// Byte offset of the first character of the node's content (for a block sequence: its
     /// first `-`; for a block mapping: its first key; for a block scalar: its `|`/`>` header).
@@ -23,7 +33,7 @@ pub struct Node {
     pub kind: NodeKind,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NodeKind {
     Scalar(ScalarKind),
     Seq { flow: bool, items: Vec<Node> },
@@ -41,7 +51,7 @@ pub enum ScalarKind {
     Empty,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     /// The key as Kubernetes reads it (non-string keys are stringified).
     pub key: String,
@@ -88,7 +98,7 @@ impl Node {
 }
 
 /// A parsed document: its value and, when it has content, the node tree.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Parsed {
     pub value: serde_json::Value,
     pub root: Option<Node>,

@@ -16,9 +16,9 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// Parses the text of exactly one document (it may start with `---` and end with `...`).
-/// Text holding only comments yields `Value::Null` and no root.
-pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
+/// Parses the text of exactly one document (it may start with `---` and end with `...`) with
+/// the general YAML parser. Text holding only comments yields `Value::Null` and no root.
+pub(crate) fn parse_general(text: &str) -> Result<Parsed, ParseError> {
     let mut options = Options::default();
     options.set_emit_comments(false);
     let mut builder = Builder {
@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn value_and_spans() {
         let text = "# c\na: 1 # x\nb:\n  - name: x\n    v: 'q'\n  - {name: z}\nd: |\n  foo\ne:\n";
-        let p = parse_document(text).unwrap();
+        let p = parse_general(text).unwrap();
         assert_eq!(
             p.value,
             json!({"a": 1, "b": [{"name": "x", "v": "q"}, {"name": "z"}], "d": "foo\n", "e": null})
@@ -390,34 +390,34 @@ mod tests {
     #[test]
     fn anchors_and_merge_keys() {
         let text = "base: &b {x: 1, w: 2}\nother:\n  <<: *b\n  w: 3\nalias: *b\n";
-        let p = parse_document(text).unwrap();
+        let p = parse_general(text).unwrap();
         assert_eq!(p.value["other"], json!({"w": 3, "x": 1}));
         assert_eq!(p.value["alias"], json!({"x": 1, "w": 2}));
     }
 
     #[test]
     fn errors_have_offsets() {
-        let err = parse_document("a: b\n  c: d\n").unwrap_err();
+        let err = parse_general("a: b\n  c: d\n").unwrap_err();
         assert!(err.offset > 0, "{err:?}");
     }
 
     #[test]
     fn duplicate_keys_warn_and_last_wins() {
-        let p = parse_document("a: 1\na: 2\n").unwrap();
+        let p = parse_general("a: 1\na: 2\n").unwrap();
         assert_eq!(p.value, json!({"a": 2}));
         assert_eq!(p.warnings.len(), 1);
     }
 
     #[test]
     fn comment_only_document() {
-        let p = parse_document("# only a comment\n").unwrap();
+        let p = parse_general("# only a comment\n").unwrap();
         assert!(p.root.is_none());
         assert_eq!(p.value, Value::Null);
     }
 
     #[test]
     fn kubernetes_scalars() {
-        let p = parse_document("mode: 0644\non: on\nq: \"on\"\ns: !!str 12\n").unwrap();
+        let p = parse_general("mode: 0644\non: on\nq: \"on\"\ns: !!str 12\n").unwrap();
         assert_eq!(
             p.value,
             json!({"mode": 420, "true": true, "q": "on", "s": "12"})

@@ -1,0 +1,826 @@
+//! A fast reader for the YAML that manifests are written in: block mappings and sequences,
+//! one-line plain and quoted scalars, literal block scalars, one-line flow collections and
+//! comments. It builds exactly what `parse::parse_document` builds (the same value, span tree
+//! and warnings; `tests` and the corpus test compare them) and gives up (`None`) on anything
+//! else — anchors, tags, tabs, CRLF, multi-line plain scalars, folded scalars, complex keys,
+//! merge keys, directives, errors — which the general parser then reads.
+
+use serde_json::{Map, Value};
+
+use super::scalar::{key_text, resolve_plain};
+use super::{Entry, Node, NodeKind, Parsed, ScalarKind};
+
+/// Gives up: the general parser reads this document.
+struct GiveUp;
+
+type R<T> = Result<T, GiveUp>;
+
+/// The document `text` read the fast way, or `None` when it uses YAML this reader leaves to
+/// the general parser.
+pub(crate) fn parse(text: &str) -> Option<Parsed> {
+    if text.contains(['\t', '\r']) || text.starts_with('%') {
+        return None;
+    }
+    let mut r = Reader {
+        text,
+        b: text.as_bytes(),
+        warnings: Vec::new(),
+    };
+    r.document().ok()
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    warnings: Vec<(usize, String)>,
+}
+
+/// A line of content: where it starts, its first non-blank byte, and its end (before `\n`).
+#[derive(Clone, Copy)]
+struct Line {
+    start: usize,
+    content: usize,
+    end: usize,
+}
+
+impl Line {
+    fn indent(&self) -> usize {
+        self.content - self.start
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn line_end(&self, pos: usize) -> usize {
+        memchr(b'\n', &self.b[pos..]).map_or(self.b.len(), |i| pos + i)
+    }
+
+    fn next_line_start(&self, pos: usize) -> usize {
+        (self.line_end(pos) + 1).min(self.b.len())
+    }
+
+    /// The first line at or after the line start `pos` that holds content (not blank, not
+    /// only a comment).
+    fn content_line(&self, mut pos: usize) -> Option<Line> {
+        while pos < self.b.len() {
+            let end = self.line_end(pos);
+            let mut c = pos;
+            while c < end && self.b[c] == b' ' {
+                c += 1;
+            }
+            if c < end && self.b[c] != b'#' {
+                return Some(Line {
+                    start: pos,
+                    content: c,
+                    end,
+                });
+            }
+            pos = end + 1;
+        }
+        None
+    }
+
+    fn document(&mut self) -> R<Parsed> {
+        let mut first = self.content_line(0);
+        // After an explicit `---`, a document with no content is an empty scalar there.
+        let mut marker_end = None;
+        if let Some(l) = first
+            && l.indent() == 0
+            && self.text[l.content..].starts_with("---")
+        {
+            // `---` alone (or with a comment) on its line.
+            let rest = self.text[l.content + 3..l.end].trim_start_matches(' ');
+            if !(rest.is_empty() || rest.starts_with('#')) {
+                return Err(GiveUp);
+            }
+            marker_end = Some(l.content + 3);
+            first = self.content_line(self.next_line_start(l.start));
+        }
+        let nothing = |marker_end: Option<usize>| Parsed {
+            value: Value::Null,
+            root: marker_end.map(empty),
+            warnings: Vec::new(),
+        };
+        let Some(first) = first else {
+            return Ok(nothing(marker_end));
+        };
+        if self.is_end_marker(first) {
+            return Err(GiveUp);
+        }
+        let (node, value, next) = self.block_node(first, None)?;
+        match next {
+            None => {}
+            Some(l) if self.is_end_marker(l) => self.after_end(l)?,
+            Some(_) => return Err(GiveUp),
+        }
+        Ok(Parsed {
+            value,
+            root: Some(node),
+            warnings: std::mem::take(&mut self.warnings),
+        })
+    }
+
+    fn is_end_marker(&self, l: Line) -> bool {
+        l.indent() == 0 && self.text[l.content..l.end].starts_with("...")
+    }
+
+    /// After `...`: only comments and blank lines.
+    fn after_end(&self, l: Line) -> R<()> {
+        let rest = self.text[l.content + 3..l.end].trim_start_matches(' ');
+        if !(rest.is_empty() || rest.starts_with('#')) {
+            return Err(GiveUp);
+        }
+        match self.content_line(self.next_line_start(l.start)) {
+            None => Ok(()),
+            Some(_) => Err(GiveUp),
+        }
+    }
+
+    /// The block node whose first content line is `l`; `parent` is the indentation of the
+    /// collection it belongs to. Returns the node, its value, and the next content line after
+    /// it.
+    fn block_node(&mut self, l: Line, parent: Option<usize>) -> R<(Node, Value, Option<Line>)> {
+        if parent.is_some_and(|p| l.indent() <= p) {
+            return Err(GiveUp);
+        }
+        if self.is_dash(l.content, l.end) {
+            return self.block_seq(l.content, l);
+        }
+        if self.key_at(l.content, l.end)?.is_some() {
+            return self.block_map(l.content, l);
+        }
+        // A scalar or flow collection on a line of its own.
+        let (node, value, resume) = self.inline_value(l.content, l.end, l.indent())?;
+        let next = self.content_line(resume);
+        if next.is_some_and(|n| parent.is_none_or(|p| n.indent() > p) && !self.is_end_marker(n))
+        {
+            return Err(GiveUp);
+        }
+        Ok((node, value, next))
+    }
+
+    /// `-` followed by a blank or the end of the line.
+    fn is_dash(&self, pos: usize, end: usize) -> bool {
+        self.b[pos] == b'-' && (pos + 1 == end || self.b[pos + 1] == b' ')
+    }
+
+    /// A block sequence whose dashes are at column `col` of their lines, the first on `l` at
+    /// byte `dash`.
+    fn block_seq(&mut self, mut dash: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
+        let col = dash - l.start;
+        let first_dash = dash;
+        let mut items = Vec::new();
+        let mut values = Vec::new();
+        let next = loop {
+            let mut at = dash + 1;
+            while at < l.end && self.b[at] == b' ' {
+                at += 1;
+            }
+            let (node, value, next) = if at == l.end || self.b[at] == b'#' {
+                // The item is on the following lines, or empty.
+                match self.content_line(self.next_line_start(l.start)) {
+                    Some(n) if n.indent() > col => self.block_node(n, Some(col))?,
+                    next => (empty(dash + 1), Value::Null, next),
+                }
+            } else if self.is_dash(at, l.end) {
+                // `- - x`: a sequence in the item.
+                self.block_seq(at, l)?
+            } else if self.key_at(at, l.end)?.is_some() {
+                self.block_map(at, l)?
+            } else {
+                let (node, value, resume) = self.inline_value(at, l.end, col)?;
+                let next = self.content_line(resume);
+                if next.is_some_and(|n| n.indent() > col) {
+                    return Err(GiveUp);
+                }
+                (node, value, next)
+            };
+            items.push(node);
+            values.push(value);
+            match next {
+                Some(n) if n.indent() == col && self.is_dash(n.content, n.end) => {
+                    l = n;
+                    dash = n.content;
+                }
+                Some(n) if n.indent() > col => return Err(GiveUp),
+                next => break next,
+            }
+        };
+        let end = items.last().map_or(first_dash + 1, |n| n.end);
+        let node = Node {
+            start: first_dash,
+            end,
+            decorated: false,
+            kind: NodeKind::Seq { flow: false, items },
+        };
+        Ok((node, Value::Array(values), next))
+    }
+
+    /// A block mapping whose keys are at column `col`, the first at byte `key` of `l`.
+    fn block_map(&mut self, mut key: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
+        let col = key - l.start;
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut map = Map::new();
+        let next = loop {
+            let Some((name, colon)) = self.key_at(key, l.end)? else {
+                return Err(GiveUp);
+            };
+            let mut at = colon + 1;
+            while at < l.end && self.b[at] == b' ' {
+                at += 1;
+            }
+            let (node, value, next) = if at == l.end || self.b[at] == b'#' {
+                match self.content_line(self.next_line_start(l.start)) {
+                    Some(n) if n.indent() > col => self.block_node(n, Some(col))?,
+                    // A sequence may sit at its key's column.
+                    Some(n) if n.indent() == col && self.is_dash(n.content, n.end) => {
+                        self.block_seq(n.content, n)?
+                    }
+                    next => (empty(colon), Value::Null, next),
+                }
+            } else {
+                let (node, value, resume) = self.inline_value(at, l.end, col)?;
+                let next = self.content_line(resume);
+                if next.is_some_and(|n| n.indent() > col) {
+                    return Err(GiveUp);
+                }
+                (node, value, next)
+            };
+            if name == "<<" {
+                return Err(GiveUp);
+            }
+            if map.contains_key(&name) {
+                self.warnings
+                    .push((key, format!("duplicate key `{name}`: the last one wins")));
+            }
+            map.insert(name.clone(), value);
+            entries.push(Entry {
+                key: name,
+                key_start: key,
+                value: node,
+            });
+            match next {
+                Some(n) if n.indent() == col && !self.is_end_marker(n) => {
+                    if self.is_dash(n.content, n.end) {
+                        return Err(GiveUp);
+                    }
+                    l = n;
+                    key = n.content;
+                }
+                Some(n) if n.indent() > col => return Err(GiveUp),
+                next => break next,
+            }
+        };
+        let start = entries[0].key_start;
+        let end = entries
+            .last()
+            .map_or(start, |e| e.value.end.max(e.key_start));
+        let node = Node {
+            start,
+            end,
+            decorated: false,
+            kind: NodeKind::Map {
+                flow: false,
+                entries,
+            },
+        };
+        Ok((node, Value::Object(map), next))
+    }
+
+    /// The key of a `key: value` entry starting at `pos`: its text as Kubernetes reads it and
+    /// the offset of its `:`; `None` when the line is not an entry.
+    fn key_at(&self, pos: usize, end: usize) -> R<Option<(String, usize)>> {
+        match self.b[pos] {
+            b'\'' | b'"' => {
+                let (s, after) = self.quoted(pos, end)?;
+                let mut at = after;
+                while at < end && self.b[at] == b' ' {
+                    at += 1;
+                }
+                if at < end && self.b[at] == b':' && (at + 1 == end || self.b[at + 1] == b' ') {
+                    return Ok(Some((s, at)));
+                }
+                Ok(None)
+            }
+            b'?' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`' => {
+                if self.b[pos] == b'?' && (pos + 1 == end || self.b[pos + 1] == b' ') {
+                    return Err(GiveUp);
+                }
+                Ok(None)
+            }
+            b'[' | b'{' | b'#' => Ok(None),
+            _ => {
+                let mut i = pos;
+                while i < end {
+                    match self.b[i] {
+                        b':' if i + 1 == end || self.b[i + 1] == b' ' => {
+                            let raw = self.text[pos..i].trim_end_matches(' ');
+                            if raw.is_empty() {
+                                return Err(GiveUp);
+                            }
+                            return Ok(Some((key_text(&resolve_plain(raw)), i)));
+                        }
+                        b'#' if self.b[i - 1] == b' ' => return Ok(None),
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// A value written after `key: ` or `- ` on its line (from `pos` to the line's `end`):
+    /// scalar, flow collection or block scalar. `indent` is the column of the collection
+    /// holding it.
+    fn inline_value(&mut self, pos: usize, end: usize, indent: usize) -> R<(Node, Value, usize)> {
+        match self.b[pos] {
+            b'\'' | b'"' => {
+                let (s, after) = self.quoted(pos, end)?;
+                self.rest_is_comment(after, end)?;
+                let kind = if self.b[pos] == b'\'' {
+                    ScalarKind::SingleQuoted
+                } else {
+                    ScalarKind::DoubleQuoted
+                };
+                Ok((scalar(pos, after, kind), Value::String(s), self.next_line_start(pos)))
+            }
+            b'[' | b'{' => {
+                let (node, value, after) = self.flow(pos, end, 0)?;
+                self.rest_is_comment(after, end)?;
+                Ok((node, value, self.next_line_start(pos)))
+            }
+            b'|' => self.literal(pos, end, indent),
+            b'>' | b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'?' => Err(GiveUp),
+            b'-' if self.is_dash(pos, end) => Err(GiveUp),
+            _ => {
+                let mut i = pos;
+                let mut stop = end;
+                while i < end {
+                    match self.b[i] {
+                        b'#' if self.b[i - 1] == b' ' => {
+                            stop = i;
+                            break;
+                        }
+                        // `a: b: c` is not YAML.
+                        b':' if i + 1 == end || self.b[i + 1] == b' ' => return Err(GiveUp),
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                let raw = self.text[pos..stop].trim_end_matches(' ');
+                let e = pos + raw.len();
+                Ok((
+                    scalar(pos, e, ScalarKind::Plain),
+                    resolve_plain(raw),
+                    self.next_line_start(pos),
+                ))
+            }
+        }
+    }
+
+    /// After a value on its line: nothing but blanks and a comment.
+    fn rest_is_comment(&self, mut at: usize, end: usize) -> R<()> {
+        let had_blank = at < end && self.b[at] == b' ';
+        while at < end && self.b[at] == b' ' {
+            at += 1;
+        }
+        if at == end || (had_blank && self.b[at] == b'#') {
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    /// A quoted scalar on one line from `pos`: its value and the offset after the closing
+    /// quote.
+    fn quoted(&self, pos: usize, end: usize) -> R<(String, usize)> {
+        let q = self.b[pos];
+        let mut out = String::new();
+        let mut i = pos + 1;
+        let mut run = i;
+        while i < end {
+            let c = self.b[i];
+            if q == b'\'' && c == b'\'' {
+                out.push_str(&self.text[run..i]);
+                if i + 1 < end && self.b[i + 1] == b'\'' {
+                    out.push('\'');
+                    i += 2;
+                    run = i;
+                    continue;
+                }
+                return Ok((out, i + 1));
+            }
+            if q == b'"' && c == b'"' {
+                out.push_str(&self.text[run..i]);
+                return Ok((out, i + 1));
+            }
+            if q == b'"' && c == b'\\' {
+                out.push_str(&self.text[run..i]);
+                let (ch, used) = self.escape(i + 1, end)?;
+                out.push(ch);
+                i += 1 + used;
+                run = i;
+                continue;
+            }
+            i += 1;
+        }
+        // Runs past the line: a multi-line quoted scalar.
+        Err(GiveUp)
+    }
+
+    /// The character a `\` escape stands for, and how many bytes after the `\` it takes.
+    fn escape(&self, at: usize, end: usize) -> R<(char, usize)> {
+        let Some(&c) = self.b.get(at).filter(|_| at < end) else {
+            return Err(GiveUp);
+        };
+        let simple = match c {
+            b'0' => '\0',
+            b'a' => '\u{7}',
+            b'b' => '\u{8}',
+            b't' => '\t',
+            b'n' => '\n',
+            b'v' => '\u{b}',
+            b'f' => '\u{c}',
+            b'r' => '\r',
+            b'e' => '\u{1b}',
+            b' ' => ' ',
+            b'"' => '"',
+            b'/' => '/',
+            b'\\' => '\\',
+            b'N' => '\u{85}',
+            b'_' => '\u{a0}',
+            b'L' => '\u{2028}',
+            b'P' => '\u{2029}',
+            b'x' | b'u' | b'U' => {
+                let digits = match c {
+                    b'x' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                let hex = self.text.get(at + 1..at + 1 + digits).ok_or(GiveUp)?;
+                if at + 1 + digits > end {
+                    return Err(GiveUp);
+                }
+                let n = u32::from_str_radix(hex, 16).map_err(|_| GiveUp)?;
+                return char::from_u32(n).map(|ch| (ch, 1 + digits)).ok_or(GiveUp);
+            }
+            _ => return Err(GiveUp),
+        };
+        Ok((simple, 1))
+    }
+
+    /// A literal block scalar (`|`, `|-`, `|+`, `|2`) whose header is at `pos`; `indent` is
+    /// the column of the collection holding it.
+    fn literal(&mut self, pos: usize, end: usize, indent: usize) -> R<(Node, Value, usize)> {
+        let mut chomp = b' ';
+        let mut explicit = None;
+        let mut i = pos + 1;
+        while i < end && matches!(self.b[i], b'+' | b'-' | b'1'..=b'9') {
+            match self.b[i] {
+                b'+' | b'-' if chomp == b' ' => chomp = self.b[i],
+                d @ b'1'..=b'9' if explicit.is_none() => explicit = Some(usize::from(d - b'0')),
+                _ => return Err(GiveUp),
+            }
+            i += 1;
+        }
+        self.rest_is_comment(i, end)?;
+        let mut block_indent = explicit.map(|e| indent + e);
+        // The block's lines: `Some(text)` for content, `None` for a blank line.
+        let mut lines: Vec<Option<&str>> = Vec::new();
+        let mut line = self.next_line_start(pos);
+        let mut block_end = line;
+        while line < self.b.len() {
+            let le = self.line_end(line);
+            let spaces = self.b[line..le].iter().take_while(|&&c| c == b' ').count();
+            if line + spaces == le {
+                // A blank line; one with spaces where they could be content is left to the
+                // general parser.
+                if spaces > 0 && block_indent.is_none_or(|bi| spaces > bi) {
+                    return Err(GiveUp);
+                }
+                lines.push(None);
+            } else {
+                let bi = *block_indent.get_or_insert(spaces);
+                if bi <= indent || spaces < bi {
+                    break;
+                }
+                lines.push(Some(&self.text[line + bi..le]));
+            }
+            block_end = (le + 1).min(self.b.len());
+            line = block_end;
+        }
+        let trailing = lines.iter().rev().take_while(|l| l.is_none()).count();
+        let body = &lines[..lines.len() - trailing];
+        if body.is_empty() && chomp == b'+' {
+            return Err(GiveUp);
+        }
+        let mut out = String::new();
+        for (n, l) in body.iter().enumerate() {
+            if n > 0 {
+                out.push('\n');
+            }
+            if let Some(text) = l {
+                out.push_str(text);
+            }
+        }
+        // The end of the text counts as a line break, as in the general parser.
+        if !body.is_empty() {
+            match chomp {
+                b'-' => {}
+                b'+' => out.push_str(&"\n".repeat(trailing + 1)),
+                _ => out.push('\n'),
+            }
+        }
+        Ok((
+            scalar(pos, block_end, ScalarKind::Block),
+            Value::String(out),
+            block_end,
+        ))
+    }
+
+    /// A flow collection on one line from `pos` (`[` or `{`): node, value and the offset after
+    /// it.
+    fn flow(&mut self, pos: usize, end: usize, depth: usize) -> R<(Node, Value, usize)> {
+        if depth > 64 {
+            return Err(GiveUp);
+        }
+        let open = self.b[pos];
+        let close = if open == b'[' { b']' } else { b'}' };
+        let mut i = self.skip_blanks(pos + 1, end);
+        let mut items = Vec::new();
+        let mut values = Vec::new();
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut map = Map::new();
+        loop {
+            if i >= end {
+                return Err(GiveUp);
+            }
+            if self.b[i] == close {
+                i += 1;
+                break;
+            }
+            if open == b'[' {
+                let (node, value, after) = self.flow_value(i, end, depth)?;
+                items.push(node);
+                values.push(value);
+                i = after;
+            } else {
+                let (key, key_after) = match self.b[i] {
+                    b'\'' | b'"' => self.quoted(i, end)?,
+                    _ => {
+                        let e = self.flow_plain_end(i, end)?;
+                        let raw = self.text[i..e].trim_end_matches(' ');
+                        (key_text(&resolve_plain(raw)), i + raw.len())
+                    }
+                };
+                let colon = self.skip_blanks(key_after, end);
+                if colon >= end || self.b[colon] != b':' {
+                    return Err(GiveUp);
+                }
+                let v = self.skip_blanks(colon + 1, end);
+                let (node, value, after) = self.flow_value(v, end, depth)?;
+                if key == "<<" {
+                    return Err(GiveUp);
+                }
+                if map.contains_key(&key) {
+                    self.warnings
+                        .push((i, format!("duplicate key `{key}`: the last one wins")));
+                }
+                map.insert(key.clone(), value);
+                entries.push(Entry {
+                    key,
+                    key_start: i,
+                    value: node,
+                });
+                i = after;
+            }
+            i = self.skip_blanks(i, end);
+            match self.b.get(i) {
+                Some(b',') if i < end => i = self.skip_blanks(i + 1, end),
+                Some(&c) if c == close && i < end => {}
+                _ => return Err(GiveUp),
+            }
+        }
+        let node = |kind| Node {
+            start: pos,
+            end: i,
+            decorated: false,
+            kind,
+        };
+        Ok(if open == b'[' {
+            (
+                node(NodeKind::Seq { flow: true, items }),
+                Value::Array(values),
+                i,
+            )
+        } else {
+            (
+                node(NodeKind::Map {
+                    flow: true,
+                    entries,
+                }),
+                Value::Object(map),
+                i,
+            )
+        })
+    }
+
+    fn skip_blanks(&self, mut i: usize, end: usize) -> usize {
+        while i < end && self.b[i] == b' ' {
+            i += 1;
+        }
+        i
+    }
+
+    /// A value inside a flow collection: node, value, offset after it.
+    fn flow_value(&mut self, i: usize, end: usize, depth: usize) -> R<(Node, Value, usize)> {
+        match self.b[i] {
+            b'[' | b'{' => self.flow(i, end, depth + 1),
+            b'\'' | b'"' => {
+                let (s, after) = self.quoted(i, end)?;
+                let kind = if self.b[i] == b'\'' {
+                    ScalarKind::SingleQuoted
+                } else {
+                    ScalarKind::DoubleQuoted
+                };
+                Ok((scalar(i, after, kind), Value::String(s), after))
+            }
+            b',' | b']' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@'
+            | b'`' | b'?' => Err(GiveUp),
+            _ => {
+                let e = self.flow_plain_end(i, end)?;
+                let raw = self.text[i..e].trim_end_matches(' ');
+                let e = i + raw.len();
+                Ok((
+                    scalar(i, e, ScalarKind::Plain),
+                    resolve_plain(raw),
+                    e,
+                ))
+            }
+        }
+    }
+
+    /// Where a plain scalar inside a flow collection ends (before `,`, `]`, `}` or a `: `).
+    fn flow_plain_end(&self, i: usize, end: usize) -> R<usize> {
+        let mut j = i;
+        while j < end {
+            match self.b[j] {
+                b',' | b']' | b'}' | b'[' | b'{' => return Ok(j),
+                b':' if j + 1 < end && matches!(self.b[j + 1], b' ' | b',' | b']' | b'}') => {
+                    return Ok(j);
+                }
+                b'#' if self.b[j - 1] == b' ' => return Err(GiveUp),
+                _ => {}
+            }
+            j += 1;
+        }
+        Err(GiveUp)
+    }
+}
+
+fn scalar(start: usize, end: usize, kind: ScalarKind) -> Node {
+    Node {
+        start,
+        end,
+        decorated: false,
+        kind: NodeKind::Scalar(kind),
+    }
+}
+
+/// The value left out after `key:` or `-`: an empty scalar where the general parser puts
+/// it (on the `:` of a key, right after the `-` of an item).
+fn empty(at: usize) -> Node {
+    scalar(at, at, ScalarKind::Empty)
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast reader, where it reads `text`, gives what the general parser gives.
+    fn agrees(text: &str) -> bool {
+        match parse(text) {
+            Some(fast) => {
+                let general = super::super::parse::parse_general(text)
+                    .unwrap_or_else(|e| panic!("fast read what is not YAML: {text:?}: {e:?}"));
+                assert_eq!(fast, general, "{text:?}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn reads_what_the_general_parser_reads() {
+        let read = [
+            "a: 1\nb: two\n",
+            "a:\nb: 1\n",
+            "a: \n  b: x  # c\n  c:\n",
+            "---\nk: v\n...\n",
+            "--- # c\nk: v\n",
+            "l:\n- a\n-\n- b: 1\n  c: 2\n- - x\n  - y\n",
+            "x: |\n  hi\n\n  there\n\ny: 2\n",
+            "x: |\n  hi\n# c\ny: 2\n",
+            "x: |-\n  hi\n\n",
+            "x: |+\n  hi\n\n\nz: 1\n",
+            "x: |2\n    indented\n  base\n",
+            "a:\n  x: |\n    hi\n\n  y: 1\n",
+            "x: |\n  hi",
+            "x: |\ny: 1\n",
+            "f: {a: 1, b: [x, 'y'], \"c\": \"d\"}\ng: []\nh: {}\n",
+            "# only\n",
+            "",
+            "s: 'it''s'\nd: \"a\\tb\\u00e9\\\\\"\n",
+            "- a\n",
+            "k: v # c\n# trailing\n",
+            "a:\n  - x\n  # c\n  - y\nb: 1",
+            "on: yes\nmode: 0644\nq: \"on\"\nn: ~\ne: ''\n",
+            "k: v\nk: w\n",
+            "url: http://x:8080/a#frag\nt: a #b\n",
+            "spec:\n  containers:\n  - name: app\n    image: x:1\n    args: [--a, \"b c\"]\n    env:\n    - {name: A, value: \"1\"}\n",
+            "k: v\n...\n# after\n",
+            "hello\n",
+        ];
+        for text in read {
+            assert!(agrees(text), "left to the general parser: {text:?}");
+        }
+    }
+
+    #[test]
+    fn leaves_the_rest_to_the_general_parser() {
+        let left = [
+            "a: &x 1\nb: *x\n",
+            "a: !!str 1\n",
+            "a:\tb\n",
+            "a: b\r\n",
+            "a: multi\n  line\n",
+            "a: 'multi\n  line'\n",
+            "a: >\n  folded\n",
+            "? complex\n: key\n",
+            "<<: {a: 1}\n",
+            "%YAML 1.1\n---\na: 1\n",
+            "a: [1,\n  2]\n",
+            "a: b: c\n",
+            "a: 1\n b: 2\n",
+            "- a\nb: 1\n",
+            "--- x\n",
+        ];
+        for text in left {
+            assert!(!agrees(text), "read fast: {text:?}");
+        }
+    }
+
+    /// Every document of the shared corpus and of the test data.
+    #[test]
+    fn agrees_on_every_document_of_the_corpus() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut read = 0;
+        let mut total = 0;
+        for dir in [root.join("../shared/corpus"), root.join("testdata")] {
+            for entry in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok) {
+                let path = entry.path();
+                if !path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+                {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(path) else {
+                    continue;
+                };
+                for range in crate::read::documents(&text) {
+                    let doc = &text[range];
+                    total += 1;
+                    if std::env::var_os("KINJECT_FAST_STATS").is_some() && parse(doc).is_none() {
+                        let why = ["\t", "\r", "&", "*", "!", ">", "<<"]
+                            .iter()
+                            .filter(|m| doc.contains(*m))
+                            .copied()
+                            .collect::<Vec<_>>();
+                        eprintln!("slow: {} {why:?}", path.display());
+                    }
+                    if let Some(fast) = parse(doc) {
+                        read += 1;
+                        let general = super::super::parse::parse_general(doc);
+                        assert_eq!(
+                            Ok(fast),
+                            general,
+                            "{}: document {doc:?}",
+                            path.display()
+                        );
+                    }
+                }
+            }
+        }
+        if std::env::var_os("KINJECT_FAST_STATS").is_some() {
+            eprintln!("{read} of {total} documents read fast");
+        }
+        // Most real manifests are read the fast way.
+        assert!(read * 10 > total * 7, "{read} of {total} documents read fast");
+    }
+}
