@@ -49,7 +49,11 @@ pub fn review(
     settings.namespace_labels = namespace_labels.clone();
     let response = match inject::plan(&object, &settings) {
         Ok(outcome) => {
-            let ops = patch::diff(&object, &outcome.target);
+            let ops = outcome
+                .target
+                .as_ref()
+                .map(|t| patch::diff(&object, t))
+                .unwrap_or_default();
             let patch = (!ops.is_empty()).then(|| serde_json::to_vec(&ops).unwrap_or_default());
             respond(&api_version, &uid, true, patch.as_deref(), None)
         }

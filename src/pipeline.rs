@@ -161,7 +161,11 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
                 }
             });
             let ops = match &outcome {
-                Ok(o) => patch::diff(object, &o.target),
+                Ok(o) => o
+                    .target
+                    .as_ref()
+                    .map(|t| patch::diff(object, t))
+                    .unwrap_or_default(),
                 Err(_) => Vec::new(),
             };
             doc_ops.extend(ops.iter().map(|op| op.prefixed(&pointer)));
@@ -181,8 +185,10 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
         } else {
             let mut planned = parsed.value.clone();
             for o in &objects {
-                if let (Ok(outcome), Some(slot)) = (&o.outcome, planned.pointer_mut(&o.pointer)) {
-                    *slot = outcome.target.clone();
+                if let (Ok(outcome), Some(slot)) = (&o.outcome, planned.pointer_mut(&o.pointer))
+                    && let Some(target) = &outcome.target
+                {
+                    *slot = target.clone();
                 }
             }
             let mut applied = parsed.value.clone();

@@ -95,8 +95,8 @@ pub enum Action {
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub action: Action,
-    /// The object as it should be (equal to the input when nothing changes).
-    pub target: Value,
+    /// The object as it should be; `None` when it stays as it is.
+    pub target: Option<Value>,
     /// Sidecars from an earlier run that this run removed (no longer selected).
     pub removed: Vec<String>,
     pub warnings: Vec<String>,
@@ -104,10 +104,10 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn new(action: Action, target: Value) -> Self {
+    fn new(action: Action) -> Self {
         Outcome {
             action,
-            target,
+            target: None,
             removed: Vec::new(),
             warnings: Vec::new(),
             verdicts: Vec::new(),
@@ -135,22 +135,44 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             })
     });
     let Some(wk) = found else {
-        return Ok(Outcome::new(
-            Action::Skipped(Reason::NotAWorkload),
-            object.clone(),
-        ));
+        return Ok(Outcome::new(Action::Skipped(Reason::NotAWorkload)));
     };
-    let mut target = object.clone();
-    let pod_ok = target
+    let Some(pod_in) = object
         .pointer(&wk.pod_template)
-        .is_some_and(|p| p.get("spec").is_some_and(Value::is_object));
-    if !pod_ok {
-        let mut o = Outcome::new(Action::Skipped(Reason::NoPodTemplate), target);
+        .filter(|p| p.get("spec").is_some_and(Value::is_object))
+    else {
+        return Ok(Outcome::new(if settings.mode == Mode::Uninject {
+            Action::NotInjected
+        } else {
+            Action::Skipped(Reason::NoPodTemplate)
+        }));
+    };
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| settings.namespace.clone())
+        .unwrap_or_default();
+    let has_status = pod_in
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(STATUS_ANNOTATION))
+        .is_some();
+    // Nothing of an earlier run to take out: an object no sidecar is for stays as it is,
+    // uncopied.
+    let mut chosen = None;
+    if !has_status {
         if settings.mode == Mode::Uninject {
-            o.action = Action::NotInjected;
+            return Ok(Outcome::new(Action::NotInjected));
         }
-        return Ok(o);
+        let (verdicts, selection) = choose(object, pod_in, &wk, &namespace, settings)?;
+        if let Err(reason) = selection {
+            let mut o = Outcome::new(Action::Skipped(reason));
+            o.verdicts = verdicts;
+            return Ok(o);
+        }
+        chosen = Some((verdicts, selection));
     }
+    let mut target = object.clone();
     let pod = target
         .pointer_mut(&wk.pod_template)
         .ok_or_else(|| internal("pod template vanished"))?;
@@ -182,60 +204,29 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         .collect();
     let pod0 = pod.clone();
     if settings.mode == Mode::Uninject {
-        let action = if stripped.is_empty() {
+        let mut o = Outcome::new(if stripped.is_empty() {
             Action::NotInjected
         } else {
             Action::Uninjected(stripped)
-        };
-        return Ok(Outcome::new(action, target));
+        });
+        o.target = (&target != object).then_some(target);
+        return Ok(o);
     }
-    let namespace = object
-        .pointer("/metadata/namespace")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| settings.namespace.clone())
-        .unwrap_or_default();
-    let mut subject = subject(object, &pod0, &wk, &namespace);
-    subject.namespace_labels = settings.namespace_labels.get(&namespace);
-    let verdicts: Vec<RuleVerdict> = config
-        .rules
-        .iter()
-        .map(|r| {
-            let miss = r.matcher.check(&subject);
-            RuleVerdict {
-                rule: r.spec.name.clone(),
-                matched: miss.is_none(),
-                reason: miss.map(|m| m.code()),
-            }
-        })
-        .collect();
-    let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
-        // The request annotation sits on the pod template, or on the workload.
-        let key = crate::patch::escape(select::INJECT_ANNOTATION);
-        let on_pod = pod0
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(select::INJECT_ANNOTATION))
-            .is_some();
-        let at = if on_pod {
-            format!("{}/metadata/annotations/{key}", wk.pod_template)
-        } else {
-            format!("/metadata/annotations/{key}")
-        };
-        if e.code == "kinject::inject::unknown_sidecar" {
-            e.at(at)
-        } else {
-            e
-        }
-    })?;
+    let (verdicts, selection) = match chosen {
+        Some(c) => c,
+        None => choose(object, &pod0, &wk, &namespace, settings)?,
+    };
     let mut outcome = match selection {
         Err(reason) => {
             write_status(pod, kept, Vec::new());
-            Outcome::new(Action::Skipped(reason), Value::Null)
+            Outcome::new(Action::Skipped(reason))
         }
         Ok(selected) => {
             // The template context, made only when a sidecar has templates.
             let ctx = std::cell::OnceCell::new();
-            let ctx = || ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values));
+            let ctx = || {
+                ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values))
+            };
             let rendered = selected
                 .iter()
                 .map(|(def, native)| {
@@ -255,7 +246,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
                     e
                 })?;
             let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
-            let mut o = Outcome::new(Action::Injected(names), Value::Null);
+            let mut o = Outcome::new(Action::Injected(names));
             o.warnings = drift(object.pointer(&wk.pod_template), pod, &previous, &records);
             write_status(pod, kept, records);
             o
@@ -268,14 +259,60 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             .collect(),
         _ => stripped,
     };
-    if let Action::Injected(names) = &outcome.action
-        && &target == object
-    {
-        outcome.action = Action::Unchanged(names.clone());
+    if &target == object {
+        if let Action::Injected(names) = &outcome.action {
+            outcome.action = Action::Unchanged(names.clone());
+        }
+    } else {
+        outcome.target = Some(target);
     }
-    outcome.target = target;
     outcome.verdicts = verdicts;
     Ok(outcome)
+}
+
+/// The rules' verdicts for an object whose pod template is `pod`, and the sidecars it gets
+/// (or why none).
+fn choose<'c>(
+    object: &Value,
+    pod: &Value,
+    wk: &WorkloadKind,
+    namespace: &str,
+    settings: &Settings<'c>,
+) -> Result<(Vec<RuleVerdict>, Selection<'c>), InjectError> {
+    let config = settings.config;
+    let mut subject = subject(object, pod, wk, namespace);
+    subject.namespace_labels = settings.namespace_labels.get(namespace);
+    let verdicts: Vec<RuleVerdict> = config
+        .rules
+        .iter()
+        .map(|r| {
+            let miss = r.matcher.check(&subject);
+            RuleVerdict {
+                rule: r.spec.name.clone(),
+                matched: miss.is_none(),
+                reason: miss.map(|m| m.code()),
+            }
+        })
+        .collect();
+    let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
+        // The request annotation sits on the pod template, or on the workload.
+        let key = crate::patch::escape(select::INJECT_ANNOTATION);
+        let on_pod = pod
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(select::INJECT_ANNOTATION))
+            .is_some();
+        let at = if on_pod {
+            format!("{}/metadata/annotations/{key}", wk.pod_template)
+        } else {
+            format!("/metadata/annotations/{key}")
+        };
+        if e.code == "kinject::inject::unknown_sidecar" {
+            e.at(at)
+        } else {
+            e
+        }
+    })?;
+    Ok((verdicts, selection))
 }
 
 /// Pointer of the first mapping under `value` whose annotations hold kinject's status.
