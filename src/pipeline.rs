@@ -101,6 +101,22 @@ pub struct FileResult {
 }
 
 impl FileResult {
+    /// The result of document `index` (documents that did not parse have none).
+    pub fn doc(&self, index: usize) -> Option<&DocResult> {
+        // Results are in document order.
+        self.docs
+            .binary_search_by_key(&index, |d| d.index)
+            .ok()
+            .map(|i| &self.docs[i])
+    }
+
+    pub fn doc_mut(&mut self, index: usize) -> Option<&mut DocResult> {
+        self.docs
+            .binary_search_by_key(&index, |d| d.index)
+            .ok()
+            .map(|i| &mut self.docs[i])
+    }
+
     pub fn changed(&self) -> bool {
         self.docs.iter().any(|d| d.target.is_some())
     }

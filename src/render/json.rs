@@ -12,7 +12,7 @@ pub fn documents(file: &FileResult) -> Vec<Value> {
         .filter_map(|doc| {
             let parsed = doc.parsed.as_ref().ok()?;
             parsed.root.as_ref()?;
-            let result = file.docs.iter().find(|d| d.index == doc.index);
+            let result = file.doc(doc.index);
             Some(
                 result
                     .and_then(|r| r.target.clone())

@@ -24,7 +24,7 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
     }
     for doc in &input.documents {
         let raw = input.doc_text(doc);
-        let result = file.docs.iter().find(|d| d.index == doc.index);
+        let result = file.doc(doc.index);
         match (result, &doc.parsed) {
             (
                 Some(DocResult {
