@@ -44,7 +44,8 @@ pub struct SidecarDef {
     pub origin: Origin,
     /// The rendering of a sidecar without templates (the same for every object), as a
     /// plain and as a native sidecar, once made.
-    pub rendered: [std::sync::OnceLock<Result<crate::inject::Rendered, crate::inject::InjectError>>; 2],
+    pub rendered:
+        [std::sync::OnceLock<Result<crate::inject::Rendered, crate::inject::InjectError>>; 2],
 }
 
 pub struct RuleDef {

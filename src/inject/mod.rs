@@ -224,9 +224,8 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         Ok(selected) => {
             // The template context, made only when a sidecar has templates.
             let ctx = std::cell::OnceCell::new();
-            let ctx = || {
-                ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values))
-            };
+            let ctx =
+                || ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values));
             let rendered = selected
                 .iter()
                 .map(|(def, native)| {
@@ -454,7 +453,9 @@ fn select_sidecars<'c>(
         }
     }
     if chosen.is_empty() {
-        return Ok(Err(skipped.or(default_skip).unwrap_or(Reason::NoRuleMatched)));
+        return Ok(Err(skipped
+            .or(default_skip)
+            .unwrap_or(Reason::NoRuleMatched)));
     }
     let mut out = Vec::new();
     for (def, policy) in chosen {

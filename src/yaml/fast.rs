@@ -151,8 +151,7 @@ impl<'a> Reader<'a> {
         // A scalar or flow collection on a line of its own.
         let (node, value, resume) = self.inline_value(l.content, l.end, l.indent())?;
         let next = self.content_line(resume);
-        if next.is_some_and(|n| parent.is_none_or(|p| n.indent() > p) && !self.is_end_marker(n))
-        {
+        if next.is_some_and(|n| parent.is_none_or(|p| n.indent() > p) && !self.is_end_marker(n)) {
             return Err(GiveUp);
         }
         Ok((node, value, next))
@@ -342,7 +341,11 @@ impl<'a> Reader<'a> {
                 } else {
                     ScalarKind::DoubleQuoted
                 };
-                Ok((scalar(pos, after, kind), Value::String(s), self.next_line_start(pos)))
+                Ok((
+                    scalar(pos, after, kind),
+                    Value::String(s),
+                    self.next_line_start(pos),
+                ))
             }
             b'[' | b'{' => {
                 let (node, value, after) = self.flow(pos, end, 0)?;
@@ -645,17 +648,13 @@ impl<'a> Reader<'a> {
                 };
                 Ok((scalar(i, after, kind), Value::String(s), after))
             }
-            b',' | b']' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@'
-            | b'`' | b'?' => Err(GiveUp),
+            b',' | b']' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`'
+            | b'?' => Err(GiveUp),
             _ => {
                 let e = self.flow_plain_end(i, end)?;
                 let raw = self.text[i..e].trim_end_matches(' ');
                 let e = i + raw.len();
-                Ok((
-                    scalar(i, e, ScalarKind::Plain),
-                    resolve_plain(raw),
-                    e,
-                ))
+                Ok((scalar(i, e, ScalarKind::Plain), resolve_plain(raw), e))
             }
         }
     }
@@ -781,7 +780,10 @@ mod tests {
         let mut read = 0;
         let mut total = 0;
         for dir in [root.join("../shared/corpus"), root.join("testdata")] {
-            for entry in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok) {
+            for entry in walkdir::WalkDir::new(&dir)
+                .into_iter()
+                .filter_map(Result::ok)
+            {
                 let path = entry.path();
                 if !path
                     .extension()
@@ -807,12 +809,7 @@ mod tests {
                     if let Some(fast) = parse(doc) {
                         read += 1;
                         let general = super::super::parse::parse_general(doc);
-                        assert_eq!(
-                            Ok(fast),
-                            general,
-                            "{}: document {doc:?}",
-                            path.display()
-                        );
+                        assert_eq!(Ok(fast), general, "{}: document {doc:?}", path.display());
                     }
                 }
             }
@@ -821,6 +818,9 @@ mod tests {
             eprintln!("{read} of {total} documents read fast");
         }
         // Most real manifests are read the fast way.
-        assert!(read * 10 > total * 7, "{read} of {total} documents read fast");
+        assert!(
+            read * 10 > total * 7,
+            "{read} of {total} documents read fast"
+        );
     }
 }

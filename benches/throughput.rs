@@ -1,0 +1,651 @@
+//! kinject's speed, measured: `cargo bench --bench throughput` (add `-- --quick` for the two
+//! small sizes only, `-- --sizes 100,1000` to choose).
+//!
+//! Generates manifest streams of 100, 1k, 10k and 100k documents (Deployments, StatefulSets,
+//! DaemonSets and CronJobs, with Services, ConfigMaps and large CRDs passing through), and
+//! prints per size: wall time, MB/s and peak memory of `kinject inject` (every workload gets a
+//! sidecar), of a pass-through run (a configuration that matches nothing), a parse-only
+//! baseline with granit-parser (the general YAML parser kinject falls back to) and with
+//! kinject's own reader, and `kubectl kustomize` with the equivalent JSON patch where it
+//! finishes in under a minute. Times are the best of several runs. docs/performance.md
+//! records a run and how to read it.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SIDECAR: &str = r#"apiVersion: kinject.dev/v1alpha1
+kind: InjectionConfig
+sidecars:
+- name: log-shipper
+  containers:
+  - name: log-shipper
+    image: registry.example.com/shipper:2.1
+    args: ["--from=/var/log/app"]
+rules:
+- name: everything
+  inject: [log-shipper]
+  jobs: inject
+defaults:
+  skipHostNetwork: false
+  skipNamespaces: []
+"#;
+
+const NOTHING: &str = r#"apiVersion: kinject.dev/v1alpha1
+kind: InjectionConfig
+sidecars:
+- name: unused
+  containers:
+  - name: unused
+    image: example.com/unused:1
+rules:
+- name: none
+  match:
+    names: ["no-object-is-called-this"]
+  inject: [unused]
+"#;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == "--peak-of") {
+        peak_of(&args[2..]);
+    }
+    let sizes: Vec<usize> = if args.iter().any(|a| a == "--quick") {
+        vec![100, 1_000]
+    } else if let Some(i) = args.iter().position(|a| a == "--sizes") {
+        args.get(i + 1)
+            .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_default()
+    } else {
+        vec![100, 1_000, 10_000, 100_000]
+    };
+    let kinject = PathBuf::from(env!("CARGO_BIN_EXE_kinject"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("throughput");
+    std::fs::create_dir_all(&dir).expect("bench directory");
+    std::fs::write(dir.join("sidecar.yaml"), SIDECAR).expect("write config");
+    std::fs::write(dir.join("nothing.yaml"), NOTHING).expect("write config");
+    let kubectl = which("kubectl");
+
+    println!("kinject throughput ({} cores)", cores());
+    println!(
+        "{:>7} {:>8} | {:>16} {:>9} | {:>16} | {:>20} | {:>9} {:>9} | {:>18}",
+        "docs",
+        "MB",
+        "inject s (MB/s)",
+        "peak MB",
+        "pass s (MB/s)",
+        "parse-only s (MB/s)",
+        "inj/pass",
+        "inj/parse",
+        "kustomize s (×)"
+    );
+    let mut inject_times = Vec::new();
+    let mut kustomize_gave_up = false;
+    for &n in &sizes {
+        let input = dir.join(format!("stream-{n}.yaml"));
+        let text = generate(n);
+        std::fs::write(&input, &text).expect("write input");
+        let mb = text.len() as f64 / 1e6;
+        let runs = if n >= 100_000 { 2 } else { 5 };
+        let inject = best(runs, || {
+            run(
+                &kinject,
+                &[
+                    "inject",
+                    "-q",
+                    "-c",
+                    p(&dir.join("sidecar.yaml")),
+                    p(&input),
+                ],
+            )
+        });
+        let pass = best(runs, || {
+            run(
+                &kinject,
+                &[
+                    "inject",
+                    "-q",
+                    "-c",
+                    p(&dir.join("nothing.yaml")),
+                    p(&input),
+                ],
+            )
+        });
+        let granit = best_time(runs, || parse_granit(&text));
+        let own = best_time(runs, || parse_own(&text));
+        let parse = granit.min(own);
+        let kustomize = match &kubectl {
+            Some(k) if !kustomize_gave_up => {
+                let r = kustomize(k, &dir, &input, n);
+                if r.is_none_or(|t| t > Duration::from_secs(20)) {
+                    // The next size (10× the documents, and kustomize grows faster than
+                    // linearly) would not finish in a minute.
+                    kustomize_gave_up = true;
+                }
+                r
+            }
+            _ => None,
+        };
+        inject_times.push((n, inject.time));
+        let mbps = |d: Duration| mb / d.as_secs_f64();
+        let mut line = format!(
+            "{n:>7} {mb:>8.1} | {:>7.3} ({:>6.1}) {:>9.1} | {:>7.3} ({:>6.1}) | {:>7.3} ({:>5.1}/{:>5.1}) | {:>9.2} {:>9.2} |",
+            inject.time.as_secs_f64(),
+            mbps(inject.time),
+            inject.peak_kb as f64 / 1024.0,
+            pass.time.as_secs_f64(),
+            mbps(pass.time),
+            parse.as_secs_f64(),
+            mbps(granit),
+            mbps(own),
+            inject.time.as_secs_f64() / pass.time.as_secs_f64(),
+            inject.time.as_secs_f64() / parse.as_secs_f64(),
+        );
+        match kustomize {
+            Some(t) => {
+                let _ = write!(
+                    line,
+                    " {:>7.2} ({:>6.0}×)",
+                    t.as_secs_f64(),
+                    t.as_secs_f64() / inject.time.as_secs_f64()
+                );
+            }
+            None => line.push_str(if kubectl.is_some() {
+                "      over a minute"
+            } else {
+                "   kubectl missing"
+            }),
+        }
+        println!("{line}");
+        if n == 1_000
+            && let Some(k) = &kubectl
+        {
+            println!(
+                "        same objects as kubectl kustomize at 1k: {}",
+                same_as_kustomize(k, &kinject, &dir, &input)
+            );
+        }
+    }
+    for w in inject_times.windows(2) {
+        let (a, ta) = w[0];
+        let (b, tb) = w[1];
+        println!(
+            "growth {a} → {b} documents: time ×{:.2} for ×{}",
+            tb.as_secs_f64() / ta.as_secs_f64(),
+            b / a
+        );
+    }
+    let version = best(20, || run(&kinject, &["--version"]));
+    let one = dir.join("one.yaml");
+    std::fs::write(&one, generate(1)).expect("write");
+    let single = best(20, || {
+        run(
+            &kinject,
+            &["inject", "-q", "-c", p(&dir.join("sidecar.yaml")), p(&one)],
+        )
+    });
+    println!(
+        "start: kinject --version {:.1} ms, a one-document run {:.1} ms",
+        version.time.as_secs_f64() * 1e3,
+        single.time.as_secs_f64() * 1e3
+    );
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}
+
+struct Run {
+    time: Duration,
+    peak_kb: u64,
+}
+
+/// The fastest of `n` runs (and its peak memory).
+fn best(n: usize, mut f: impl FnMut() -> Run) -> Run {
+    (0..n)
+        .map(|_| f())
+        .min_by_key(|r| r.time)
+        .expect("at least one run")
+}
+
+fn best_time(n: usize, mut f: impl FnMut()) -> Duration {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .expect("at least one run")
+}
+
+/// Runs `program` with output to /dev/null; its wall time and peak resident memory. The run
+/// goes through this benchmark started again as a wrapper (`--peak-of`), whose only child it
+/// is, so the children's peak memory is the program's.
+fn run(program: &Path, args: &[&str]) -> Run {
+    let out = Command::new(std::env::current_exe().expect("the benchmark's own path"))
+        .arg("--peak-of")
+        .arg(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("spawn the wrapper");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut fields = text
+        .split_whitespace()
+        .map(|f| f.parse::<u64>().unwrap_or(0));
+    let (nanos, peak_kb) = (fields.next().unwrap_or(0), fields.next().unwrap_or(0));
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed",
+        program.display()
+    );
+    Run {
+        time: Duration::from_nanos(nanos),
+        peak_kb,
+    }
+}
+
+/// The wrapper: runs the command after `--peak-of`, prints its wall time in nanoseconds and
+/// its peak resident memory in KiB; fails when it fails.
+fn peak_of(command: &[String]) -> ! {
+    let start = Instant::now();
+    let status = Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("spawn");
+    let elapsed = start.elapsed();
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    println!("{} {}", elapsed.as_nanos(), usage.max_rss());
+    std::process::exit(if status.success() { 0 } else { 1 });
+}
+
+/// Every document through granit-parser's event stream, building nothing.
+fn parse_granit(text: &str) {
+    let mut events = 0usize;
+    let parser = granit_parser::Parser::new_from_str(text);
+    for ev in parser {
+        if ev.is_err() {
+            break;
+        }
+        events += 1;
+    }
+    std::hint::black_box(events);
+}
+
+/// Every document through kinject's reader (values and spans built, as `inject` reads them).
+fn parse_own(text: &str) {
+    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
+        .expect("readable");
+    std::hint::black_box(input.documents.len());
+    std::mem::forget(input);
+}
+
+fn kustomize(kubectl: &Path, dir: &Path, input: &Path, n: usize) -> Option<Duration> {
+    let kdir = dir.join(format!("kustomize-{n}"));
+    std::fs::create_dir_all(&kdir).ok()?;
+    std::fs::copy(input, kdir.join("resources.yaml")).ok()?;
+    std::fs::write(kdir.join("kustomization.yaml"), KUSTOMIZATION).ok()?;
+    let start = Instant::now();
+    let mut child = Command::new(kubectl)
+        .args(["kustomize", p(&kdir)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    loop {
+        if let Some(status) = child.try_wait().ok()? {
+            return status.success().then(|| start.elapsed());
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The same sidecar as `SIDECAR`, as kustomize patches.
+const KUSTOMIZATION: &str = r#"resources:
+- resources.yaml
+patches:
+- target:
+    kind: (Deployment|StatefulSet|DaemonSet)
+  patch: |-
+    - op: add
+      path: /spec/template/spec/containers/-
+      value: {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
+- target:
+    kind: CronJob
+  patch: |-
+    - op: add
+      path: /spec/jobTemplate/spec/template/spec/containers/-
+      value: {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
+"#;
+
+/// Whether kinject and kustomize give the same objects (kinject's status annotation aside).
+fn same_as_kustomize(kubectl: &Path, kinject: &Path, dir: &Path, input: &Path) -> String {
+    let ours = Command::new(kinject)
+        .args([
+            "inject",
+            "-q",
+            "-o",
+            "json",
+            "-c",
+            p(&dir.join("sidecar.yaml")),
+            p(input),
+        ])
+        .output()
+        .expect("kinject");
+    let theirs = Command::new(kubectl)
+        .args(["kustomize", p(&dir.join("kustomize-1000"))])
+        .output()
+        .expect("kubectl");
+    let mut ours = objects_json(&ours.stdout);
+    for o in &mut ours {
+        if let Some(serde_json::Value::Object(a)) = template_annotations(o) {
+            a.shift_remove("kinject.dev/status");
+            if a.is_empty() {
+                remove_empty_annotations(o);
+            }
+        }
+    }
+    let theirs = kinject::read::from_bytes(kinject::read::Source::stdin(), &theirs.stdout)
+        .map(|input| {
+            input
+                .documents
+                .iter()
+                .filter_map(|d| d.parsed.as_ref().ok())
+                .filter(|p| p.root.is_some())
+                .map(|p| p.value.clone())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let key = |o: &serde_json::Value| {
+        format!(
+            "{}/{}/{}",
+            o["kind"].as_str().unwrap_or_default(),
+            o["metadata"]["namespace"].as_str().unwrap_or_default(),
+            o["metadata"]["name"].as_str().unwrap_or_default()
+        )
+    };
+    let mut a: Vec<(String, String)> = ours.iter().map(|o| (key(o), canonical(o))).collect();
+    let mut b: Vec<(String, String)> = theirs.iter().map(|o| (key(o), canonical(o))).collect();
+    a.sort();
+    b.sort();
+    if a == b {
+        format!("yes ({} objects)", a.len())
+    } else {
+        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        format!("NO: {} vs {} objects, {differ} differ", a.len(), b.len())
+    }
+}
+
+fn template_annotations(o: &mut serde_json::Value) -> Option<&mut serde_json::Value> {
+    let pointer = match o["kind"].as_str() {
+        Some("CronJob") => "/spec/jobTemplate/spec/template/metadata/annotations",
+        _ => "/spec/template/metadata/annotations",
+    };
+    o.pointer_mut(pointer)
+}
+
+fn remove_empty_annotations(o: &mut serde_json::Value) {
+    let pointer = match o["kind"].as_str() {
+        Some("CronJob") => "/spec/jobTemplate/spec/template/metadata",
+        _ => "/spec/template/metadata",
+    };
+    if let Some(serde_json::Value::Object(m)) = o.pointer_mut(pointer) {
+        m.shift_remove("annotations");
+    }
+    // A template that had no metadata before kinject wrote its status there.
+    let (parent, _) = pointer.rsplit_once('/').unwrap_or_default();
+    if let Some(serde_json::Value::Object(m)) = o.pointer_mut(parent)
+        && m.get("metadata")
+            .is_some_and(|md| md == &serde_json::json!({}))
+    {
+        m.shift_remove("metadata");
+    }
+}
+
+/// A value printed with sorted keys, to compare objects whatever their key order.
+fn canonical(v: &serde_json::Value) -> String {
+    fn sorted(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                serde_json::Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
+            }
+            serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
+}
+
+/// The JSON documents kinject printed (one per input document).
+fn objects_json(bytes: &[u8]) -> Vec<serde_json::Value> {
+    serde_json::Deserializer::from_slice(bytes)
+        .into_iter::<serde_json::Value>()
+        .filter_map(Result::ok)
+        .collect()
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `n` documents: of every 50, 12 Deployments, 4 StatefulSets, 4 DaemonSets, 4 CronJobs,
+/// 12 Services, 13 ConfigMaps and one large CustomResourceDefinition.
+fn generate(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        let slot = i % 50;
+        let doc = match slot {
+            0..=11 => deployment(i, "Deployment"),
+            12..=15 => deployment(i, "StatefulSet"),
+            16..=19 => deployment(i, "DaemonSet"),
+            20..=23 => cronjob(i),
+            24..=35 => service(i),
+            36..=48 => configmap(i),
+            _ => crd(i),
+        };
+        out.push_str(&doc);
+    }
+    out
+}
+
+fn deployment(i: usize, kind: &str) -> String {
+    let ns = i % 13;
+    format!(
+        r#"# {kind} {i}: the web tier of team {ns}
+apiVersion: apps/v1
+kind: {kind}
+metadata:
+  name: app-{i}
+  namespace: team-{ns}
+  labels:
+    app.kubernetes.io/name: app-{i}
+    app.kubernetes.io/part-of: shop
+spec:
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: app-{i}
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: app-{i}
+        tier: web
+      annotations:
+        prometheus.io/scrape: "true"
+        prometheus.io/port: "9102"
+    spec:
+      serviceAccountName: app-{i}
+      containers:
+      - name: app
+        image: registry.example.com/app:1.{i}
+        args: ["--port=8080", "--log-level=info"]
+        ports:
+        - name: http
+          containerPort: 8080
+        env:
+        - name: MODE
+          value: production
+        - name: POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
+        resources:
+          requests: {{cpu: 100m, memory: 128Mi}}
+          limits: {{memory: 256Mi}}
+        readinessProbe:
+          httpGet: {{path: /healthz, port: http}}
+          periodSeconds: 10
+        volumeMounts:
+        - name: config
+          mountPath: /etc/app
+          readOnly: true
+      volumes:
+      - name: config
+        configMap:
+          name: app-{i}
+          defaultMode: 0644
+"#
+    )
+}
+
+fn cronjob(i: usize) -> String {
+    format!(
+        r#"apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: report-{i}
+  namespace: team-{}
+spec:
+  schedule: "*/15 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - name: report
+            image: registry.example.com/report:3
+            command: ["/bin/report", "--since=15m"]
+"#,
+        i % 13
+    )
+}
+
+fn service(i: usize) -> String {
+    format!(
+        r#"apiVersion: v1
+kind: Service
+metadata:
+  name: app-{i}
+  namespace: team-{}
+  labels: {{app.kubernetes.io/name: app-{i}}}
+spec:
+  selector:
+    app.kubernetes.io/name: app-{i}
+  ports:
+  - name: http
+    port: 80
+    targetPort: http
+"#,
+        i % 13
+    )
+}
+
+fn configmap(i: usize) -> String {
+    format!(
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-{i}
+  namespace: team-{}
+data:
+  app.yaml: |
+    listen: ":8080"
+    workers: {}
+    upstreams:
+      - http://inventory.team-{}.svc:80
+      - http://pricing.team-{}.svc:80
+  LOG_FORMAT: json
+"#,
+        i % 13,
+        i % 8 + 1,
+        i % 13,
+        (i + 1) % 13
+    )
+}
+
+/// A CustomResourceDefinition of about 40 KB, as controller-gen writes them.
+fn crd(i: usize) -> String {
+    let mut props = String::new();
+    for f in 0..120 {
+        let _ = write!(
+            props,
+            r#"                field{f}:
+                  description: |-
+                    Field {f} of widget {i}. It configures the behaviour of the widget
+                    controller for this resource; see the operator guide for details.
+                  type: string
+                  maxLength: 253
+                  pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
+"#
+        );
+    }
+    format!(
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets{i}.example.com
+  annotations:
+    controller-gen.kubebuilder.io/version: v0.16.1
+spec:
+  group: example.com
+  names:
+    kind: Widget{i}
+    listKind: Widget{i}List
+    plural: widgets{i}
+    singular: widget{i}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              settings:
+                type: object
+                properties:
+{props}"#
+    )
+}
