@@ -361,7 +361,7 @@ fn same_as_kustomize(kubectl: &Path, kinject: &Path, dir: &Path, input: &Path) -
             input
                 .documents
                 .iter()
-                .filter_map(|d| d.parsed.as_ref().ok())
+                .filter_map(|d| d.value())
                 .filter(|p| p.root.is_some())
                 .map(|p| p.value.clone())
                 .collect::<Vec<_>>()

@@ -28,7 +28,7 @@ pub fn is_resource_list(input: &Input) -> bool {
     let docs: Vec<&Value> = input
         .documents
         .iter()
-        .filter_map(|d| d.parsed.as_ref().ok())
+        .filter_map(|d| d.value())
         .filter(|p| p.root.is_some())
         .map(|p| &p.value)
         .collect();
@@ -55,7 +55,7 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
     };
     let mut settings = Settings::new(config, namespace, Mode::Inject);
     settings.namespace_labels = read::namespace_labels([&input]);
-    let file = pipeline::process(input, &settings);
+    let file = pipeline::process(input, &settings, pipeline::Keep::Values);
     let mut results = Vec::new();
     let mut failed = false;
     for d in &file.docs {
@@ -64,7 +64,7 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
             .documents
             .iter()
             .find(|doc| doc.index == d.index)
-            .and_then(|doc| doc.parsed.as_ref().ok());
+            .and_then(|doc| doc.value());
         for o in &d.objects {
             let original = parsed.and_then(|p| p.value.pointer(&o.pointer));
             let r = object_result(o, original);
@@ -87,9 +87,9 @@ fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
     let doc = input
         .documents
         .iter()
-        .find(|d| d.parsed.as_ref().is_ok_and(|p| p.root.is_some()));
+        .find(|d| d.value().is_some_and(|p| p.root.is_some()));
     let fc = doc.and_then(|d| {
-        let p = d.parsed.as_ref().ok()?;
+        let p = d.value()?;
         let node = p.root.as_ref()?.get("functionConfig")?;
         Some((d, p, node))
     });
@@ -134,10 +134,10 @@ fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput 
         .input
         .documents
         .iter()
-        .find(|d| d.parsed.as_ref().is_ok_and(|p| p.root.is_some()))
+        .find(|d| d.value().is_some_and(|p| p.root.is_some()))
     {
         let index = doc.index;
-        let Ok(parsed) = &doc.parsed else {
+        let Some(parsed) = doc.value() else {
             unreachable!("checked above")
         };
         let mut target = file
@@ -157,6 +157,7 @@ fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput 
             }
             None => file.docs.push(pipeline::DocResult {
                 index,
+                text: None,
                 objects: Vec::new(),
                 target: Some(target),
                 ops,

@@ -84,8 +84,11 @@ pub struct ObjectResult {
 pub struct DocResult {
     pub index: usize,
     pub objects: Vec<ObjectResult>,
-    /// The document's value after the operations, when any changed it.
+    /// The document's value after the operations, when any changed it (with `Keep::Values`).
     pub target: Option<Value>,
+    /// The document's edited YAML text and a note when it had to be re-emitted whole, or why
+    /// it could not be made, when any operation changed it (with `Keep::YamlText`).
+    pub text: Option<Result<(String, Option<String>), String>>,
     /// Operations on the document (object operations with their pointer in front).
     pub ops: Vec<Op>,
 }
@@ -118,119 +121,53 @@ impl FileResult {
     }
 
     pub fn changed(&self) -> bool {
-        self.docs.iter().any(|d| d.target.is_some())
+        self.docs
+            .iter()
+            .any(|d| d.target.is_some() || d.text.is_some())
     }
 }
 
-/// Runs every object of `input` through injection.
-pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
+/// What `process` keeps of each document for the renderers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Every parsed document and injected value (for JSON and patch output, KRM, overlays).
+    Values,
+    /// Only the YAML text of each changed document, made as soon as the document is
+    /// processed; everything parsed is let go of, so memory stays near the input's size.
+    YamlText,
+}
+
+/// Runs every object of `input` through injection. Documents are read (parsed) here when the
+/// input was loaded without reading them, several at a time on several cores; results stay in
+/// document order.
+pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileResult {
+    let mut documents = std::mem::take(&mut input.documents);
+    let work = |doc: &mut read::Document| {
+        let parsed = doc
+            .parsed
+            .take()
+            .unwrap_or_else(|| crate::yaml::parse_document(input.doc_text(doc)));
+        let out = process_document(&input, doc, &parsed, settings, keep);
+        if keep == Keep::Values {
+            doc.parsed = Some(parsed);
+        }
+        out
+    };
+    // Small inputs are not worth the threads.
+    let outs: Vec<DocOut> = if documents.len() > 16 && input.text.len() > 64 * 1024 {
+        use rayon::prelude::*;
+        documents.par_iter_mut().map(work).collect()
+    } else {
+        documents.iter_mut().map(work).collect()
+    };
+    input.documents = documents;
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for doc in &input.documents {
-        let parsed = match &doc.parsed {
-            Ok(p) => p,
-            Err(e) => {
-                errors.push(located_syntax(&input, doc, e));
-                continue;
-            }
-        };
-        for (offset, w) in &parsed.warnings {
-            let (line, col) = input.line_col(doc.range.start + offset);
-            warnings.push(format!("{}:{line}:{col}: {w}", input.source.name));
-        }
-        let Some(root) = &parsed.root else { continue };
-        let mut objects = Vec::new();
-        let mut doc_ops = Vec::new();
-        for (pointer, object) in read::objects(&parsed.value) {
-            let toks = patch::tokens(&pointer);
-            let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
-            let (line, _) = input.line_col(start);
-            let identity = Identity::of(object);
-            let outcome = inject::plan(object, settings).map_err(|e| {
-                // Point at what the error is about, or at the object.
-                let at = e.at.as_deref().and_then(|p| {
-                    let mut path = toks.clone();
-                    path.extend(patch::tokens(p));
-                    root.at(&path).map(|n| {
-                        (
-                            doc.range.start + n.start,
-                            doc.range.start + n.end.max(n.start),
-                        )
-                    })
-                });
-                let mut l = Located::new(
-                    e.code,
-                    &input.source.name,
-                    &input.text,
-                    at.unwrap_or((start, start)),
-                    format!("{}: {}", identity.short(), e.message),
-                );
-                if let Some(h) = &e.help {
-                    l = l.help(h.clone());
-                }
-                errors.push(l);
-                ObjectError {
-                    code: e.code,
-                    message: e.message,
-                    at: e.at,
-                }
-            });
-            let ops = match &outcome {
-                Ok(o) => o
-                    .target
-                    .as_ref()
-                    .map(|t| patch::diff(object, t))
-                    .unwrap_or_default(),
-                Err(_) => Vec::new(),
-            };
-            doc_ops.extend(ops.iter().map(|op| op.prefixed(&pointer)));
-            objects.push(ObjectResult {
-                pointer,
-                identity,
-                line,
-                outcome,
-                ops,
-            });
-        }
-        // The document after the operations. Built from the planned objects (their key order
-        // is where new keys go in the text), and checked against the operations applied to
-        // the input: they must agree, or nothing is written.
-        let target = if doc_ops.is_empty() {
-            None
-        } else {
-            let mut planned = parsed.value.clone();
-            for o in &objects {
-                if let (Ok(outcome), Some(slot)) = (&o.outcome, planned.pointer_mut(&o.pointer))
-                    && let Some(target) = &outcome.target
-                {
-                    *slot = target.clone();
-                }
-            }
-            let mut applied = parsed.value.clone();
-            match patch::apply(&mut applied, &doc_ops) {
-                Ok(()) if applied == planned => Some(planned),
-                result => {
-                    let why = result
-                        .err()
-                        .unwrap_or_else(|| "they give a different document".to_owned());
-                    errors.push(Located::new(
-                        "kinject::internal",
-                        &input.source.name,
-                        &input.text,
-                        (doc.range.start, doc.range.start),
-                        format!("internal error: the edit operations do not reproduce the injected objects: {why}"),
-                    ));
-                    None
-                }
-            }
-        };
-        docs.push(DocResult {
-            index: doc.index,
-            objects,
-            target,
-            ops: doc_ops,
-        });
+    for out in outs {
+        docs.extend(out.result);
+        errors.extend(out.errors);
+        warnings.extend(out.warnings);
     }
     FileResult {
         input,
@@ -238,6 +175,152 @@ pub fn process(input: Input, settings: &Settings<'_>) -> FileResult {
         errors,
         warnings,
     }
+}
+
+/// One document's share of a `FileResult`.
+struct DocOut {
+    result: Option<DocResult>,
+    errors: Vec<Located>,
+    warnings: Vec<String>,
+}
+
+fn process_document(
+    input: &Input,
+    doc: &read::Document,
+    parsed: &Result<crate::yaml::Parsed, crate::yaml::ParseError>,
+    settings: &Settings<'_>,
+    keep: Keep,
+) -> DocOut {
+    let mut out = DocOut {
+        result: None,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let parsed = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            out.errors.push(located_syntax(input, doc, e));
+            return out;
+        }
+    };
+    for (offset, w) in &parsed.warnings {
+        let (line, col) = input.line_col(doc.range.start + offset);
+        out.warnings
+            .push(format!("{}:{line}:{col}: {w}", input.source.name));
+    }
+    let Some(root) = &parsed.root else {
+        return out;
+    };
+    let errors = &mut out.errors;
+    let mut objects = Vec::new();
+    let mut doc_ops = Vec::new();
+    for (pointer, object) in read::objects(&parsed.value) {
+        let toks = patch::tokens(&pointer);
+        let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
+        let (line, _) = input.line_col(start);
+        let identity = Identity::of(object);
+        let outcome = inject::plan(object, settings).map_err(|e| {
+            // Point at what the error is about, or at the object.
+            let at = e.at.as_deref().and_then(|p| {
+                let mut path = toks.clone();
+                path.extend(patch::tokens(p));
+                root.at(&path).map(|n| {
+                    (
+                        doc.range.start + n.start,
+                        doc.range.start + n.end.max(n.start),
+                    )
+                })
+            });
+            let mut l = Located::new(
+                e.code,
+                &input.source.name,
+                &input.text,
+                at.unwrap_or((start, start)),
+                format!("{}: {}", identity.short(), e.message),
+            );
+            if let Some(h) = &e.help {
+                l = l.help(h.clone());
+            }
+            errors.push(l);
+            ObjectError {
+                code: e.code,
+                message: e.message,
+                at: e.at,
+            }
+        });
+        let ops = match &outcome {
+            Ok(o) => o
+                .target
+                .as_ref()
+                .map(|t| patch::diff(object, t))
+                .unwrap_or_default(),
+            Err(_) => Vec::new(),
+        };
+        doc_ops.extend(ops.iter().map(|op| op.prefixed(&pointer)));
+        objects.push(ObjectResult {
+            pointer,
+            identity,
+            line,
+            outcome,
+            ops,
+        });
+    }
+    // The document after the operations. Built from the planned objects (their key order
+    // is where new keys go in the text), and checked against the operations applied to
+    // the input: they must agree, or nothing is written.
+    let mut target = if doc_ops.is_empty() {
+        None
+    } else {
+        let mut planned = parsed.value.clone();
+        for o in &objects {
+            if let (Ok(outcome), Some(slot)) = (&o.outcome, planned.pointer_mut(&o.pointer))
+                && let Some(target) = &outcome.target
+            {
+                *slot = target.clone();
+            }
+        }
+        let mut applied = parsed.value.clone();
+        match patch::apply(&mut applied, &doc_ops) {
+            Ok(()) if applied == planned => Some(planned),
+            result => {
+                let why = result
+                    .err()
+                    .unwrap_or_else(|| "they give a different document".to_owned());
+                errors.push(Located::new(
+                    "kinject::internal",
+                    &input.source.name,
+                    &input.text,
+                    (doc.range.start, doc.range.start),
+                    format!("internal error: the edit operations do not reproduce the injected objects: {why}"),
+                ));
+                None
+            }
+        }
+    };
+    let mut text = None;
+    if keep == Keep::YamlText {
+        if let Some(t) = target.take() {
+            text = Some(crate::render::yaml::edit_document(
+                input.doc_text(doc),
+                parsed,
+                &doc_ops,
+                &t,
+            ));
+        }
+        for o in &mut objects {
+            if let Ok(outcome) = &mut o.outcome {
+                outcome.target = None;
+            }
+        }
+    }
+    out.result = Some(DocResult {
+        index: doc.index,
+        objects,
+        target,
+        text,
+        ops: doc_ops,
+    });
+    out
 }
 
 fn located_syntax(input: &Input, doc: &read::Document, e: &crate::yaml::ParseError) -> Located {

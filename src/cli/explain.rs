@@ -31,7 +31,13 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
     let Some(config) = args.config.load() else {
         return EXIT_ERROR;
     };
-    let (mut files, input_errors) = match process_inputs(&args.input, None, &config, Mode::Inject) {
+    let (mut files, input_errors) = match process_inputs(
+        &args.input,
+        None,
+        &config,
+        Mode::Inject,
+        crate::pipeline::Keep::Values,
+    ) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -90,7 +90,12 @@ fn run(
         );
         return EXIT_ERROR;
     }
-    let (files, input_errors) = match process_inputs(input, stdin, config, mode) {
+    let keep = if output.output == Format::Yaml {
+        crate::pipeline::Keep::YamlText
+    } else {
+        crate::pipeline::Keep::Values
+    };
+    let (files, input_errors) = match process_inputs(input, stdin, config, mode, keep) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -47,8 +47,8 @@ pub(crate) fn load_inputs(
             stdin_used = true;
         }
         let loaded = match (source.path.is_none(), stdin.take()) {
-            (true, Some(bytes)) => read::from_bytes(source, &bytes),
-            _ => read::load(&source, &mut std::io::stdin().lock()),
+            (true, Some(bytes)) => read::from_bytes_unparsed(source, bytes),
+            _ => read::load_unparsed(&source, &mut std::io::stdin().lock()),
         };
         match loaded {
             Ok(input) => inputs.push(input),
@@ -65,15 +65,18 @@ pub(crate) fn process_inputs(
     stdin: Option<Vec<u8>>,
     config: &crate::config::Config,
     mode: crate::inject::Mode,
+    keep: crate::pipeline::Keep,
 ) -> Result<(Vec<FileResult>, Vec<InputError>), u8> {
     let (inputs, errors) = load_inputs(args, stdin);
     let settings = args.settings(config, mode, &inputs).map_err(|e| {
         super::eprint(&format!("error: {e}\n"));
         super::EXIT_ERROR
     })?;
+    // Files side by side on every core; results in the order the files were named.
+    use rayon::prelude::*;
     let files = inputs
-        .into_iter()
-        .map(|i| crate::pipeline::process(i, &settings))
+        .into_par_iter()
+        .map(|i| crate::pipeline::process(i, &settings, keep))
         .collect();
     Ok((files, errors))
 }

@@ -47,7 +47,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
         for path in &base.files {
             match read::load(&read::Source::file(path), &mut std::io::empty()) {
                 Ok(i) => {
-                    let result = pipeline::process(i, &settings);
+                    let result = pipeline::process(i, &settings, pipeline::Keep::Values);
                     for d in &result.docs {
                         for o in d.objects.iter().filter(|o| !o.ops.is_empty()) {
                             patches.push((overlay::target(&o.identity, &base), o.ops.clone()));

@@ -64,12 +64,31 @@ pub struct Input {
 pub struct Document {
     pub index: usize,
     pub range: Range<usize>,
-    pub parsed: Result<Parsed, ParseError>,
+    /// What the text parses to: `None` until it is read (inputs loaded with
+    /// `load_unparsed` are read document by document as they are processed, and let go of
+    /// each once its output is made).
+    pub parsed: Option<Result<Parsed, ParseError>>,
+}
+
+impl Document {
+    /// The parsed document, when it has been read and is YAML.
+    pub fn value(&self) -> Option<&Parsed> {
+        self.parsed.as_ref()?.as_ref().ok()
+    }
 }
 
 impl Input {
     pub fn doc_text(&self, doc: &Document) -> &str {
         &self.text[doc.range.clone()]
+    }
+
+    /// Parses every document not read yet.
+    pub fn parse_all(&mut self) {
+        for doc in &mut self.documents {
+            if doc.parsed.is_none() {
+                doc.parsed = Some(parse_document(&self.text[doc.range.clone()]));
+            }
+        }
     }
 
     /// 1-based line and column (in characters) of a byte offset of the text, without
@@ -174,8 +193,15 @@ fn is_manifest(path: &Path) -> bool {
     )
 }
 
-/// Reads and splits one source; `stdin` is read when the source is standard input.
+/// Reads, splits and parses one source; `stdin` is read when the source is standard input.
 pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
+    let mut input = load_unparsed(source, stdin)?;
+    input.parse_all();
+    Ok(input)
+}
+
+/// Reads and splits one source, leaving its documents to be parsed when they are needed.
+pub fn load_unparsed(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
     let mut bytes = Vec::new();
     let io = |e| InputError::Io {
         name: source.name.clone(),
@@ -187,12 +213,19 @@ pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> 
             stdin.read_to_end(&mut bytes).map_err(io)?;
         }
     }
-    from_bytes(source.clone(), &bytes)
+    from_bytes_unparsed(source.clone(), bytes)
 }
 
-/// Decodes and splits bytes read from `source`.
+/// Decodes, splits and parses bytes read from `source`.
 pub fn from_bytes(source: Source, bytes: &[u8]) -> Result<Input, InputError> {
-    let (text, encoding) = decode(bytes).map_err(|offset| {
+    let mut input = from_bytes_unparsed(source, bytes.to_vec())?;
+    input.parse_all();
+    Ok(input)
+}
+
+/// Decodes and splits bytes read from `source`; documents are parsed when needed.
+pub fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, InputError> {
+    let (text, encoding) = decode(bytes).map_err(|(bytes, offset)| {
         let valid = String::from_utf8_lossy(&bytes[..offset]);
         let (line, column) = line_col(&valid, valid.len());
         InputError::Encoding {
@@ -211,7 +244,7 @@ pub fn from_bytes(source: Source, bytes: &[u8]) -> Result<Input, InputError> {
             let range = r.start + body_start..r.end + body_start;
             Document {
                 index,
-                parsed: parse_document(&text[range.clone()]),
+                parsed: None,
                 range,
             }
         })
@@ -225,32 +258,37 @@ pub fn from_bytes(source: Source, bytes: &[u8]) -> Result<Input, InputError> {
     })
 }
 
-/// Text of the bytes, or the offset of the first byte that is not valid UTF-8.
-fn decode(bytes: &[u8]) -> Result<(String, Encoding), usize> {
+/// Text of the bytes, or (the bytes and) the offset of the first byte that is not valid
+/// UTF-8.
+fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), (Vec<u8>, usize)> {
     let utf16 = |chunks: Vec<u16>| String::from_utf16(&chunks).map_err(|_| 0usize);
-    match bytes {
+    let utf16 = |chunks: Vec<u16>, bytes: &Vec<u8>| utf16(chunks).map_err(|o| (bytes.clone(), o));
+    match bytes.as_slice() {
         [0xFF, 0xFE, rest @ ..] => {
             let units = rest
                 .chunks_exact(2)
                 .map(|c| u16::from_le_bytes([c[0], c[1]]))
                 .collect();
-            Ok((utf16(units)?, Encoding::Utf16Le))
+            Ok((utf16(units, &bytes)?, Encoding::Utf16Le))
         }
         [0xFE, 0xFF, rest @ ..] => {
             let units = rest
                 .chunks_exact(2)
                 .map(|c| u16::from_be_bytes([c[0], c[1]]))
                 .collect();
-            Ok((utf16(units)?, Encoding::Utf16Be))
+            Ok((utf16(units, &bytes)?, Encoding::Utf16Be))
         }
         _ => {
-            let text = std::str::from_utf8(bytes).map_err(|e| e.valid_up_to())?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                let at = e.utf8_error().valid_up_to();
+                (e.into_bytes(), at)
+            })?;
             let encoding = if text.starts_with('\u{FEFF}') {
                 Encoding::Utf8Bom
             } else {
                 Encoding::Utf8
             };
-            Ok((text.to_owned(), encoding))
+            Ok((text, encoding))
         }
     }
 }
@@ -262,7 +300,22 @@ pub fn namespace_labels<'a>(
     let mut out = std::collections::HashMap::new();
     for input in inputs {
         for doc in &input.documents {
-            let Ok(parsed) = &doc.parsed else { continue };
+            // A document not read yet is read here only when it may hold a Namespace.
+            let read_now;
+            let parsed = match &doc.parsed {
+                Some(Ok(p)) => p,
+                Some(Err(_)) => continue,
+                None => {
+                    if !input.doc_text(doc).contains("Namespace") {
+                        continue;
+                    }
+                    let Ok(p) = parse_document(input.doc_text(doc)) else {
+                        continue;
+                    };
+                    read_now = p;
+                    &read_now
+                }
+            };
             for (_, o) in objects(&parsed.value) {
                 if o.get("kind").and_then(Value::as_str) != Some("Namespace") {
                     continue;
@@ -363,7 +416,7 @@ mod tests {
         let input = from_bytes(Source::stdin(), "\u{FEFF}a: 1\n---\nb: 2\n".as_bytes()).unwrap();
         assert_eq!(input.documents[0].range, 3..8);
         assert_eq!(
-            input.documents[0].parsed.as_ref().unwrap().value,
+            input.documents[0].value().unwrap().value,
             json!({"a": 1})
         );
     }

@@ -10,7 +10,7 @@ pub fn documents(file: &FileResult) -> Vec<Value> {
         .documents
         .iter()
         .filter_map(|doc| {
-            let parsed = doc.parsed.as_ref().ok()?;
+            let parsed = doc.value()?;
             parsed.root.as_ref()?;
             let result = file.doc(doc.index);
             Some(

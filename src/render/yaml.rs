@@ -25,21 +25,25 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
     for doc in &input.documents {
         let raw = input.doc_text(doc);
         let result = file.doc(doc.index);
-        match (result, &doc.parsed) {
+        let made = match (result, doc.value()) {
+            (Some(DocResult { text: Some(t), .. }), _) => Some(t.clone()),
             (
                 Some(DocResult {
                     target: Some(target),
                     ops,
                     ..
                 }),
-                Ok(parsed),
-            ) => {
-                let (edited, note) =
-                    edit_document(raw, parsed, ops, target).map_err(|message| RenderError {
-                        file: input.source.name.clone(),
-                        document: doc.index,
-                        message,
-                    })?;
+                Some(parsed),
+            ) => Some(edit_document(raw, parsed, ops, target)),
+            _ => None,
+        };
+        match made {
+            Some(made) => {
+                let (edited, note) = made.map_err(|message| RenderError {
+                    file: input.source.name.clone(),
+                    document: doc.index,
+                    message,
+                })?;
                 if let Some(n) = note {
                     notes.push(format!(
                         "{} document {}: {n}",
@@ -49,14 +53,14 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
                 }
                 text.push_str(&edited);
             }
-            _ => text.push_str(raw),
+            None => text.push_str(raw),
         }
     }
     Ok(YamlOutput { text, notes })
 }
 
 /// The document's text with `ops` applied, and a note when it had to be re-emitted whole.
-fn edit_document(
+pub(crate) fn edit_document(
     raw: &str,
     parsed: &Parsed,
     ops: &[crate::patch::Op],

@@ -10,7 +10,7 @@ pub fn objects(text: &str) -> Vec<Value> {
     input
         .documents
         .iter()
-        .filter_map(|d| d.parsed.as_ref().ok())
+        .filter_map(|d| d.value())
         .flat_map(|p| {
             kinject::read::objects(&p.value)
                 .into_iter()
@@ -28,7 +28,7 @@ pub fn objects_of_documents(text: &str) -> Vec<Value> {
     input
         .documents
         .iter()
-        .filter_map(|d| d.parsed.as_ref().ok())
+        .filter_map(|d| d.value())
         .filter(|p| p.root.is_some())
         .map(|p| p.value.clone())
         .collect()
