@@ -307,11 +307,14 @@ fn process_document(
                 &t,
             ));
         }
+        // The text is made: what it was made from is not needed any more.
         for o in &mut objects {
             if let Ok(outcome) = &mut o.outcome {
                 outcome.target = None;
             }
+            o.ops = Vec::new();
         }
+        doc_ops = Vec::new();
     }
     out.result = Some(DocResult {
         index: doc.index,

@@ -101,7 +101,7 @@ fn run(
     };
     // The process ends after this command: freeing every parsed document one by one would
     // take a fifth of the run (docs/performance.md).
-    let files = std::mem::ManuallyDrop::new(files);
+    let mut files = std::mem::ManuallyDrop::new(files);
     let mut failed = !input_errors.is_empty() || files.iter().any(|f| !f.errors.is_empty());
     diagnostics(input_errors);
     for f in files.iter() {
@@ -111,7 +111,7 @@ fn run(
         report(&files, output, &[]);
         return super::edit::run(&files, edit, failed, output.quiet);
     }
-    let (text, notes, render_errors) = render_all(&files, output.output);
+    let (text, notes, render_errors) = render_all(&mut files, output.output);
     failed |= !render_errors.is_empty();
     for e in &render_errors {
         eprint(&format!("error: {e}\n"));
@@ -144,7 +144,7 @@ fn report(files: &[FileResult], output: &OutputArgs, notes: &[String]) {
 
 /// Renders every file in `format`: (text, notes, errors).
 fn render_all(
-    files: &[FileResult],
+    files: &mut [FileResult],
     format: Format,
 ) -> (String, Vec<String>, Vec<render::RenderError>) {
     let mut notes = Vec::new();
@@ -152,8 +152,8 @@ fn render_all(
     let text = match format {
         Format::Yaml => {
             let mut out = String::new();
-            for f in files {
-                match render::yaml::render(f) {
+            for f in files.iter_mut() {
+                match render::yaml::render_taking(f) {
                     Ok(y) => {
                         join_stream(&mut out, &y.text);
                         notes.extend(y.notes);
@@ -165,7 +165,7 @@ fn render_all(
         }
         Format::Json => {
             let values: Vec<serde_json::Value> =
-                files.iter().flat_map(render::json::documents).collect();
+                files.iter().flat_map(|f| render::json::documents(f)).collect();
             render::json::render(&values)
         }
         Format::Patch => {

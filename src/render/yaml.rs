@@ -16,8 +16,33 @@ pub struct YamlOutput {
 }
 
 pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
+    render_from(file, |index| file.doc(index).and_then(|d| d.text.clone()))
+}
+
+/// `render`, moving the documents' made texts out of `file` instead of copying them (the
+/// stream's output is then the only copy).
+pub fn render_taking(file: &mut FileResult) -> Result<YamlOutput, RenderError> {
+    let mut made: Vec<(usize, Result<(String, Option<String>), String>)> = file
+        .docs
+        .iter_mut()
+        .filter_map(|d| d.text.take().map(|t| (d.index, t)))
+        .collect();
+    made.reverse();
+    render_from(file, |index| {
+        (made.last().is_some_and(|(i, _)| *i == index))
+            .then(|| made.pop().map(|(_, t)| t))
+            .flatten()
+    })
+}
+
+/// The text of `file`, with `made(index)` the edited text of a document when it was made
+/// while processing (asked for in document order).
+fn render_from(
+    file: &FileResult,
+    mut made: impl FnMut(usize) -> Option<Result<(String, Option<String>), String>>,
+) -> Result<YamlOutput, RenderError> {
     let input = &file.input;
-    let mut text = String::with_capacity(input.text.len() + 1024);
+    let mut text = String::with_capacity(input.text.len() + input.text.len() / 8 + 1024);
     let mut notes = Vec::new();
     if let Some(first) = input.documents.first() {
         text.push_str(&input.text[..first.range.start]);
@@ -25,9 +50,10 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
     for doc in &input.documents {
         let raw = input.doc_text(doc);
         let result = file.doc(doc.index);
-        let made = match (result, doc.value()) {
-            (Some(DocResult { text: Some(t), .. }), _) => Some(t.clone()),
+        let made = match (made(doc.index), result, doc.value()) {
+            (Some(t), ..) => Some(t),
             (
+                None,
                 Some(DocResult {
                     target: Some(target),
                     ops,
