@@ -17,7 +17,7 @@ pub struct Located {
     pub message: String,
     pub label: String,
     pub help: Option<String>,
-    pub src: NamedSource<Arc<str>>,
+    pub src: NamedSource<SharedText>,
     pub span: SourceSpan,
     /// Worth knowing, but nothing fails because of it.
     pub warning: bool,
@@ -28,10 +28,12 @@ impl Located {
     pub(crate) fn new(
         code: &'static str,
         name: &str,
-        text: &Arc<str>,
+        text: impl Into<SharedText>,
         span: (usize, usize),
         message: impl Into<String>,
     ) -> Self {
+        let shared: SharedText = text.into();
+        let text = shared.as_str();
         let (start, end) = (
             span.0.min(text.len()),
             span.1.min(text.len()).max(span.0.min(text.len())),
@@ -43,7 +45,7 @@ impl Located {
             message: message.into(),
             label: "here".to_owned(),
             help: None,
-            src: NamedSource::new(name, Arc::clone(text)).with_language("yaml"),
+            src: NamedSource::new(name, shared).with_language("yaml"),
             span: SourceSpan::from(start..end),
             warning: false,
         }
@@ -103,4 +105,45 @@ pub(crate) fn suggest<'a>(
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| format!("did you mean `{c}`?"))
+}
+
+/// The text a diagnostic points into, shared with whoever else holds it: a configuration
+/// file's (`Arc<str>`) or an input's (`Arc<String>`, read without a copy).
+#[derive(Debug, Clone)]
+pub enum SharedText {
+    Str(Arc<str>),
+    String(Arc<String>),
+}
+
+impl SharedText {
+    pub fn as_str(&self) -> &str {
+        match self {
+            SharedText::Str(s) => s,
+            SharedText::String(s) => s,
+        }
+    }
+}
+
+impl From<&Arc<str>> for SharedText {
+    fn from(text: &Arc<str>) -> Self {
+        SharedText::Str(Arc::clone(text))
+    }
+}
+
+impl From<&Arc<String>> for SharedText {
+    fn from(text: &Arc<String>) -> Self {
+        SharedText::String(Arc::clone(text))
+    }
+}
+
+impl SourceCode for SharedText {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        self.as_str()
+            .read_span(span, context_lines_before, context_lines_after)
+    }
 }

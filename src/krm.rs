@@ -94,7 +94,7 @@ fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
         Some((d, p, node))
     });
     let Some((doc, parsed, node)) = fc else {
-        let empty: Arc<str> = Arc::from(text.as_ref());
+        let empty: Arc<str> = Arc::from(text.as_str());
         return Err(vec![Located::new(
             "kinject::krm::no_function_config",
             &input.source.name,
@@ -125,6 +125,7 @@ fn pipeline_without_changes(input: Input) -> FileResult {
         docs: Vec::new(),
         errors: Vec::new(),
         warnings: Vec::new(),
+        yaml: None,
     }
 }
 

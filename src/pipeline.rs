@@ -101,6 +101,8 @@ pub struct FileResult {
     pub errors: Vec<Located>,
     /// Duplicate keys and similar findings, already located.
     pub warnings: Vec<String>,
+    /// The YAML output, made while processing (with `Keep::YamlText`).
+    pub yaml: Option<Result<crate::render::yaml::YamlOutput, crate::render::RenderError>>,
 }
 
 impl FileResult {
@@ -119,12 +121,6 @@ impl FileResult {
             .ok()
             .map(|i| &mut self.docs[i])
     }
-
-    pub fn changed(&self) -> bool {
-        self.docs
-            .iter()
-            .any(|d| d.target.is_some() || d.text.is_some())
-    }
 }
 
 /// What `process` keeps of each document for the renderers.
@@ -135,6 +131,8 @@ pub enum Keep {
     /// Only the YAML text of each changed document, made as soon as the document is
     /// processed; everything parsed is let go of, so memory stays near the input's size.
     YamlText,
+    /// `Values`, and every rule's verdict on each object (`kinject explain`).
+    Verdicts,
 }
 
 /// Runs every object of `input` through injection. Documents are read (parsed) here when the
@@ -148,32 +146,102 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
             .take()
             .unwrap_or_else(|| crate::yaml::parse_document(input.doc_text(doc)));
         let out = process_document(&input, doc, &parsed, settings, keep);
-        if keep == Keep::Values {
+        if keep != Keep::YamlText {
             doc.parsed = Some(parsed);
         }
         out
     };
     // Small inputs are not worth the threads.
-    let outs: Vec<DocOut> = if documents.len() > 16 && input.text.len() > 64 * 1024 {
-        use rayon::prelude::*;
-        documents.par_iter_mut().map(work).collect()
-    } else {
-        documents.iter_mut().map(work).collect()
-    };
-    input.documents = documents;
-    let mut docs = Vec::new();
+    let parallel = documents.len() > 16 && input.text.len() > 64 * 1024;
+    let mut docs = Vec::with_capacity(documents.len());
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for out in outs {
-        docs.extend(out.result);
-        errors.extend(out.errors);
-        warnings.extend(out.warnings);
+    let mut yaml = (keep == Keep::YamlText).then(|| YamlStream::new(&input));
+    // A chunk at a time: the edited texts of one chunk are in the output (and let go of)
+    // before the next is made.
+    for chunk in documents.chunks_mut(256) {
+        let outs: Vec<DocOut> = if parallel {
+            use rayon::prelude::*;
+            chunk.par_iter_mut().map(work).collect()
+        } else {
+            chunk.iter_mut().map(work).collect()
+        };
+        for (doc, mut out) in chunk.iter().zip(outs) {
+            if let Some(y) = &mut yaml {
+                let made = out.result.as_mut().and_then(|r| r.text.take());
+                y.push(&input, doc, made);
+            }
+            docs.extend(out.result);
+            errors.extend(out.errors);
+            warnings.extend(out.warnings);
+        }
     }
+    input.documents = documents;
     FileResult {
         input,
         docs,
         errors,
         warnings,
+        yaml: yaml.map(YamlStream::finish),
+    }
+}
+
+/// The YAML output of an input, made document by document in order.
+struct YamlStream {
+    out: crate::render::yaml::YamlOutput,
+    error: Option<crate::render::RenderError>,
+}
+
+impl YamlStream {
+    fn new(input: &Input) -> Self {
+        let mut text = String::with_capacity(input.text.len() + input.text.len() / 8 + 1024);
+        // What comes before the first document (a byte-order mark).
+        if let Some(first) = input.documents.first() {
+            text.push_str(&input.text[..first.range.start]);
+        }
+        YamlStream {
+            out: crate::render::yaml::YamlOutput {
+                text,
+                notes: Vec::new(),
+            },
+            error: None,
+        }
+    }
+
+    /// Appends `doc`: its edited text when one was made, else its text as it is.
+    fn push(
+        &mut self,
+        input: &Input,
+        doc: &read::Document,
+        made: Option<Result<(String, Option<String>), String>>,
+    ) {
+        match made {
+            None => self.out.text.push_str(input.doc_text(doc)),
+            Some(Ok((text, note))) => {
+                self.out.text.push_str(&text);
+                if let Some(n) = note {
+                    self.out.notes.push(format!(
+                        "{} document {}: {n}",
+                        input.source.name,
+                        doc.index + 1
+                    ));
+                }
+            }
+            Some(Err(message)) => {
+                self.error.get_or_insert(crate::render::RenderError {
+                    file: input.source.name.clone(),
+                    document: doc.index,
+                    message,
+                });
+            }
+        }
+    }
+
+    fn finish(self) -> Result<crate::render::yaml::YamlOutput, crate::render::RenderError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.out),
+        }
     }
 }
 
@@ -212,9 +280,11 @@ fn process_document(
         return out;
     };
     let errors = &mut out.errors;
-    let mut objects = Vec::new();
+    let found = read::objects(&parsed.value);
+    // Exactly as many as there are: most documents hold one object.
+    let mut objects = Vec::with_capacity(found.len());
     let mut doc_ops = Vec::new();
-    for (pointer, object) in read::objects(&parsed.value) {
+    for (pointer, object) in found {
         let toks = patch::tokens(&pointer);
         let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
         let (line, _) = input.line_col(start);
@@ -276,7 +346,7 @@ fn process_document(
             if let (Ok(outcome), Some(slot)) = (&o.outcome, planned.pointer_mut(&o.pointer))
                 && let Some(target) = &outcome.target
             {
-                *slot = target.clone();
+                *slot = Value::clone(target);
             }
         }
         let mut applied = parsed.value.clone();

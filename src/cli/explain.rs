@@ -36,7 +36,7 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
         None,
         &config,
         Mode::Inject,
-        crate::pipeline::Keep::Values,
+        crate::pipeline::Keep::Verdicts,
     ) {
         Ok(r) => r,
         Err(code) => return code,

@@ -154,6 +154,11 @@ fn render_all(
             let mut out = String::new();
             for f in files.iter_mut() {
                 match render::yaml::render_taking(f) {
+                    Ok(y) if out.is_empty() => {
+                        // The first (often the only) file: its text is the stream so far.
+                        out = y.text;
+                        notes.extend(y.notes);
+                    }
                     Ok(y) => {
                         join_stream(&mut out, &y.text);
                         notes.extend(y.notes);
@@ -165,7 +170,7 @@ fn render_all(
         }
         Format::Json => {
             let values: Vec<serde_json::Value> =
-                files.iter().flat_map(|f| render::json::documents(f)).collect();
+                files.iter().flat_map(render::json::documents).collect();
             render::json::render(&values)
         }
         Format::Patch => {

@@ -68,10 +68,11 @@ pub(crate) fn process_inputs(
     keep: crate::pipeline::Keep,
 ) -> Result<(Vec<FileResult>, Vec<InputError>), u8> {
     let (inputs, errors) = load_inputs(args, stdin);
-    let settings = args.settings(config, mode, &inputs).map_err(|e| {
+    let mut settings = args.settings(config, mode, &inputs).map_err(|e| {
         super::eprint(&format!("error: {e}\n"));
         super::EXIT_ERROR
     })?;
+    settings.explain = keep == crate::pipeline::Keep::Verdicts;
     // Files side by side on every core; results in the order the files were named.
     use rayon::prelude::*;
     let files = inputs

@@ -129,7 +129,7 @@ fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Vec<Located>> {
             vec![Located::new(
                 "kinject::config::io",
                 &name,
-                &Arc::from(""),
+                &Arc::<str>::from(""),
                 (0, 0),
                 format!("cannot read directory: {e}"),
             )]

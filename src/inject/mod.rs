@@ -65,6 +65,8 @@ pub struct Settings<'c> {
     /// input and `--namespace-labels`).
     pub namespace_labels: std::collections::HashMap<String, Map<String, Value>>,
     pub mode: Mode,
+    /// Keep every rule's verdict on each object (`kinject explain`).
+    pub explain: bool,
 }
 
 impl<'c> Settings<'c> {
@@ -74,6 +76,7 @@ impl<'c> Settings<'c> {
             namespace,
             namespace_labels: std::collections::HashMap::new(),
             mode,
+            explain: false,
         }
     }
 }
@@ -96,7 +99,7 @@ pub enum Action {
 pub struct Outcome {
     pub action: Action,
     /// The object as it should be; `None` when it stays as it is.
-    pub target: Option<Value>,
+    pub target: Option<Box<Value>>,
     /// Sidecars from an earlier run that this run removed (no longer selected).
     pub removed: Vec<String>,
     pub warnings: Vec<String>,
@@ -167,7 +170,9 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         let (verdicts, selection) = choose(object, pod_in, &wk, &namespace, settings)?;
         if let Err(reason) = selection {
             let mut o = Outcome::new(Action::Skipped(reason));
-            o.verdicts = verdicts;
+            if settings.explain {
+                o.verdicts = verdicts;
+            }
             return Ok(o);
         }
         chosen = Some((verdicts, selection));
@@ -209,7 +214,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         } else {
             Action::Uninjected(stripped)
         });
-        o.target = (&target != object).then_some(target);
+        o.target = (&target != object).then(|| Box::new(target));
         return Ok(o);
     }
     let (verdicts, selection) = match chosen {
@@ -263,9 +268,11 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             outcome.action = Action::Unchanged(names.clone());
         }
     } else {
-        outcome.target = Some(target);
+        outcome.target = Some(Box::new(target));
     }
-    outcome.verdicts = verdicts;
+    if settings.explain {
+        outcome.verdicts = verdicts;
+    }
     Ok(outcome)
 }
 
@@ -287,7 +294,12 @@ fn choose<'c>(
         .map(|r| {
             let miss = r.matcher.check(&subject);
             RuleVerdict {
-                rule: r.spec.name.clone(),
+                // Names only for `explain`: other runs keep no verdicts.
+                rule: if settings.explain {
+                    r.spec.name.clone()
+                } else {
+                    String::new()
+                },
                 matched: miss.is_none(),
                 reason: miss.map(|m| m.code()),
             }

@@ -52,11 +52,13 @@ pub enum Encoding {
 #[derive(Debug)]
 pub struct Input {
     pub source: Source,
-    pub text: Arc<str>,
+    /// Shared with the diagnostics that point into it.
+    pub text: Arc<String>,
     pub encoding: Encoding,
     pub documents: Vec<Document>,
-    /// Where each line starts, built when a line number is first asked for.
-    lines: std::sync::OnceLock<Vec<usize>>,
+    /// Where each line starts, built when a line number is first asked for (empty for a
+    /// text too long for 32-bit offsets, whose lines are then counted).
+    lines: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// One document of an input: its exact bytes and what they parse to.
@@ -95,13 +97,19 @@ impl Input {
     /// counting from the start each time.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let starts = self.lines.get_or_init(|| {
+            if u32::try_from(self.text.len()).is_err() {
+                return Vec::new();
+            }
             std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .chain(self.text.match_indices('\n').map(|(i, _)| i as u32 + 1))
                 .collect()
         });
+        if starts.is_empty() {
+            return line_col(&self.text, offset);
+        }
         let offset = offset.min(self.text.len());
-        let line = starts.partition_point(|&s| s <= offset);
-        let start = starts[line - 1];
+        let line = starts.partition_point(|&s| s as usize <= offset);
+        let start = starts[line - 1] as usize;
         (line, self.text[start..offset].chars().count() + 1)
     }
 }
@@ -234,7 +242,8 @@ pub fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, Inpu
             column,
         }
     })?;
-    let text: Arc<str> = Arc::from(text);
+    // The decoded text itself, not a copy: inputs can be large.
+    let text = Arc::new(text);
     let body_start = if encoding == Encoding::Utf8Bom { 3 } else { 0 };
     let documents = documents(&text[body_start..])
         .into_iter()
@@ -415,9 +424,6 @@ mod tests {
     fn bom_stays_outside_documents() {
         let input = from_bytes(Source::stdin(), "\u{FEFF}a: 1\n---\nb: 2\n".as_bytes()).unwrap();
         assert_eq!(input.documents[0].range, 3..8);
-        assert_eq!(
-            input.documents[0].value().unwrap().value,
-            json!({"a": 1})
-        );
+        assert_eq!(input.documents[0].value().unwrap().value, json!({"a": 1}));
     }
 }

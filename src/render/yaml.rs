@@ -10,29 +10,26 @@ use crate::yaml::style::Style;
 use crate::yaml::{NodeKind, Parsed, edit, parse_document};
 
 /// The text of a processed input. `notes` says which documents had to be re-emitted whole.
+#[derive(Debug, Clone)]
 pub struct YamlOutput {
     pub text: String,
     pub notes: Vec<String>,
 }
 
 pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
+    if let Some(made) = &file.yaml {
+        return made.clone();
+    }
     render_from(file, |index| file.doc(index).and_then(|d| d.text.clone()))
 }
 
-/// `render`, moving the documents' made texts out of `file` instead of copying them (the
+/// `render`, moving the text made while processing out of `file` instead of copying it (the
 /// stream's output is then the only copy).
 pub fn render_taking(file: &mut FileResult) -> Result<YamlOutput, RenderError> {
-    let mut made: Vec<(usize, Result<(String, Option<String>), String>)> = file
-        .docs
-        .iter_mut()
-        .filter_map(|d| d.text.take().map(|t| (d.index, t)))
-        .collect();
-    made.reverse();
-    render_from(file, |index| {
-        (made.last().is_some_and(|(i, _)| *i == index))
-            .then(|| made.pop().map(|(_, t)| t))
-            .flatten()
-    })
+    match file.yaml.take() {
+        Some(made) => made,
+        None => render(file),
+    }
 }
 
 /// The text of `file`, with `made(index)` the edited text of a document when it was made
