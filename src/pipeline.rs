@@ -140,11 +140,22 @@ pub enum Keep {
 /// document order.
 pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileResult {
     let mut documents = std::mem::take(&mut input.documents);
+    // Documents no rule can touch are only reported: when their output is their text as it
+    // is, they are checked and identified, not read in full.
+    let shallow = keep == Keep::YamlText && settings.mode == inject::Mode::Inject;
+    let config = settings.config;
     let work = |doc: &mut read::Document| {
-        let parsed = doc
-            .parsed
-            .take()
-            .unwrap_or_else(|| crate::yaml::parse_document(input.doc_text(doc)));
+        let parsed = doc.parsed.take().unwrap_or_else(|| {
+            let text = input.doc_text(doc);
+            shallow
+                .then(|| {
+                    crate::yaml::parse_identity(text, |kind| {
+                        !crate::kinds::may_be_workload(kind, &config.kinds)
+                    })
+                })
+                .flatten()
+                .map_or_else(|| crate::yaml::parse_document(text), Ok)
+        });
         let out = process_document(&input, doc, &parsed, settings, keep);
         if keep != Keep::YamlText {
             doc.parsed = Some(parsed);

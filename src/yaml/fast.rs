@@ -25,14 +25,59 @@ pub(crate) fn parse(text: &str) -> Option<Parsed> {
         text,
         b: text.as_bytes(),
         warnings: Vec::new(),
+        build: true,
+        keep: None,
     };
     r.document().ok()
+}
+
+/// The top-level keys a shallow read keeps: what says which object a document is.
+const IDENTITY: &[&str] = &["apiVersion", "kind", "metadata"];
+
+/// The document `text` checked as `parse` checks it, keeping only `apiVersion`, `kind` and
+/// `metadata` of its root mapping (for documents no rule can touch, which are only reported).
+/// Duplicate keys are found by their text as written. `None` when `parse` would give up, or
+/// when the root is not a block mapping.
+pub(crate) fn parse_shallow(text: &str) -> Option<Parsed> {
+    if text.contains(['\t', '\r']) || text.starts_with('%') {
+        return None;
+    }
+    let mut r = Reader {
+        text,
+        b: text.as_bytes(),
+        warnings: Vec::new(),
+        build: true,
+        keep: Some(IDENTITY),
+    };
+    let parsed = r.document().ok()?;
+    let block_map = matches!(
+        parsed.root.as_ref().map(|n| &n.kind),
+        Some(NodeKind::Map { flow: false, .. })
+    );
+    block_map.then_some(parsed)
+}
+
+/// The value of the first `kind:` at the start of a line, as written (no quotes, no comment).
+pub(crate) fn top_level_kind(text: &str) -> Option<&str> {
+    let at = if text.starts_with("kind:") {
+        0
+    } else {
+        text.find("\nkind:")? + 1
+    };
+    let line = &text[at + 5..];
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
+    let value = line.split(" #").next().unwrap_or("").trim();
+    (!value.is_empty() && value.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(value)
 }
 
 struct Reader<'a> {
     text: &'a str,
     b: &'a [u8],
     warnings: Vec<(usize, String)>,
+    /// Build values and span trees; when off, the text is only checked.
+    build: bool,
+    /// Reading shallowly: the root mapping keeps only these keys' values.
+    keep: Option<&'static [&'static str]>,
 }
 
 /// A line of content: where it starts, its first non-blank byte, and its end (before `\n`).
@@ -193,8 +238,10 @@ impl<'a> Reader<'a> {
                 }
                 (node, value, next)
             };
-            items.push(node);
-            values.push(value);
+            if self.build {
+                items.push(node);
+                values.push(value);
+            }
             match next {
                 Some(n) if n.indent() == col && self.is_dash(n.content, n.end) => {
                     l = n;
@@ -217,12 +264,18 @@ impl<'a> Reader<'a> {
     /// A block mapping whose keys are at column `col`, the first at byte `key` of `l`.
     fn block_map(&mut self, mut key: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
         let col = key - l.start;
+        // Only the root of a shallow read keeps some keys; below it nothing is built.
+        let keep = self.keep.take();
+        let outer_build = self.build;
         let mut entries: Vec<Entry> = Vec::new();
         let mut map = Map::new();
+        let mut seen: Vec<&'a str> = Vec::new();
         let next = loop {
-            let Some((name, colon)) = self.key_at(key, l.end)? else {
+            let Some((raw, colon)) = self.key_at(key, l.end)? else {
                 return Err(GiveUp);
             };
+            let kept = keep.is_none_or(|k| k.contains(&raw));
+            self.build = outer_build && kept;
             let mut at = colon + 1;
             while at < l.end && self.b[at] == b' ' {
                 at += 1;
@@ -244,19 +297,28 @@ impl<'a> Reader<'a> {
                 }
                 (node, value, next)
             };
-            if name == "<<" {
+            if raw == "<<" {
                 return Err(GiveUp);
             }
-            if map.contains_key(&name) {
-                self.warnings
-                    .push((key, format!("duplicate key `{name}`: the last one wins")));
+            if outer_build && kept {
+                let name = self.key_text(raw, key);
+                if map.contains_key(&name) {
+                    self.warnings
+                        .push((key, format!("duplicate key `{name}`: the last one wins")));
+                }
+                map.insert(name.clone(), value);
+                entries.push(Entry {
+                    key: name,
+                    key_start: key,
+                    value: node,
+                });
+            } else {
+                if seen.contains(&raw) {
+                    self.warnings
+                        .push((key, format!("duplicate key `{raw}`: the last one wins")));
+                }
+                seen.push(raw);
             }
-            map.insert(name.clone(), value);
-            entries.push(Entry {
-                key: name,
-                key_start: key,
-                value: node,
-            });
             match next {
                 Some(n) if n.indent() == col && !self.is_end_marker(n) => {
                     if self.is_dash(n.content, n.end) {
@@ -269,7 +331,8 @@ impl<'a> Reader<'a> {
                 next => break next,
             }
         };
-        let start = entries[0].key_start;
+        self.build = outer_build;
+        let start = entries.first().map_or(l.start + col, |e| e.key_start);
         let end = entries
             .last()
             .map_or(start, |e| e.value.end.max(e.key_start));
@@ -285,18 +348,18 @@ impl<'a> Reader<'a> {
         Ok((node, Value::Object(map), next))
     }
 
-    /// The key of a `key: value` entry starting at `pos`: its text as Kubernetes reads it and
-    /// the offset of its `:`; `None` when the line is not an entry.
-    fn key_at(&self, pos: usize, end: usize) -> R<Option<(String, usize)>> {
+    /// The key of a `key: value` entry starting at `pos`: its text as written (quotes
+    /// included) and the offset of its `:`; `None` when the line is not an entry.
+    fn key_at(&self, pos: usize, end: usize) -> R<Option<(&'a str, usize)>> {
         match self.b[pos] {
             b'\'' | b'"' => {
-                let (s, after) = self.quoted(pos, end)?;
+                let (_, after) = self.quoted(pos, end)?;
                 let mut at = after;
                 while at < end && self.b[at] == b' ' {
                     at += 1;
                 }
                 if at < end && self.b[at] == b':' && (at + 1 == end || self.b[at + 1] == b' ') {
-                    return Ok(Some((s, at)));
+                    return Ok(Some((&self.text[pos..after], at)));
                 }
                 Ok(None)
             }
@@ -316,7 +379,7 @@ impl<'a> Reader<'a> {
                             if raw.is_empty() {
                                 return Err(GiveUp);
                             }
-                            return Ok(Some((key_text(&resolve_plain(raw)), i)));
+                            return Ok(Some((raw, i)));
                         }
                         b'#' if self.b[i - 1] == b' ' => return Ok(None),
                         _ => {}
@@ -325,6 +388,17 @@ impl<'a> Reader<'a> {
                 }
                 Ok(None)
             }
+        }
+    }
+
+    /// The key as Kubernetes reads it, from its text as written at `pos`.
+    fn key_text(&self, raw: &str, pos: usize) -> String {
+        match raw.as_bytes()[0] {
+            b'\'' | b'"' => self
+                .quoted(pos, pos + raw.len())
+                .map(|(s, _)| s)
+                .unwrap_or_default(),
+            _ => key_text(&resolve_plain(raw)),
         }
     }
 
@@ -372,9 +446,14 @@ impl<'a> Reader<'a> {
                 }
                 let raw = self.text[pos..stop].trim_end_matches(' ');
                 let e = pos + raw.len();
+                let value = if self.build {
+                    resolve_plain(raw)
+                } else {
+                    Value::Null
+                };
                 Ok((
                     scalar(pos, e, ScalarKind::Plain),
-                    resolve_plain(raw),
+                    value,
                     self.next_line_start(pos),
                 ))
             }
@@ -512,6 +591,9 @@ impl<'a> Reader<'a> {
             block_end = (le + 1).min(self.b.len());
             line = block_end;
         }
+        if !self.build {
+            return Ok((scalar(pos, block_end, ScalarKind::Block), Value::Null, block_end));
+        }
         let trailing = lines.iter().rev().take_while(|l| l.is_none()).count();
         let body = &lines[..lines.len() - trailing];
         if body.is_empty() && chomp == b'+' {
@@ -564,8 +646,10 @@ impl<'a> Reader<'a> {
             }
             if open == b'[' {
                 let (node, value, after) = self.flow_value(i, end, depth)?;
-                items.push(node);
-                values.push(value);
+                if self.build {
+                    items.push(node);
+                    values.push(value);
+                }
                 i = after;
             } else {
                 let (key, key_after) = match self.b[i] {
@@ -585,16 +669,18 @@ impl<'a> Reader<'a> {
                 if key == "<<" {
                     return Err(GiveUp);
                 }
-                if map.contains_key(&key) {
-                    self.warnings
-                        .push((i, format!("duplicate key `{key}`: the last one wins")));
+                if self.build {
+                    if map.contains_key(&key) {
+                        self.warnings
+                            .push((i, format!("duplicate key `{key}`: the last one wins")));
+                    }
+                    map.insert(key.clone(), value);
+                    entries.push(Entry {
+                        key,
+                        key_start: i,
+                        value: node,
+                    });
                 }
-                map.insert(key.clone(), value);
-                entries.push(Entry {
-                    key,
-                    key_start: i,
-                    value: node,
-                });
                 i = after;
             }
             i = self.skip_blanks(i, end);
@@ -773,6 +859,43 @@ mod tests {
         }
     }
 
+    /// A shallow read keeps what a full read gives for `apiVersion`, `kind` and `metadata`.
+    fn shallow_agrees(text: &str) -> bool {
+        let Some(shallow) = parse_shallow(text) else {
+            return false;
+        };
+        let full = parse(text).expect("read in full where read shallowly");
+        let keep = |v: &Value| -> Value {
+            let mut m = v.as_object().cloned().unwrap_or_default();
+            m.retain(|k, _| IDENTITY.contains(&k.as_str()));
+            Value::Object(m)
+        };
+        assert_eq!(shallow.value, keep(&full.value), "{text:?}");
+        let (Some(NodeKind::Map { entries: a, .. }), Some(NodeKind::Map { entries: b, .. })) = (
+            shallow.root.as_ref().map(|n| &n.kind),
+            full.root.as_ref().map(|n| &n.kind),
+        ) else {
+            panic!("not mappings: {text:?}");
+        };
+        let b: Vec<&Entry> = b
+            .iter()
+            .filter(|e| IDENTITY.contains(&e.key.as_str()))
+            .collect();
+        assert_eq!(a.iter().collect::<Vec<_>>(), b, "{text:?}");
+        assert_eq!(shallow.warnings.len(), full.warnings.len(), "{text:?}");
+        true
+    }
+
+    #[test]
+    fn shallow_reads_keep_the_identity() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {a: b}\ndata:\n  k: |\n    v\n  l: [1, 2]\n  k: again\n";
+        assert!(shallow_agrees(text));
+        assert_eq!(top_level_kind(text), Some("ConfigMap"));
+        assert_eq!(top_level_kind("a: 1\nkind: Service # svc\n"), Some("Service"));
+        assert_eq!(top_level_kind("spec:\n  kind: X\n"), None);
+        assert!(parse_shallow("- a\n").is_none());
+    }
+
     /// Every document of the shared corpus and of the test data.
     #[test]
     fn agrees_on_every_document_of_the_corpus() {
@@ -805,6 +928,9 @@ mod tests {
                             .copied()
                             .collect::<Vec<_>>();
                         eprintln!("slow: {} {why:?}", path.display());
+                    }
+                    if parse(doc).is_some() && parse_shallow(doc).is_some() {
+                        shallow_agrees(doc);
                     }
                     if let Some(fast) = parse(doc) {
                         read += 1;

@@ -10,6 +10,18 @@ pub(crate) mod style;
 
 pub use parse::ParseError;
 
+/// For a document whose top-level `kind` is written plainly at the start of a line and
+/// satisfies `skip(kind)`: the document checked as `parse_document` checks it, but with only
+/// `apiVersion`, `kind` and `metadata` read — how documents no rule can touch are read.
+/// `None` when the document is not such a one, or is not written in the YAML the fast reader
+/// reads.
+pub(crate) fn parse_identity(text: &str, skip: impl Fn(&str) -> bool) -> Option<Parsed> {
+    let kind = fast::top_level_kind(text).filter(|k| skip(k))?;
+    let parsed = fast::parse_shallow(text)?;
+    (parsed.value.get("kind").and_then(serde_json::Value::as_str) == Some(kind))
+        .then_some(parsed)
+}
+
 /// Parses the text of exactly one document (it may start with `---` and end with `...`):
 /// with the fast reader when the document is written in the YAML it reads (most manifests),
 /// else with the general parser. Text holding only comments yields `Value::Null` and no root.
