@@ -167,6 +167,23 @@ fn main() {
             );
         }
     }
+    // Only documents no rule can touch: CustomResourceDefinitions and ConfigMaps.
+    let input = dir.join("untouched.yaml");
+    let text = (0..400)
+        .map(|i| if i % 2 == 0 { crd(i) } else { configmap(i) })
+        .collect::<Vec<_>>()
+        .join("---\n");
+    std::fs::write(&input, &text).expect("write input");
+    let pass = best(10, || {
+        run(&kinject, &["inject", "-q", "-c", p(&dir.join("sidecar.yaml")), p(&input)])
+    });
+    println!(
+        "pass-through of 200 CRDs and 200 ConfigMaps ({:.1} MB): {:.3} s ({:.0} MB/s), peak {:.0} MB",
+        text.len() as f64 / 1e6,
+        pass.time.as_secs_f64(),
+        text.len() as f64 / 1e6 / pass.time.as_secs_f64(),
+        pass.peak_kb as f64 / 1024.0
+    );
     // Only workloads, every one patched: the stream kustomize is slowest on.
     if let Some(k) = &kubectl {
         let input = dir.join("workloads-1000.yaml");

@@ -160,7 +160,14 @@ impl InputArgs {
         inputs: &[crate::read::Input],
     ) -> Result<crate::inject::Settings<'c>, String> {
         let mut settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
-        settings.namespace_labels = crate::read::namespace_labels(inputs);
+        // Namespace objects are looked for only when some rule selects on their labels.
+        if config
+            .rules
+            .iter()
+            .any(|r| r.spec.matches.namespace_selector.is_some())
+        {
+            settings.namespace_labels = crate::read::namespace_labels(inputs);
+        }
         parse_namespace_labels(&self.namespace_labels, &mut settings.namespace_labels)?;
         Ok(settings)
     }

@@ -315,7 +315,12 @@ pub fn namespace_labels<'a>(
                 Some(Ok(p)) => p,
                 Some(Err(_)) => continue,
                 None => {
-                    if !input.doc_text(doc).contains("Namespace") {
+                    // Only a Namespace (or a list) can give labels.
+                    let text = input.doc_text(doc);
+                    let kind = crate::yaml::top_level_kind(text);
+                    if kind.is_some_and(|k| k != "Namespace" && !k.ends_with("List"))
+                        || !text.contains("Namespace")
+                    {
                         continue;
                     }
                     let Ok(p) = parse_document(input.doc_text(doc)) else {

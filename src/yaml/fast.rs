@@ -18,7 +18,7 @@ type R<T> = Result<T, GiveUp>;
 /// The document `text` read the fast way, or `None` when it uses YAML this reader leaves to
 /// the general parser.
 pub(crate) fn parse(text: &str) -> Option<Parsed> {
-    if text.contains(['\t', '\r']) || text.starts_with('%') {
+    if !plain_layout(text) {
         return None;
     }
     let mut r = Reader {
@@ -39,7 +39,7 @@ const IDENTITY: &[&str] = &["apiVersion", "kind", "metadata"];
 /// Duplicate keys are found by their text as written. `None` when `parse` would give up, or
 /// when the root is not a block mapping.
 pub(crate) fn parse_shallow(text: &str) -> Option<Parsed> {
-    if text.contains(['\t', '\r']) || text.starts_with('%') {
+    if !plain_layout(text) {
         return None;
     }
     let mut r = Reader {
@@ -779,7 +779,13 @@ fn empty(at: usize) -> Node {
 }
 
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == needle)
+    memchr::memchr(needle, haystack)
+}
+
+/// No tabs, no carriage returns, no directives: the layout this reader reads.
+fn plain_layout(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr2(b'\t', b'\r', b).is_none() && !text.starts_with('%')
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ pub(crate) mod style;
 
 pub use parse::ParseError;
 
+pub(crate) use fast::top_level_kind;
+
 /// For a document whose top-level `kind` is written plainly at the start of a line and
 /// satisfies `skip(kind)`: the document checked as `parse_document` checks it, but with only
 /// `apiVersion`, `kind` and `metadata` read — how documents no rule can touch are read.
