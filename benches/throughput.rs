@@ -175,7 +175,16 @@ fn main() {
         .join("---\n");
     std::fs::write(&input, &text).expect("write input");
     let pass = best(10, || {
-        run(&kinject, &["inject", "-q", "-c", p(&dir.join("sidecar.yaml")), p(&input)])
+        run(
+            &kinject,
+            &[
+                "inject",
+                "-q",
+                "-c",
+                p(&dir.join("sidecar.yaml")),
+                p(&input),
+            ],
+        )
     });
     println!(
         "pass-through of 200 CRDs and 200 ConfigMaps ({:.1} MB): {:.3} s ({:.0} MB/s), peak {:.0} MB",
@@ -193,7 +202,16 @@ fn main() {
             .join("---\n");
         std::fs::write(&input, &text).expect("write input");
         let inject = best(5, || {
-            run(&kinject, &["inject", "-q", "-c", p(&dir.join("sidecar.yaml")), p(&input)])
+            run(
+                &kinject,
+                &[
+                    "inject",
+                    "-q",
+                    "-c",
+                    p(&dir.join("sidecar.yaml")),
+                    p(&input),
+                ],
+            )
         });
         if let Some(t) = kustomize(k, &dir, &input, 1_001) {
             println!(

@@ -18,6 +18,11 @@ type R<T> = Result<T, GiveUp>;
 /// The document `text` read the fast way, or `None` when it uses YAML this reader leaves to
 /// the general parser.
 pub(crate) fn parse(text: &str) -> Option<Parsed> {
+    read(text, None)
+}
+
+/// `text` read by a reader keeping `keep` of the root mapping (all of it when `None`).
+fn read(text: &str, keep: Option<&'static [&'static str]>) -> Option<Parsed> {
     if !plain_layout(text) {
         return None;
     }
@@ -26,7 +31,7 @@ pub(crate) fn parse(text: &str) -> Option<Parsed> {
         b: text.as_bytes(),
         warnings: Vec::new(),
         build: true,
-        keep: None,
+        keep,
     };
     r.document().ok()
 }
@@ -39,17 +44,7 @@ const IDENTITY: &[&str] = &["apiVersion", "kind", "metadata"];
 /// Duplicate keys are found by their text as written. `None` when `parse` would give up, or
 /// when the root is not a block mapping.
 pub(crate) fn parse_shallow(text: &str) -> Option<Parsed> {
-    if !plain_layout(text) {
-        return None;
-    }
-    let mut r = Reader {
-        text,
-        b: text.as_bytes(),
-        warnings: Vec::new(),
-        build: true,
-        keep: Some(IDENTITY),
-    };
-    let parsed = r.document().ok()?;
+    let parsed = read(text, Some(IDENTITY))?;
     let block_map = matches!(
         parsed.root.as_ref().map(|n| &n.kind),
         Some(NodeKind::Map { flow: false, .. })
@@ -592,7 +587,11 @@ impl<'a> Reader<'a> {
             line = block_end;
         }
         if !self.build {
-            return Ok((scalar(pos, block_end, ScalarKind::Block), Value::Null, block_end));
+            return Ok((
+                scalar(pos, block_end, ScalarKind::Block),
+                Value::Null,
+                block_end,
+            ));
         }
         let trailing = lines.iter().rev().take_while(|l| l.is_none()).count();
         let body = &lines[..lines.len() - trailing];
@@ -897,7 +896,10 @@ mod tests {
         let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {a: b}\ndata:\n  k: |\n    v\n  l: [1, 2]\n  k: again\n";
         assert!(shallow_agrees(text));
         assert_eq!(top_level_kind(text), Some("ConfigMap"));
-        assert_eq!(top_level_kind("a: 1\nkind: Service # svc\n"), Some("Service"));
+        assert_eq!(
+            top_level_kind("a: 1\nkind: Service # svc\n"),
+            Some("Service")
+        );
         assert_eq!(top_level_kind("spec:\n  kind: X\n"), None);
         assert!(parse_shallow("- a\n").is_none());
     }

@@ -20,8 +20,7 @@ pub(crate) use fast::top_level_kind;
 pub(crate) fn parse_identity(text: &str, skip: impl Fn(&str) -> bool) -> Option<Parsed> {
     let kind = fast::top_level_kind(text).filter(|k| skip(k))?;
     let parsed = fast::parse_shallow(text)?;
-    (parsed.value.get("kind").and_then(serde_json::Value::as_str) == Some(kind))
-        .then_some(parsed)
+    (parsed.value.get("kind").and_then(serde_json::Value::as_str) == Some(kind)).then_some(parsed)
 }
 
 /// Parses the text of exactly one document (it may start with `---` and end with `...`):
