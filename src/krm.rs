@@ -158,7 +158,6 @@ fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput 
             }
             None => file.docs.push(pipeline::DocResult {
                 index,
-                text: None,
                 objects: Vec::new(),
                 target: Some(target),
                 ops,

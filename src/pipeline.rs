@@ -8,6 +8,7 @@ use crate::diagnostic::Located;
 use crate::inject::{self, Action, Outcome, Settings};
 use crate::patch::{self, Op};
 use crate::read::{self, Input};
+use crate::render::yaml::YamlStream;
 
 /// Who an object is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -86,9 +87,6 @@ pub struct DocResult {
     pub objects: Vec<ObjectResult>,
     /// The document's value after the operations, when any changed it (with `Keep::Values`).
     pub target: Option<Value>,
-    /// The document's edited YAML text and a note when it had to be re-emitted whole, or why
-    /// it could not be made, when any operation changed it (with `Keep::YamlText`).
-    pub text: Option<Result<(String, Option<String>), String>>,
     /// Operations on the document (object operations with their pointer in front).
     pub ops: Vec<Op>,
 }
@@ -113,13 +111,6 @@ impl FileResult {
             .binary_search_by_key(&index, |d| d.index)
             .ok()
             .map(|i| &self.docs[i])
-    }
-
-    pub fn doc_mut(&mut self, index: usize) -> Option<&mut DocResult> {
-        self.docs
-            .binary_search_by_key(&index, |d| d.index)
-            .ok()
-            .map(|i| &mut self.docs[i])
     }
 }
 
@@ -177,10 +168,9 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
         } else {
             chunk.iter_mut().map(work).collect()
         };
-        for (doc, mut out) in chunk.iter().zip(outs) {
+        for (doc, out) in chunk.iter().zip(outs) {
             if let Some(y) = &mut yaml {
-                let made = out.result.as_mut().and_then(|r| r.text.take());
-                y.push(&input, doc, made);
+                y.push(&input, doc, out.made);
             }
             docs.extend(out.result);
             errors.extend(out.errors);
@@ -197,68 +187,12 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
     }
 }
 
-/// The YAML output of an input, made document by document in order.
-struct YamlStream {
-    out: crate::render::yaml::YamlOutput,
-    error: Option<crate::render::RenderError>,
-}
-
-impl YamlStream {
-    fn new(input: &Input) -> Self {
-        let mut text = String::with_capacity(input.text.len() + input.text.len() / 8 + 1024);
-        // What comes before the first document (a byte-order mark).
-        if let Some(first) = input.documents.first() {
-            text.push_str(&input.text[..first.range.start]);
-        }
-        YamlStream {
-            out: crate::render::yaml::YamlOutput {
-                text,
-                notes: Vec::new(),
-            },
-            error: None,
-        }
-    }
-
-    /// Appends `doc`: its edited text when one was made, else its text as it is.
-    fn push(
-        &mut self,
-        input: &Input,
-        doc: &read::Document,
-        made: Option<Result<(String, Option<String>), String>>,
-    ) {
-        match made {
-            None => self.out.text.push_str(input.doc_text(doc)),
-            Some(Ok((text, note))) => {
-                self.out.text.push_str(&text);
-                if let Some(n) = note {
-                    self.out.notes.push(format!(
-                        "{} document {}: {n}",
-                        input.source.name,
-                        doc.index + 1
-                    ));
-                }
-            }
-            Some(Err(message)) => {
-                self.error.get_or_insert(crate::render::RenderError {
-                    file: input.source.name.clone(),
-                    document: doc.index,
-                    message,
-                });
-            }
-        }
-    }
-
-    fn finish(self) -> Result<crate::render::yaml::YamlOutput, crate::render::RenderError> {
-        match self.error {
-            Some(e) => Err(e),
-            None => Ok(self.out),
-        }
-    }
-}
-
 /// One document's share of a `FileResult`.
 struct DocOut {
     result: Option<DocResult>,
+    /// Its edited YAML text (and a note when it had to be re-emitted whole), or why it could
+    /// not be made, when it changed (with `Keep::YamlText`).
+    made: Option<Result<(String, Option<String>), String>>,
     errors: Vec<Located>,
     warnings: Vec<String>,
 }
@@ -272,6 +206,7 @@ fn process_document(
 ) -> DocOut {
     let mut out = DocOut {
         result: None,
+        made: None,
         errors: Vec::new(),
         warnings: Vec::new(),
     };
@@ -378,10 +313,9 @@ fn process_document(
             }
         }
     };
-    let mut text = None;
     if keep == Keep::YamlText {
         if let Some(t) = target.take() {
-            text = Some(crate::render::yaml::edit_document(
+            out.made = Some(crate::render::yaml::edit_document(
                 input.doc_text(doc),
                 parsed,
                 &doc_ops,
@@ -401,7 +335,6 @@ fn process_document(
         index: doc.index,
         objects,
         target,
-        text,
         ops: doc_ops,
     });
     out

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::RenderError;
 use crate::pipeline::{DocResult, FileResult};
+use crate::read::{Document, Input};
 use crate::yaml::emit::Emitter;
 use crate::yaml::style::Style;
 use crate::yaml::{NodeKind, Parsed, edit, parse_document};
@@ -20,7 +21,23 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
     if let Some(made) = &file.yaml {
         return made.clone();
     }
-    render_from(file, |index| file.doc(index).and_then(|d| d.text.clone()))
+    let input = &file.input;
+    let mut stream = YamlStream::new(input);
+    for doc in &input.documents {
+        let made = match (file.doc(doc.index), doc.value()) {
+            (
+                Some(DocResult {
+                    target: Some(target),
+                    ops,
+                    ..
+                }),
+                Some(parsed),
+            ) => Some(edit_document(input.doc_text(doc), parsed, ops, target)),
+            _ => None,
+        };
+        stream.push(input, doc, made);
+    }
+    stream.finish()
 }
 
 /// `render`, moving the text made while processing out of `file` instead of copying it (the
@@ -32,54 +49,64 @@ pub fn render_taking(file: &mut FileResult) -> Result<YamlOutput, RenderError> {
     }
 }
 
-/// The text of `file`, with `made(index)` the edited text of a document when it was made
-/// while processing (asked for in document order).
-fn render_from(
-    file: &FileResult,
-    mut made: impl FnMut(usize) -> Option<Result<(String, Option<String>), String>>,
-) -> Result<YamlOutput, RenderError> {
-    let input = &file.input;
-    let mut text = String::with_capacity(input.text.len() + input.text.len() / 8 + 1024);
-    let mut notes = Vec::new();
-    if let Some(first) = input.documents.first() {
-        text.push_str(&input.text[..first.range.start]);
+/// The YAML output of an input, made document by document in order; the first document
+/// that could not be made is the error.
+pub(crate) struct YamlStream {
+    out: YamlOutput,
+    error: Option<RenderError>,
+}
+
+impl YamlStream {
+    pub(crate) fn new(input: &Input) -> Self {
+        let mut text = String::with_capacity(input.text.len() + input.text.len() / 8 + 1024);
+        // What comes before the first document (a byte-order mark).
+        if let Some(first) = input.documents.first() {
+            text.push_str(&input.text[..first.range.start]);
+        }
+        YamlStream {
+            out: YamlOutput {
+                text,
+                notes: Vec::new(),
+            },
+            error: None,
+        }
     }
-    for doc in &input.documents {
-        let raw = input.doc_text(doc);
-        let result = file.doc(doc.index);
-        let made = match (made(doc.index), result, doc.value()) {
-            (Some(t), ..) => Some(t),
-            (
-                None,
-                Some(DocResult {
-                    target: Some(target),
-                    ops,
-                    ..
-                }),
-                Some(parsed),
-            ) => Some(edit_document(raw, parsed, ops, target)),
-            _ => None,
-        };
+
+    /// Appends `doc`: its edited text when one was made, else its text as it is.
+    pub(crate) fn push(
+        &mut self,
+        input: &Input,
+        doc: &Document,
+        made: Option<Result<(String, Option<String>), String>>,
+    ) {
         match made {
-            Some(made) => {
-                let (edited, note) = made.map_err(|message| RenderError {
-                    file: input.source.name.clone(),
-                    document: doc.index,
-                    message,
-                })?;
+            None => self.out.text.push_str(input.doc_text(doc)),
+            Some(Ok((text, note))) => {
+                self.out.text.push_str(&text);
                 if let Some(n) = note {
-                    notes.push(format!(
+                    self.out.notes.push(format!(
                         "{} document {}: {n}",
                         input.source.name,
                         doc.index + 1
                     ));
                 }
-                text.push_str(&edited);
             }
-            None => text.push_str(raw),
+            Some(Err(message)) => {
+                self.error.get_or_insert(RenderError {
+                    file: input.source.name.clone(),
+                    document: doc.index,
+                    message,
+                });
+            }
         }
     }
-    Ok(YamlOutput { text, notes })
+
+    pub(crate) fn finish(self) -> Result<YamlOutput, RenderError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.out),
+        }
+    }
 }
 
 /// The document's text with `ops` applied, and a note when it had to be re-emitted whole.
