@@ -432,11 +432,11 @@ fn select_sidecars<'c>(
             }
         }
     }
-    if let Request::Sidecars(names) = &request {
-        if let Some(reason) = default_skip {
-            skipped.get_or_insert(reason);
-        }
-        for name in names.iter().filter(|_| default_skip.is_none()) {
+    if let (Request::Sidecars(_), Some(reason)) = (&request, default_skip) {
+        // Requests follow the run's skips.
+        skipped.get_or_insert(reason);
+    } else if let Request::Sidecars(names) = &request {
+        for name in names {
             let Some(def) = config.sidecar(name) else {
                 let known: Vec<String> = config
                     .sidecars

@@ -270,22 +270,22 @@ pub fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, Inpu
 /// Text of the bytes, or (the bytes and) the offset of the first byte that is not valid
 /// UTF-8.
 fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), (Vec<u8>, usize)> {
-    let utf16 = |chunks: Vec<u16>| String::from_utf16(&chunks).map_err(|_| 0usize);
-    let utf16 = |chunks: Vec<u16>, bytes: &Vec<u8>| utf16(chunks).map_err(|o| (bytes.clone(), o));
+    // Bad UTF-16 is reported at the start.
+    let utf16 = |chunks: Vec<u16>| String::from_utf16(&chunks).map_err(|_| (Vec::new(), 0));
     match bytes.as_slice() {
         [0xFF, 0xFE, rest @ ..] => {
             let units = rest
                 .chunks_exact(2)
                 .map(|c| u16::from_le_bytes([c[0], c[1]]))
                 .collect();
-            Ok((utf16(units, &bytes)?, Encoding::Utf16Le))
+            Ok((utf16(units)?, Encoding::Utf16Le))
         }
         [0xFE, 0xFF, rest @ ..] => {
             let units = rest
                 .chunks_exact(2)
                 .map(|c| u16::from_be_bytes([c[0], c[1]]))
                 .collect();
-            Ok((utf16(units, &bytes)?, Encoding::Utf16Be))
+            Ok((utf16(units)?, Encoding::Utf16Be))
         }
         _ => {
             let text = String::from_utf8(bytes).map_err(|e| {
@@ -323,7 +323,7 @@ pub fn namespace_labels<'a>(
                     {
                         continue;
                     }
-                    let Ok(p) = parse_document(input.doc_text(doc)) else {
+                    let Ok(p) = parse_document(text) else {
                         continue;
                     };
                     read_now = p;
