@@ -103,10 +103,7 @@ impl<'a> Reader<'a> {
     fn content_line(&self, mut pos: usize) -> Option<Line> {
         while pos < self.b.len() {
             let end = self.line_end(pos);
-            let mut c = pos;
-            while c < end && self.b[c] == b' ' {
-                c += 1;
-            }
+            let c = self.skip_blanks(pos, end);
             if c < end && self.b[c] != b'#' {
                 return Some(Line {
                     start: pos,
@@ -189,7 +186,20 @@ impl<'a> Reader<'a> {
             return self.block_map(l.content, l);
         }
         // A scalar or flow collection on a line of its own.
-        let (node, value, resume) = self.inline_value(l.content, l.end, l.indent())?;
+        self.inline_then_next(l.content, l.end, l.indent(), parent)
+    }
+
+    /// A value on the rest of a line (see `inline_value`) and the next content line, which
+    /// must not be more indented than `parent` (that would continue the value over lines,
+    /// which the general parser reads).
+    fn inline_then_next(
+        &mut self,
+        at: usize,
+        end: usize,
+        indent: usize,
+        parent: Option<usize>,
+    ) -> R<(Node, Value, Option<Line>)> {
+        let (node, value, resume) = self.inline_value(at, end, indent)?;
         let next = self.content_line(resume);
         if next.is_some_and(|n| parent.is_none_or(|p| n.indent() > p) && !self.is_end_marker(n)) {
             return Err(GiveUp);
@@ -210,10 +220,7 @@ impl<'a> Reader<'a> {
         let mut items = Vec::new();
         let mut values = Vec::new();
         let next = loop {
-            let mut at = dash + 1;
-            while at < l.end && self.b[at] == b' ' {
-                at += 1;
-            }
+            let at = self.skip_blanks(dash + 1, l.end);
             let (node, value, next) = if at == l.end || self.b[at] == b'#' {
                 // The item is on the following lines, or empty.
                 match self.content_line(self.next_line_start(l.start)) {
@@ -226,12 +233,7 @@ impl<'a> Reader<'a> {
             } else if self.key_at(at, l.end)?.is_some() {
                 self.block_map(at, l)?
             } else {
-                let (node, value, resume) = self.inline_value(at, l.end, col)?;
-                let next = self.content_line(resume);
-                if next.is_some_and(|n| n.indent() > col) {
-                    return Err(GiveUp);
-                }
-                (node, value, next)
+                self.inline_then_next(at, l.end, col, Some(col))?
             };
             if self.build {
                 items.push(node);
@@ -271,10 +273,7 @@ impl<'a> Reader<'a> {
             };
             let kept = keep.is_none_or(|k| k.contains(&raw));
             self.build = outer_build && kept;
-            let mut at = colon + 1;
-            while at < l.end && self.b[at] == b' ' {
-                at += 1;
-            }
+            let at = self.skip_blanks(colon + 1, l.end);
             let (node, value, next) = if at == l.end || self.b[at] == b'#' {
                 match self.content_line(self.next_line_start(l.start)) {
                     Some(n) if n.indent() > col => self.block_node(n, Some(col))?,
@@ -285,12 +284,7 @@ impl<'a> Reader<'a> {
                     next => (empty(colon), Value::Null, next),
                 }
             } else {
-                let (node, value, resume) = self.inline_value(at, l.end, col)?;
-                let next = self.content_line(resume);
-                if next.is_some_and(|n| n.indent() > col) {
-                    return Err(GiveUp);
-                }
-                (node, value, next)
+                self.inline_then_next(at, l.end, col, Some(col))?
             };
             if raw == "<<" {
                 return Err(GiveUp);
@@ -349,10 +343,7 @@ impl<'a> Reader<'a> {
         match self.b[pos] {
             b'\'' | b'"' => {
                 let (_, after) = self.quoted(pos, end)?;
-                let mut at = after;
-                while at < end && self.b[at] == b' ' {
-                    at += 1;
-                }
+                let at = self.skip_blanks(after, end);
                 if at < end && self.b[at] == b':' && (at + 1 == end || self.b[at + 1] == b' ') {
                     return Ok(Some((&self.text[pos..after], at)));
                 }
@@ -456,11 +447,9 @@ impl<'a> Reader<'a> {
     }
 
     /// After a value on its line: nothing but blanks and a comment.
-    fn rest_is_comment(&self, mut at: usize, end: usize) -> R<()> {
+    fn rest_is_comment(&self, at: usize, end: usize) -> R<()> {
         let had_blank = at < end && self.b[at] == b' ';
-        while at < end && self.b[at] == b' ' {
-            at += 1;
-        }
+        let at = self.skip_blanks(at, end);
         if at == end || (had_blank && self.b[at] == b'#') {
             Ok(())
         } else {
