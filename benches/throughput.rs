@@ -89,28 +89,10 @@ fn main() {
         let mb = text.len() as f64 / 1e6;
         let runs = if n >= 100_000 { 2 } else { 5 };
         let inject = best(runs, || {
-            run(
-                &kinject,
-                &[
-                    "inject",
-                    "-q",
-                    "-c",
-                    p(&dir.join("sidecar.yaml")),
-                    p(&input),
-                ],
-            )
+            run_inject(&kinject, &dir.join("sidecar.yaml"), &input)
         });
         let pass = best(runs, || {
-            run(
-                &kinject,
-                &[
-                    "inject",
-                    "-q",
-                    "-c",
-                    p(&dir.join("nothing.yaml")),
-                    p(&input),
-                ],
-            )
+            run_inject(&kinject, &dir.join("nothing.yaml"), &input)
         });
         let granit = best_time(runs, || parse_granit(&text));
         let own = best_time(runs, || parse_own(&text));
@@ -175,16 +157,7 @@ fn main() {
         .join("---\n");
     std::fs::write(&input, &text).expect("write input");
     let pass = best(10, || {
-        run(
-            &kinject,
-            &[
-                "inject",
-                "-q",
-                "-c",
-                p(&dir.join("sidecar.yaml")),
-                p(&input),
-            ],
-        )
+        run_inject(&kinject, &dir.join("sidecar.yaml"), &input)
     });
     println!(
         "pass-through of 200 CRDs and 200 ConfigMaps ({:.1} MB): {:.3} s ({:.0} MB/s), peak {:.0} MB",
@@ -202,16 +175,7 @@ fn main() {
             .join("---\n");
         std::fs::write(&input, &text).expect("write input");
         let inject = best(5, || {
-            run(
-                &kinject,
-                &[
-                    "inject",
-                    "-q",
-                    "-c",
-                    p(&dir.join("sidecar.yaml")),
-                    p(&input),
-                ],
-            )
+            run_inject(&kinject, &dir.join("sidecar.yaml"), &input)
         });
         if let Some(t) = kustomize(k, &dir, &input, 1_001) {
             println!(
@@ -235,12 +199,7 @@ fn main() {
     let version = best(20, || run(&kinject, &["--version"]));
     let one = dir.join("one.yaml");
     std::fs::write(&one, generate(1)).expect("write");
-    let single = best(20, || {
-        run(
-            &kinject,
-            &["inject", "-q", "-c", p(&dir.join("sidecar.yaml")), p(&one)],
-        )
-    });
+    let single = best(20, || run_inject(&kinject, &dir.join("sidecar.yaml"), &one));
     println!(
         "start: kinject --version {:.1} ms, a one-document run {:.1} ms",
         version.time.as_secs_f64() * 1e3,
@@ -274,6 +233,11 @@ fn best_time(n: usize, mut f: impl FnMut()) -> Duration {
         })
         .min()
         .expect("at least one run")
+}
+
+/// `kinject inject -q -c config input`, measured.
+fn run_inject(kinject: &Path, config: &Path, input: &Path) -> Run {
+    run(kinject, &["inject", "-q", "-c", p(config), p(input)])
 }
 
 /// Runs `program` with output to /dev/null; its wall time and peak resident memory. The run
