@@ -173,6 +173,10 @@ pub(crate) fn read_sidecar_file(
 ) -> Option<Result<(), Vec<Located>>> {
     let base = range.start;
     let text = &file[range];
+    // A document with a top-level `kind` is not one (it is read once, elsewhere).
+    if crate::yaml::top_level_kind(text).is_some() {
+        return None;
+    }
     let located = |offset: usize, code: &'static str, message: String| {
         Located::new(
             code,

@@ -533,16 +533,19 @@ fn add_to_app_container(
             }
         }
     }
-    // Volume names the container mounted before this sidecar (for `mountsByName`).
-    let mounted: Vec<String> = cm
-        .get("volumeMounts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|m| name_of(m).to_owned())
-        .collect();
+    // Volume names the container mounted before this sidecar (with `mountsByName` only).
+    let mounted: Vec<String> = if s.spec.mounts_by_name {
+        cm.get("volumeMounts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|m| name_of(m).to_owned())
+            .collect()
+    } else {
+        Vec::new()
+    };
     for m in &s.body.volume_mounts {
-        if s.spec.mounts_by_name && mounted.iter().any(|n| n == name_of(m)) {
+        if mounted.iter().any(|n| n == name_of(m)) {
             continue;
         }
         let path = m
