@@ -10,6 +10,9 @@
 //! finishes in under a minute. Times are the best of several runs. docs/performance.md
 //! records a run and how to read it.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -376,17 +379,7 @@ fn same_as_kustomize(kubectl: &Path, kinject: &Path, dir: &Path, input: &Path) -
             }
         }
     }
-    let theirs = kinject::read::from_bytes(kinject::read::Source::stdin(), &theirs.stdout)
-        .map(|input| {
-            input
-                .documents
-                .iter()
-                .filter_map(|d| d.value())
-                .filter(|p| p.root.is_some())
-                .map(|p| p.value.clone())
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
+    let theirs = common::objects_of_documents(&String::from_utf8_lossy(&theirs.stdout));
     let key = |o: &serde_json::Value| {
         format!(
             "{}/{}/{}",
