@@ -72,7 +72,6 @@ pub fn workload_kind(object: &Value, custom: &[CustomKind]) -> Option<WorkloadKi
     })
 }
 
-/// Names of every kind a rule may mention.
 /// Whether an object of `kind` (in any API group) may be a workload: a built-in workload kind,
 /// a custom one, or a list that may hold some.
 pub fn may_be_workload(kind: &str, custom: &[CustomKind]) -> bool {
@@ -81,6 +80,7 @@ pub fn may_be_workload(kind: &str, custom: &[CustomKind]) -> bool {
         || custom.iter().any(|c| c.kind == kind)
 }
 
+/// Names of every kind a rule may mention.
 pub fn known_kinds(custom: &[CustomKind]) -> Vec<String> {
     BUILT_IN
         .iter()
