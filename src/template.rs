@@ -85,35 +85,23 @@ impl Templates {
                 use base64::Engine;
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(s.trim())
-                    .map_err(|e| {
-                        minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
-                    })?;
-                String::from_utf8(bytes).map_err(|e| {
-                    minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
-                })
+                    .map_err(invalid)?;
+                String::from_utf8(bytes).map_err(invalid)
             },
         );
         env.add_filter(
             "from_json",
             |s: String| -> Result<minijinja::Value, minijinja::Error> {
-                let v: Value = serde_json::from_str(&s).map_err(|e| {
-                    minijinja::Error::new(
-                        minijinja::ErrorKind::InvalidOperation,
-                        format!("not JSON: {e}"),
-                    )
-                })?;
+                let v: Value =
+                    serde_json::from_str(&s).map_err(|e| invalid(format!("not JSON: {e}")))?;
                 Ok(ser(v))
             },
         );
         env.add_filter(
             "from_yaml",
             |s: String| -> Result<minijinja::Value, minijinja::Error> {
-                let parsed = crate::yaml::parse_document(&s).map_err(|e| {
-                    minijinja::Error::new(
-                        minijinja::ErrorKind::InvalidOperation,
-                        format!("not YAML: {}", e.message),
-                    )
-                })?;
+                let parsed = crate::yaml::parse_document(&s)
+                    .map_err(|e| invalid(format!("not YAML: {}", e.message)))?;
                 Ok(ser(parsed.value))
             },
         );
@@ -245,8 +233,12 @@ impl Templates {
                 Value::String(text)
             };
             if value.is_null() {
-                // A field whose expression gives nothing is left out.
-                remove_pointer(&mut out, pointer);
+                // A field whose expression gives nothing is left out. It is there to remove:
+                // only fields after it (in the order they were found) were removed before.
+                let remove = patch::Op::Remove {
+                    path: pointer.clone(),
+                };
+                let _ = patch::apply(&mut out, std::slice::from_ref(&remove));
             } else if let Some(slot) = out.pointer_mut(pointer) {
                 *slot = value;
             }
@@ -309,12 +301,7 @@ fn annotation_list(
     if text.is_empty() {
         return Ok(minijinja::Value::from(Vec::<minijinja::Value>::new()));
     }
-    let fail = |why: String| {
-        minijinja::Error::new(
-            minijinja::ErrorKind::InvalidOperation,
-            format!("annotation `{key}` must hold a JSON list: {why}"),
-        )
-    };
+    let fail = |why: String| invalid(format!("annotation `{key}` must hold a JSON list: {why}"));
     match serde_json::from_str::<Value>(text) {
         Ok(list @ Value::Array(_)) => Ok(ser(list)),
         Ok(other) => Err(fail(format!(
@@ -385,25 +372,9 @@ pub fn context(
     ])
 }
 
-/// Removes the mapping entry (or list item) at `pointer`.
-fn remove_pointer(value: &mut Value, pointer: &str) {
-    let Some((parent, last)) = pointer.rsplit_once('/') else {
-        return;
-    };
-    let key = last.replace("~1", "/").replace("~0", "~");
-    match value.pointer_mut(parent) {
-        Some(Value::Object(m)) => {
-            m.shift_remove(&key);
-        }
-        Some(Value::Array(items)) => {
-            if let Ok(i) = key.parse::<usize>()
-                && i < items.len()
-            {
-                items.remove(i);
-            }
-        }
-        _ => {}
-    }
+/// A template error: an operation that cannot be done on its operand.
+fn invalid(message: impl std::fmt::Display) -> minijinja::Error {
+    minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, message.to_string())
 }
 
 fn ser<T: serde::Serialize>(value: T) -> minijinja::Value {
@@ -526,7 +497,7 @@ mod tests {
                      "{{ service_account() }}"],
             "ports": [{"containerPort": "{{ '8080' | yaml_scalar }}"}],
             "volumeMounts": "{{ '[{\"name\": \"a\", \"mountPath\": \"/a\"}]' | from_json }}",
-            "workingDir": "{{ none }}"}]});
+            "workingDir": "{{ none }}", "command": ["a", "{{ none }}", "{{ none }}", "b"]}]});
         t.add_sidecar("p", &def, None).unwrap();
         let out = t.render_fields("p", &def, &ctx()).unwrap();
         let c = &out["containers"][0];
@@ -534,6 +505,7 @@ mod tests {
         assert_eq!(c["ports"][0]["containerPort"], 8080);
         assert_eq!(c["volumeMounts"], json!([{"name": "a", "mountPath": "/a"}]));
         assert!(c.get("workingDir").is_none(), "a null field is left out");
+        assert_eq!(c["command"], json!(["a", "b"]), "so is a null list item");
         // A pod that names no service account runs as `default`.
         let bare = context(&json!({"spec": {}}), &json!({}), "", &Map::new());
         let mut t = Templates::new();
