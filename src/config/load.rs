@@ -600,7 +600,7 @@ fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {
                 .key_span(&v.path)
                 .map_or_else(|| node_span(&v.path), |(s, e)| (base + s, base + e));
             let e = Located::new(
-                "kinject::config::unknown_field",
+                v.code(),
                 &file.name,
                 &file.text,
                 span,
@@ -616,7 +616,7 @@ fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {
             }
         }
         ViolationKind::WrongType { expected, found } => Located::new(
-            "kinject::config::wrong_type",
+            v.code(),
             &file.name,
             &file.text,
             node_span(&v.path),
@@ -624,14 +624,14 @@ fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {
         )
         .label(format!("expected {expected}")),
         ViolationKind::Missing { field } => Located::new(
-            "kinject::config::missing_field",
+            v.code(),
             &file.name,
             &file.text,
             node_span(&v.path),
             format!("missing field `{field}` in {dotted}"),
         ),
         ViolationKind::NotAllowed { allowed } => Located::new(
-            "kinject::config::invalid_value",
+            v.code(),
             &file.name,
             &file.text,
             node_span(&v.path),

@@ -34,6 +34,18 @@ pub(crate) struct Violation {
     pub kind: ViolationKind,
 }
 
+impl Violation {
+    /// Its diagnostic code.
+    pub(crate) fn code(&self) -> &'static str {
+        match self.kind {
+            ViolationKind::UnknownField { .. } => "kinject::config::unknown_field",
+            ViolationKind::WrongType { .. } => "kinject::config::wrong_type",
+            ViolationKind::Missing { .. } => "kinject::config::missing_field",
+            ViolationKind::NotAllowed { .. } => "kinject::config::invalid_value",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ViolationKind {
     UnknownField {

@@ -156,7 +156,7 @@ impl Embedded<'_> {
                 allowed.join(", ")
             ),
         };
-        self.problem(path, offset, violation_code(v), message)
+        self.problem(path, offset, v.code(), message)
     }
 }
 
@@ -179,16 +179,6 @@ pub(crate) fn embedded<'a>(
                 span: Some((pos, pos + 1)),
             })
         }
-    }
-}
-
-/// The diagnostic code of a schema violation (the codes native configurations use).
-pub(crate) fn violation_code(v: &Violation) -> &'static str {
-    match v.kind {
-        ViolationKind::UnknownField { .. } => "kinject::config::unknown_field",
-        ViolationKind::WrongType { .. } => "kinject::config::wrong_type",
-        ViolationKind::Missing { .. } => "kinject::config::missing_field",
-        ViolationKind::NotAllowed { .. } => "kinject::config::invalid_value",
     }
 }
 

@@ -283,7 +283,7 @@ fn add_entries(
             }
             _ => node.start,
         };
-        errors.push((at, super::violation_code(&v), describe(&v)));
+        errors.push((at, v.code(), describe(&v)));
     }
     if !errors.is_empty() {
         return Err(errors);
