@@ -275,103 +275,102 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             catalogs: &catalogs,
             warnings: std::cell::RefCell::new(Vec::new()),
         };
-        {
-            let doc_text = &text[range.clone()];
-            let Some(root) = parsed.root else { continue };
-            let at = |path: &[String]| -> (usize, usize) {
-                let node = root.at(path).unwrap_or(&root);
-                (
-                    range.start + node.start,
-                    range.start + node.end.max(node.start),
-                )
-            };
-            let origin = |path: &[String]| Origin {
-                file: file.name.clone(),
-                text: Arc::clone(&file.text),
-                span: at(path),
-            };
-            let converted = crate::formats::to_native(&parsed.value, &root, doc_text, &ctx);
-            for p in ctx.warnings.take() {
-                let mut o = origin(&p.path);
-                if let Some((a, b)) = p.span {
-                    o.span = (range.start + a, range.start + b);
-                }
-                config.warnings.push(o.error(p.code, p.message).warning());
+        let doc_text = &text[range.clone()];
+        let Some(root) = parsed.root else { continue };
+        let at = |path: &[String]| -> (usize, usize) {
+            let node = root.at(path).unwrap_or(&root);
+            (
+                range.start + node.start,
+                range.start + node.end.max(node.start),
+            )
+        };
+        let origin = |path: &[String]| Origin {
+            file: file.name.clone(),
+            text: Arc::clone(&file.text),
+            span: at(path),
+        };
+        let converted = crate::formats::to_native(&parsed.value, &root, doc_text, &ctx);
+        for p in ctx.warnings.take() {
+            let mut o = origin(&p.path);
+            if let Some((a, b)) = p.span {
+                o.span = (range.start + a, range.start + b);
             }
-            let value = match converted {
-                None => parsed.value,
-                Some(Ok(native)) => native,
-                Some(Err(crate::formats::Failure::Located(mut located))) => {
-                    errors.append(&mut located);
-                    continue;
-                }
-                Some(Err(crate::formats::Failure::Schema(violations))) => {
-                    for v in violations {
-                        errors.push(violation(&file, range.start, &root, &v));
-                    }
-                    continue;
-                }
-                Some(Err(crate::formats::Failure::Problems(problems))) => {
-                    for p in problems {
-                        let mut o = origin(&p.path);
-                        if let Some((a, b)) = p.span {
-                            o.span = (range.start + a, range.start + b);
-                        }
-                        errors.push(o.error(p.code, p.message));
-                    }
-                    continue;
-                }
-            };
-            if let Err(e) = check_format(&value) {
-                errors.push(origin(&[]).error("kinject::config::unsupported_format", e).help(format!(
-                    "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
-                )));
+            config.warnings.push(o.error(p.code, p.message).warning());
+        }
+        let value = match converted {
+            None => parsed.value,
+            Some(Ok(native)) => native,
+            Some(Err(crate::formats::Failure::Located(mut located))) => {
+                errors.append(&mut located);
                 continue;
             }
-            let violations = validate(schema(), "", &value);
-            if !violations.is_empty() {
+            Some(Err(crate::formats::Failure::Schema(violations))) => {
                 for v in violations {
                     errors.push(violation(&file, range.start, &root, &v));
                 }
                 continue;
             }
-            let cf: ConfigFile = match serde_json::from_value(value.clone()) {
-                Ok(cf) => cf,
-                Err(e) => {
-                    errors.push(origin(&[]).error("kinject::config::invalid", e.to_string()));
-                    continue;
+            Some(Err(crate::formats::Failure::Problems(problems))) => {
+                for p in problems {
+                    let mut o = origin(&p.path);
+                    if let Some((a, b)) = p.span {
+                        o.span = (range.start + a, range.start + b);
+                    }
+                    errors.push(o.error(p.code, p.message));
                 }
-            };
-            for (k, v) in cf.values {
-                config.values.insert(k, v);
+                continue;
             }
-            skip_host_network = cf.defaults.skip_host_network.or(skip_host_network);
-            skip_namespaces = cf.defaults.skip_namespaces.or(skip_namespaces);
-            jobs = cf.defaults.jobs.or(jobs);
-            allow_requests = cf.defaults.allow_requests.or(allow_requests);
-            sort_init_containers = cf.defaults.sort_init_containers.or(sort_init_containers);
-            config.kinds.extend(cf.kinds);
-            for (i, spec) in cf.sidecars.into_iter().enumerate() {
-                let path = vec!["sidecars".to_owned(), i.to_string()];
-                let o = origin(&path);
-                if let Some(first) = first_seen.get(&spec.name) {
-                    let (line, col) = read::line_col(&first.text, first.span.0);
-                    errors.push(
-                        origin(&[path.clone(), vec!["name".to_owned()]].concat())
-                            .error(
-                                "kinject::config::duplicate_sidecar",
-                                format!("sidecar `{}` is defined twice", spec.name),
-                            )
-                            .help(format!(
-                                "the first definition is at {}:{line}:{col}",
-                                first.file
-                            )),
-                    );
-                    continue;
-                }
-                first_seen.insert(spec.name.clone(), o.clone());
-                if spec.body.service_account_name.as_deref() == Some("default") {
-                    errors.push(
+        };
+        if let Err(e) = check_format(&value) {
+            errors.push(origin(&[]).error("kinject::config::unsupported_format", e).help(format!(
+                    "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
+                )));
+            continue;
+        }
+        let violations = validate(schema(), "", &value);
+        if !violations.is_empty() {
+            for v in violations {
+                errors.push(violation(&file, range.start, &root, &v));
+            }
+            continue;
+        }
+        let cf: ConfigFile = match serde_json::from_value(value.clone()) {
+            Ok(cf) => cf,
+            Err(e) => {
+                errors.push(origin(&[]).error("kinject::config::invalid", e.to_string()));
+                continue;
+            }
+        };
+        for (k, v) in cf.values {
+            config.values.insert(k, v);
+        }
+        skip_host_network = cf.defaults.skip_host_network.or(skip_host_network);
+        skip_namespaces = cf.defaults.skip_namespaces.or(skip_namespaces);
+        jobs = cf.defaults.jobs.or(jobs);
+        allow_requests = cf.defaults.allow_requests.or(allow_requests);
+        sort_init_containers = cf.defaults.sort_init_containers.or(sort_init_containers);
+        config.kinds.extend(cf.kinds);
+        for (i, spec) in cf.sidecars.into_iter().enumerate() {
+            let path = vec!["sidecars".to_owned(), i.to_string()];
+            let o = origin(&path);
+            if let Some(first) = first_seen.get(&spec.name) {
+                let (line, col) = read::line_col(&first.text, first.span.0);
+                errors.push(
+                    origin(&[path.clone(), vec!["name".to_owned()]].concat())
+                        .error(
+                            "kinject::config::duplicate_sidecar",
+                            format!("sidecar `{}` is defined twice", spec.name),
+                        )
+                        .help(format!(
+                            "the first definition is at {}:{line}:{col}",
+                            first.file
+                        )),
+                );
+                continue;
+            }
+            first_seen.insert(spec.name.clone(), o.clone());
+            if spec.body.service_account_name.as_deref() == Some("default") {
+                errors.push(
                         origin(&[path.clone(), vec!["serviceAccountName".to_owned()]].concat())
                             .error(
                                 "kinject::config::invalid_value",
@@ -379,90 +378,87 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                             )
                             .help("name the account the sidecar needs, or leave `serviceAccountName` out"),
                     );
-                }
-                let mut definition = value["sidecars"][i].clone();
-                if let Value::Object(m) = &mut definition {
-                    // Only what the sidecar adds is rendered; the rest says how.
-                    let body_fields = super::schema::body_schema()["properties"].as_object();
-                    m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
-                    if spec.template.is_some() && !m.is_empty() {
-                        let fields: Vec<&str> = m.keys().map(String::as_str).collect();
-                        errors.push(
+            }
+            let mut definition = value["sidecars"][i].clone();
+            if let Value::Object(m) = &mut definition {
+                // Only what the sidecar adds is rendered; the rest says how.
+                let body_fields = super::schema::body_schema()["properties"].as_object();
+                m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
+                if spec.template.is_some() && !m.is_empty() {
+                    let fields: Vec<&str> = m.keys().map(String::as_str).collect();
+                    errors.push(
                             origin(&[path.clone(), vec!["template".to_owned()]].concat())
                                 .error("kinject::config::template_and_fields", format!("sidecar `{}` has both a `template` and {}", spec.name, fields.join(", ")))
                                 .help("put everything the sidecar adds into the template, or use no template"),
                         );
-                    }
                 }
-                // Definitions read from other injectors' formats are not templates.
-                let compiled = if spec.literal {
-                    Ok(())
-                } else {
-                    config
-                        .templates
-                        .add_sidecar(&spec.name, &definition, spec.template.as_deref())
-                };
-                if let Err(errs) = compiled {
-                    for e in errs {
-                        let mut p = path.clone();
-                        p.extend(crate::patch::tokens(&e.pointer));
-                        let node = root.at(&p).unwrap_or(&root);
-                        let pos = range.start
-                            + crate::yaml::offset_in_scalar(
-                                doc_text,
-                                node,
-                                e.range.as_ref().map_or(0, |r| r.start),
-                            );
-                        errors.push(Located::new(
-                            "kinject::config::template_syntax",
-                            &file.name,
-                            &file.text,
-                            (pos, pos + 1),
-                            format!("template error: {}", e.message),
-                        ));
-                    }
+            }
+            // Definitions read from other injectors' formats are not templates.
+            let compiled = if spec.literal {
+                Ok(())
+            } else {
+                config
+                    .templates
+                    .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+            };
+            if let Err(errs) = compiled {
+                for e in errs {
+                    let mut p = path.clone();
+                    p.extend(crate::patch::tokens(&e.pointer));
+                    let node = root.at(&p).unwrap_or(&root);
+                    let pos = range.start
+                        + crate::yaml::offset_in_scalar(
+                            doc_text,
+                            node,
+                            e.range.as_ref().map_or(0, |r| r.start),
+                        );
+                    errors.push(Located::new(
+                        "kinject::config::template_syntax",
+                        &file.name,
+                        &file.text,
+                        (pos, pos + 1),
+                        format!("template error: {}", e.message),
+                    ));
                 }
-                config.sidecars.push(SidecarDef {
-                    spec,
-                    definition,
-                    origin: o,
-                    rendered: Default::default(),
-                });
             }
-            for (i, spec) in cf.rules.into_iter().enumerate() {
-                let path = vec!["rules".to_owned(), i.to_string()];
-                let matcher = match Matcher::compile(&spec.matches) {
-                    Ok(m) => m,
-                    Err((field, message)) => {
-                        let p = [path.clone(), vec!["match".to_owned(), field]].concat();
-                        errors.push(origin(&p).error("kinject::config::invalid_match", message));
-                        continue;
-                    }
-                };
-                let spans = (0..spec.inject.len())
-                    .map(|j| {
-                        origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat())
-                    })
-                    .collect();
-                let kinds_origin: Vec<Origin> = (0..spec.matches.kinds.len())
-                    .map(|j| {
-                        origin(
-                            &[
-                                path.clone(),
-                                vec!["match".to_owned(), "kinds".to_owned(), j.to_string()],
-                            ]
-                            .concat(),
-                        )
-                    })
-                    .collect();
-                // Names and kinds are checked once every file (and its custom kinds) is read.
-                rule_inject_spans.push((spans, kinds_origin));
-                config.rules.push(RuleDef {
-                    spec,
-                    matcher,
-                    origin: origin(&path),
-                });
-            }
+            config.sidecars.push(SidecarDef {
+                spec,
+                definition,
+                origin: o,
+                rendered: Default::default(),
+            });
+        }
+        for (i, spec) in cf.rules.into_iter().enumerate() {
+            let path = vec!["rules".to_owned(), i.to_string()];
+            let matcher = match Matcher::compile(&spec.matches) {
+                Ok(m) => m,
+                Err((field, message)) => {
+                    let p = [path.clone(), vec!["match".to_owned(), field]].concat();
+                    errors.push(origin(&p).error("kinject::config::invalid_match", message));
+                    continue;
+                }
+            };
+            let spans = (0..spec.inject.len())
+                .map(|j| origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat()))
+                .collect();
+            let kinds_origin: Vec<Origin> = (0..spec.matches.kinds.len())
+                .map(|j| {
+                    origin(
+                        &[
+                            path.clone(),
+                            vec!["match".to_owned(), "kinds".to_owned(), j.to_string()],
+                        ]
+                        .concat(),
+                    )
+                })
+                .collect();
+            // Names and kinds are checked once every file (and its custom kinds) is read.
+            rule_inject_spans.push((spans, kinds_origin));
+            config.rules.push(RuleDef {
+                spec,
+                matcher,
+                origin: origin(&path),
+            });
         }
     }
     if let Some(e) = catalogs.unused() {
