@@ -127,37 +127,43 @@ impl Embedded<'_> {
     /// A schema violation of the embedded document, as a problem of the outer one. `what`
     /// names the embedded document in messages.
     pub(crate) fn violation(&self, v: &Violation, path: &[String], what: &str) -> Problem {
-        let node = self
-            .parsed
-            .root
-            .as_ref()
-            .and_then(|r| r.at(&v.path).or(Some(r)));
-        let mut offset = node.map_or(0, |n| n.start);
-        let message = match &v.kind {
-            ViolationKind::UnknownField { field, expected } => {
-                if let Some((start, _)) =
-                    self.parsed.root.as_ref().and_then(|r| r.key_span(&v.path))
-                {
-                    offset = start;
-                }
-                match crate::diagnostic::suggest(field, expected.iter().map(String::as_str)) {
-                    Some(h) => format!("unknown field `{field}` in `{what}` ({h})"),
-                    None => format!("unknown field `{field}` in `{what}`"),
-                }
-            }
-            ViolationKind::WrongType { expected, found } => format!(
-                "`{}` in `{what}` must be {expected}, found {found}",
-                v.path.join(".")
-            ),
-            ViolationKind::Missing { field } => format!("missing field `{field}` in `{what}`"),
-            ViolationKind::NotAllowed { allowed } => format!(
-                "`{}` must be one of {}",
-                v.path.join("."),
-                allowed.join(", ")
-            ),
-        };
+        let (offset, message) = describe_violation(self.parsed.root.as_ref(), v, Some(what));
         self.problem(path, offset, v.code(), message)
     }
+}
+
+/// Where in its document (`root`) a schema violation is, and what it says: in the words of
+/// the document itself, or, when `what` names it, of a document embedded in another.
+pub(crate) fn describe_violation(
+    root: Option<&Node>,
+    v: &Violation,
+    what: Option<&str>,
+) -> (usize, String) {
+    let node = root.map(|r| r.at(&v.path).unwrap_or(r));
+    let mut offset = node.map_or(0, |n| n.start);
+    let at = v.path.join(".");
+    let in_what = what.map(|w| format!(" in `{w}`")).unwrap_or_default();
+    let message = match &v.kind {
+        ViolationKind::UnknownField { field, expected } => {
+            if let Some((start, _)) = root.and_then(|r| r.key_span(&v.path)) {
+                offset = start;
+            }
+            match crate::diagnostic::suggest(field, expected.iter().map(String::as_str)) {
+                Some(h) => format!("unknown field `{field}`{in_what} ({h})"),
+                None => format!("unknown field `{field}`{in_what}"),
+            }
+        }
+        ViolationKind::WrongType { expected, found } => {
+            format!("`{at}`{in_what} must be {expected}, found {found}")
+        }
+        ViolationKind::Missing { field } => {
+            format!("missing field `{field}` in `{}`", what.unwrap_or(&at))
+        }
+        ViolationKind::NotAllowed { allowed } => {
+            format!("`{at}` must be one of {}", allowed.join(", "))
+        }
+    };
+    (offset, message)
 }
 
 /// Parses the string at `path` of the document (`text`, its value) as YAML.

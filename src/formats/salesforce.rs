@@ -276,14 +276,8 @@ fn add_entries(
     }
     coerce_scalars(sidecar_schema(), &mut value);
     for v in validate(sidecar_schema(), "", &value) {
-        let node = root.at(&v.path).unwrap_or(&root);
-        let at = match v.kind {
-            crate::config::schema::ViolationKind::UnknownField { .. } => {
-                root.key_span(&v.path).map_or(node.start, |k| k.0)
-            }
-            _ => node.start,
-        };
-        errors.push((at, v.code(), describe(&v)));
+        let (at, message) = super::describe_violation(Some(&root), &v, None);
+        errors.push((at, v.code(), message));
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -306,26 +300,6 @@ fn in_comment(text: &str, at: usize) -> bool {
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..at];
     before.trim_start().starts_with('#') || before.contains(" #")
-}
-
-fn describe(v: &crate::config::schema::Violation) -> String {
-    use crate::config::schema::ViolationKind;
-    let at = v.path.join(".");
-    match &v.kind {
-        ViolationKind::UnknownField { field, expected } => {
-            match crate::diagnostic::suggest(field, expected.iter().map(String::as_str)) {
-                Some(h) => format!("unknown field `{field}` ({h})"),
-                None => format!("unknown field `{field}`"),
-            }
-        }
-        ViolationKind::WrongType { expected, found } => {
-            format!("`{at}` must be {expected}, found {found}")
-        }
-        ViolationKind::Missing { field } => format!("missing field `{field}` in `{at}`"),
-        ViolationKind::NotAllowed { allowed } => {
-            format!("`{at}` must be one of {}", allowed.join(", "))
-        }
-    }
 }
 
 /// Replaces the placeholders in the strings of `value` by the translated templates.
@@ -363,7 +337,7 @@ fn translate(
             if inside.is_empty() {
                 // A literal that looks like a minijinja template stays literal.
                 if crate::config::schema::is_template(s) {
-                    *s = format!("{{{{ {} }}}}", serde_json::to_string(s).unwrap_or_default());
+                    *s = format!("{{{{ {} }}}}", quote(s));
                 }
                 return;
             }
@@ -525,8 +499,9 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
         }
         let before = names("initContainersBeforePodInitContainers");
         let mut positions = Map::new();
+        let init_containers = names("initContainers");
         for (j, b) in before.iter().enumerate() {
-            if names("initContainers").contains(b) {
+            if init_containers.contains(b) {
                 positions.insert(b.clone(), json!("before"));
             } else {
                 ctx.warnings.borrow_mut().push(Problem {
