@@ -22,6 +22,16 @@ pub(crate) struct Error {
     pub message: String,
 }
 
+impl Error {
+    /// The same error, `by` bytes further on (in the text around the one it was found in).
+    fn shifted(self, by: usize) -> Error {
+        Error {
+            offset: by + self.offset,
+            message: self.message,
+        }
+    }
+}
+
 fn error<T>(offset: usize, message: impl Into<String>) -> Result<T, Error> {
     Err(Error {
         offset,
@@ -95,10 +105,7 @@ impl Translator {
         let mut at = 0;
         for a in actions {
             out.push_str(&literal(&text[at..a.start]));
-            out.push_str(&self.action(&a.inner).map_err(|e| Error {
-                offset: a.start + 2 + e.offset,
-                message: e.message,
-            })?);
+            out.push_str(&self.action(&a.inner).map_err(|e| e.shifted(a.start + 2))?);
             at = a.end;
         }
         out.push_str(&literal(&text[at..]));
@@ -139,14 +146,8 @@ impl Translator {
             }
             return Ok(String::new());
         }
-        let tokens = lex(body).map_err(|e| Error {
-            offset: offset + e.offset,
-            message: e.message,
-        })?;
-        let shift = |e: Error| Error {
-            offset: offset + e.offset,
-            message: e.message,
-        };
+        let tokens = lex(body).map_err(|e| e.shifted(offset))?;
+        let shift = |e: Error| e.shifted(offset);
         let keyword = match tokens.first() {
             Some(Token {
                 kind: Kind::Ident(k),
@@ -369,10 +370,7 @@ impl Translator {
     fn operand(&self, tokens: &[Token]) -> Result<(String, usize), Error> {
         let t = &tokens[0];
         let (base, mut used) = match &t.kind {
-            Kind::Str(s) => (
-                serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned()),
-                1,
-            ),
+            Kind::Str(s) => (quote(s), 1),
             Kind::Number(n) => (n.clone(), 1),
             Kind::Ident(b) if b == "true" || b == "false" => (b.clone(), 1),
             Kind::Ident(b) if b == "nil" => ("none".to_owned(), 1),
@@ -493,7 +491,8 @@ fn map_fields(base: String, fields: &[String]) -> String {
     }
 }
 
-fn quote(s: &str) -> String {
+/// `s` as a string literal (JSON's, which minijinja reads too).
+pub(crate) fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
 }
 
@@ -521,7 +520,7 @@ fn declarations(tokens: &[Token]) -> Result<(Vec<String>, &[Token]), Error> {
 }
 
 /// Plain text between actions, as a minijinja template that prints exactly it.
-fn literal(text: &str) -> String {
+pub(crate) fn literal(text: &str) -> String {
     if text.contains("{{") || text.contains("{%") || text.contains("{#") {
         format!("{{{{ {} }}}}", quote(text))
     } else {

@@ -19,7 +19,7 @@ use k8s_openapi::api::core::v1::{Container, Volume, VolumeMount};
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
-use super::gotemplate::{self, Translator};
+use super::gotemplate::{self, Translator, quote};
 use super::{Context, Failure, Problem};
 use crate::config::schema::{coerce_scalars, validate};
 use crate::diagnostic::Located;
@@ -336,9 +336,7 @@ fn translate(
                 .collect();
             if inside.is_empty() {
                 // A literal that looks like a minijinja template stays literal.
-                if crate::config::schema::is_template(s) {
-                    *s = format!("{{{{ {} }}}}", quote(s));
-                }
+                *s = gotemplate::literal(s);
                 return;
             }
             // Put the actions back where their placeholders are, and translate.
@@ -634,10 +632,6 @@ fn annotation_mounts(
         }
     }
     Ok(())
-}
-
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// salesforce's `AddSidecarLifecycleDefaults`: the `sidecar-lifecycle` volume, and its mount in
