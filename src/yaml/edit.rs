@@ -848,7 +848,7 @@ fn scalar_like(node: &Node, value: &Value, style: &Style) -> String {
         (NodeKind::Scalar(ScalarKind::SingleQuoted), Value::String(s))
             if super::emit::single_quotable(s) =>
         {
-            format!("'{}'", s.replace('\'', "''"))
+            super::emit::single_quoted(s)
         }
         _ => scalar(value, false, style.quote),
     }

@@ -181,7 +181,7 @@ pub(crate) fn scalar(value: &Value, flow: bool, quote: Quote) -> String {
             if plain_is_safe(s, flow) {
                 s.clone()
             } else if (quote == Quote::Single || s.contains('"')) && single_quotable(s) {
-                format!("'{}'", s.replace('\'', "''"))
+                single_quoted(s)
             } else {
                 double_quoted(s)
             }
@@ -194,6 +194,11 @@ pub(crate) fn scalar(value: &Value, flow: bool, quote: Quote) -> String {
 
 pub(crate) fn single_quotable(s: &str) -> bool {
     !s.chars().any(|c| c.is_control() || is_special_space(c))
+}
+
+/// `s` single-quoted (when it is `single_quotable`).
+pub(crate) fn single_quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
 }
 
 pub(crate) fn double_quoted(s: &str) -> String {
