@@ -94,11 +94,10 @@ fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
         Some((d, p, node))
     });
     let Some((doc, parsed, node)) = fc else {
-        let empty: Arc<str> = Arc::from(text.as_str());
         return Err(vec![Located::new(
             "kinject::krm::no_function_config",
             &input.source.name,
-            &empty,
+            text,
             (0, 0),
             "the ResourceList has no functionConfig: it must hold a kinject InjectionConfig",
         )]);
