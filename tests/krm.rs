@@ -135,6 +135,26 @@ fn a_bad_function_config_is_an_error_result() {
 }
 
 #[test]
+fn a_resource_list_without_function_config_is_an_error_result() {
+    let out = run(&["krm"], "no-function-config.yaml");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("<stdin>:1:1: the ResourceList has no functionConfig"),
+        "{stderr}"
+    );
+    let list = list(&out);
+    assert_eq!(
+        list["items"],
+        input_list("no-function-config.yaml")["items"],
+        "items unchanged"
+    );
+    let result = &list["results"][0];
+    assert_eq!(result["severity"], "error");
+    assert_eq!(result["tags"]["code"], "kinject::krm::no_function_config");
+}
+
+#[test]
 fn an_object_error_names_the_resource_and_field() {
     let out = run(&["krm"], "object-error.yaml");
     assert_eq!(out.status.code(), Some(2));
