@@ -72,7 +72,7 @@ fn main() {
 
     println!("kinject throughput ({} cores)", cores());
     println!(
-        "{:>7} {:>8} | {:>16} {:>9} | {:>16} | {:>20} | {:>9} {:>9} | {:>18}",
+        "{:>7} {:>8} | {:>16} {:>9} | {:>16} | {:>20} | {:>9} {:>9} | {:>18} | {:>18}",
         "docs",
         "MB",
         "inject s (MB/s)",
@@ -81,10 +81,12 @@ fn main() {
         "parse-only s (MB/s)",
         "inj/pass",
         "inj/parse",
-        "kustomize s (×)"
+        "kustomize JSON6902",
+        "kustomize SMP"
     );
     let mut inject_times = Vec::new();
-    let mut kustomize_gave_up = false;
+    // Per kind of patch: whether the next size would take kustomize over a minute.
+    let mut kustomize_gave_up = [false, false];
     for &n in &sizes {
         let input = dir.join(format!("stream-{n}.yaml"));
         let text = generate(n);
@@ -100,18 +102,17 @@ fn main() {
         let granit = best_time(runs, || parse_granit(&text));
         let own = best_time(runs, || parse_own(&text));
         let parse = granit.min(own);
-        let kustomize = match &kubectl {
-            Some(k) if !kustomize_gave_up => {
-                let r = kustomize(k, &dir, &input, n);
-                if r.is_none_or(|t| t > Duration::from_secs(20)) {
-                    // The next size (10× the documents, and kustomize grows faster than
-                    // linearly) would not finish in a minute.
-                    kustomize_gave_up = true;
-                }
-                r
+        let kustomize = [Patches::Json, Patches::StrategicMerge].map(|patches| {
+            let gave_up = &mut kustomize_gave_up[patches as usize];
+            let k = kubectl.as_ref().filter(|_| !*gave_up)?;
+            let r = kustomize(k, &dir, &input, n, patches);
+            if r.is_none_or(|t| t > Duration::from_secs(20)) {
+                // The next size (10× the documents, and kustomize grows faster than
+                // linearly) would not finish in a minute.
+                *gave_up = true;
             }
-            _ => None,
-        };
+            r
+        });
         inject_times.push((n, inject.time));
         let mbps = |d: Duration| mb / d.as_secs_f64();
         let mut line = format!(
@@ -127,28 +128,31 @@ fn main() {
             inject.time.as_secs_f64() / pass.time.as_secs_f64(),
             inject.time.as_secs_f64() / parse.as_secs_f64(),
         );
-        match kustomize {
-            Some(t) => {
-                let _ = write!(
-                    line,
-                    " {:>7.2} ({:>6.0}×)",
-                    t.as_secs_f64(),
-                    t.as_secs_f64() / inject.time.as_secs_f64()
-                );
+        for t in kustomize {
+            match t {
+                Some(t) => {
+                    let _ = write!(
+                        line,
+                        " {:>7.2} ({:>6.0}×) |",
+                        t.as_secs_f64(),
+                        t.as_secs_f64() / inject.time.as_secs_f64()
+                    );
+                }
+                None => line.push_str(if kubectl.is_some() {
+                    "      over a minute |"
+                } else {
+                    "   kubectl missing |"
+                }),
             }
-            None => line.push_str(if kubectl.is_some() {
-                "      over a minute"
-            } else {
-                "   kubectl missing"
-            }),
         }
         println!("{line}");
         if n == 1_000
             && let Some(k) = &kubectl
         {
             println!(
-                "        same objects as kubectl kustomize at 1k: {}",
-                same_as_kustomize(k, &kinject, &dir, &input)
+                "        same objects as kubectl kustomize at 1k: {} with JSON 6902 patches, {} with strategic-merge patches",
+                same_as_kustomize(k, &kinject, &dir, &input, Patches::Json),
+                same_as_kustomize(k, &kinject, &dir, &input, Patches::StrategicMerge)
             );
         }
     }
@@ -180,14 +184,19 @@ fn main() {
         let inject = best(5, || {
             run_inject(&kinject, &dir.join("sidecar.yaml"), &input)
         });
-        if let Some(t) = kustomize(k, &dir, &input, 1_001) {
-            println!(
-                "1000 Deployments ({:.1} MB): kinject {:.3} s, kubectl kustomize {:.2} s ({:.0}×)",
-                text.len() as f64 / 1e6,
-                inject.time.as_secs_f64(),
-                t.as_secs_f64(),
-                t.as_secs_f64() / inject.time.as_secs_f64()
-            );
+        for (patches, name) in [
+            (Patches::Json, "JSON 6902"),
+            (Patches::StrategicMerge, "strategic-merge"),
+        ] {
+            if let Some(t) = kustomize(k, &dir, &input, 1_001, patches) {
+                println!(
+                    "1000 Deployments ({:.1} MB): kinject {:.3} s, kubectl kustomize with {name} patches {:.2} s ({:.0}×)",
+                    text.len() as f64 / 1e6,
+                    inject.time.as_secs_f64(),
+                    t.as_secs_f64(),
+                    t.as_secs_f64() / inject.time.as_secs_f64()
+                );
+            }
         }
     }
     for w in inject_times.windows(2) {
@@ -197,6 +206,42 @@ fn main() {
             "growth {a} → {b} documents: time ×{:.2} for ×{}",
             tb.as_secs_f64() / ta.as_secs_f64(),
             b / a
+        );
+    }
+    // Standard input, a window of documents at a time: memory bounded by the largest
+    // document, not by the stream.
+    if let Some(&n) = sizes.last() {
+        let input = dir.join(format!("stream-{n}.yaml"));
+        let size = std::fs::metadata(&input).map_or(0, |m| m.len()) as f64 / 1e6;
+        let file = best(2, || {
+            run_inject(&kinject, &dir.join("sidecar.yaml"), &input)
+        });
+        let piped = best(2, || {
+            run_inject_piped(&kinject, &dir.join("sidecar.yaml"), &input)
+        });
+        println!(
+            "{n} documents ({size:.1} MB) on standard input: {:.3} s, peak {:.0} MB (as a file: {:.3} s, peak {:.0} MB)",
+            piped.time.as_secs_f64(),
+            piped.peak_kb as f64 / 1024.0,
+            file.time.as_secs_f64(),
+            file.peak_kb as f64 / 1024.0
+        );
+    }
+    for (keys, n) in [(100_000, 1_000), (600_000, 1_000), (600_000, 10_000)] {
+        let input = dir.join(format!("big-{keys}-{n}.yaml"));
+        let big = dashboards(keys);
+        let text = format!("{}---\n{big}---\n{}", generate(n), generate(n));
+        std::fs::write(&input, &text).expect("write input");
+        let piped = best(2, || {
+            run_inject_piped(&kinject, &dir.join("sidecar.yaml"), &input)
+        });
+        println!(
+            "a {:.1} MB document between two streams of {n} documents ({:.1} MB in all) on standard input: {:.3} s, peak {:.0} MB ({:.1}× the document)",
+            big.len() as f64 / 1e6,
+            text.len() as f64 / 1e6,
+            piped.time.as_secs_f64(),
+            piped.peak_kb as f64 / 1024.0,
+            piped.peak_kb as f64 * 1024.0 / big.len() as f64
         );
     }
     let version = best(20, || run(&kinject, &["--version"]));
@@ -271,22 +316,61 @@ fn run(program: &Path, args: &[&str]) -> Run {
     }
 }
 
-/// The wrapper: runs the command after `--peak-of`, prints its wall time in nanoseconds and
-/// its peak resident memory in KiB; fails when it fails.
+/// `kinject inject -q -c config` with `input` written into its standard input (a pipe).
+fn run_inject_piped(kinject: &Path, config: &Path, input: &Path) -> Run {
+    run(
+        Path::new("--stdin"),
+        &[p(input), p(kinject), "inject", "-q", "-c", p(config)],
+    )
+}
+
+/// The wrapper: runs the command after `--peak-of` (after `--stdin FILE`: with the file's
+/// bytes written into a pipe to it), prints its wall time in nanoseconds and its peak
+/// resident memory in KiB; fails when it fails.
 fn peak_of(command: &[String]) -> ! {
+    let (stdin, command) = match command {
+        [flag, file, rest @ ..] if flag == "--stdin" => {
+            (Some(std::fs::read(file).expect("read the input")), rest)
+        }
+        _ => (None, command),
+    };
     let start = Instant::now();
-    let status = Command::new(&command[0])
+    let mut child = Command::new(&command[0])
         .args(&command[1..])
-        .stdin(Stdio::null())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .status()
+        .spawn()
         .expect("spawn");
+    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        use std::io::Write as _;
+        pipe.write_all(&bytes).expect("write to the pipe");
+    }
+    let status = child.wait().expect("wait");
     let elapsed = start.elapsed();
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .expect("getrusage");
     println!("{} {}", elapsed.as_nanos(), usage.max_rss());
     std::process::exit(if status.success() { 0 } else { 1 });
+}
+
+/// A ConfigMap holding one large JSON file (Grafana dashboards are shipped so), `lines`
+/// lines of it.
+fn dashboards(lines: usize) -> String {
+    let mut out = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\ndata:\n  dashboards.json: |\n",
+    );
+    for i in 0..lines {
+        let _ = writeln!(
+            out,
+            "    {{\"panel\": {i}, \"title\": \"requests per second, 5m rate\", \"datasource\": \"prometheus\"}},"
+        );
+    }
+    out
 }
 
 /// Every document through granit-parser's event stream, building nothing.
@@ -310,11 +394,30 @@ fn parse_own(text: &str) {
     std::mem::forget(input);
 }
 
-fn kustomize(kubectl: &Path, dir: &Path, input: &Path, n: usize) -> Option<Duration> {
-    let kdir = dir.join(format!("kustomize-{n}"));
+/// Which kustomize patches stand for kinject's sidecar.
+#[derive(Clone, Copy)]
+enum Patches {
+    /// RFC 6902 operations (`KUSTOMIZATION`).
+    Json,
+    /// Strategic-merge patches, what the issue measured (`KUSTOMIZATION_SMP`).
+    StrategicMerge,
+}
+
+fn kustomize(
+    kubectl: &Path,
+    dir: &Path,
+    input: &Path,
+    n: usize,
+    patches: Patches,
+) -> Option<Duration> {
+    let kdir = kustomize_dir(dir, n, patches);
     std::fs::create_dir_all(&kdir).ok()?;
     std::fs::copy(input, kdir.join("resources.yaml")).ok()?;
-    std::fs::write(kdir.join("kustomization.yaml"), KUSTOMIZATION).ok()?;
+    let kustomization = match patches {
+        Patches::Json => KUSTOMIZATION,
+        Patches::StrategicMerge => KUSTOMIZATION_SMP,
+    };
+    std::fs::write(kdir.join("kustomization.yaml"), kustomization).ok()?;
     let start = Instant::now();
     let mut child = Command::new(kubectl)
         .args(["kustomize", p(&kdir)])
@@ -333,6 +436,61 @@ fn kustomize(kubectl: &Path, dir: &Path, input: &Path, n: usize) -> Option<Durat
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+fn kustomize_dir(dir: &Path, n: usize, patches: Patches) -> PathBuf {
+    match patches {
+        Patches::Json => dir.join(format!("kustomize-{n}")),
+        Patches::StrategicMerge => dir.join(format!("kustomize-smp-{n}")),
+    }
+}
+
+/// The same sidecar as `SIDECAR`, as strategic-merge patches, one per workload kind.
+const KUSTOMIZATION_SMP: &str = r#"resources:
+- resources.yaml
+patches:
+- target: {kind: Deployment}
+  patch: |-
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: any}
+    spec:
+      template:
+        spec:
+          containers:
+          - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
+- target: {kind: StatefulSet}
+  patch: |-
+    apiVersion: apps/v1
+    kind: StatefulSet
+    metadata: {name: any}
+    spec:
+      template:
+        spec:
+          containers:
+          - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
+- target: {kind: DaemonSet}
+  patch: |-
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: any}
+    spec:
+      template:
+        spec:
+          containers:
+          - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
+- target: {kind: CronJob}
+  patch: |-
+    apiVersion: batch/v1
+    kind: CronJob
+    metadata: {name: any}
+    spec:
+      jobTemplate:
+        spec:
+          template:
+            spec:
+              containers:
+              - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
+"#;
 
 /// The same sidecar as `SIDECAR`, as kustomize patches.
 const KUSTOMIZATION: &str = r#"resources:
@@ -353,7 +511,13 @@ patches:
 "#;
 
 /// Whether kinject and kustomize give the same objects (kinject's status annotation aside).
-fn same_as_kustomize(kubectl: &Path, kinject: &Path, dir: &Path, input: &Path) -> String {
+fn same_as_kustomize(
+    kubectl: &Path,
+    kinject: &Path,
+    dir: &Path,
+    input: &Path,
+    patches: Patches,
+) -> String {
     let ours = Command::new(kinject)
         .args([
             "inject",
@@ -367,7 +531,7 @@ fn same_as_kustomize(kubectl: &Path, kinject: &Path, dir: &Path, input: &Path) -
         .output()
         .expect("kinject");
     let theirs = Command::new(kubectl)
-        .args(["kustomize", p(&dir.join("kustomize-1000"))])
+        .args(["kustomize", p(&kustomize_dir(dir, 1000, patches))])
         .output()
         .expect("kubectl");
     let mut ours = objects_json(&ours.stdout);

@@ -39,6 +39,7 @@ impl Located {
             span.1.min(text.len()).max(span.0.min(text.len())),
         );
         let (line, column) = line_col(text, start);
+        let line = line + shared.first_line;
         Located {
             code,
             location: format!("{name}:{line}:{column}"),
@@ -108,31 +109,50 @@ pub(crate) fn suggest<'a>(
 }
 
 /// The text a diagnostic points into, shared with whoever else holds it: a configuration
-/// file's (`Arc<str>`) or an input's (`Arc<String>`, read without a copy).
+/// file's (`Arc<str>`) or an input's (`Arc<String>`, read without a copy), and the number of
+/// lines of its file before it (a window of standard input starts further on).
 #[derive(Debug, Clone)]
-pub enum SharedText {
+pub struct SharedText {
+    text: Text,
+    first_line: usize,
+}
+
+#[derive(Debug, Clone)]
+enum Text {
     Str(Arc<str>),
     String(Arc<String>),
 }
 
 impl SharedText {
     pub fn as_str(&self) -> &str {
-        match self {
-            SharedText::Str(s) => s,
-            SharedText::String(s) => s,
+        match &self.text {
+            Text::Str(s) => s,
+            Text::String(s) => s,
         }
+    }
+
+    /// The same text, as the part of its file after `lines` lines.
+    pub fn starting_at_line(mut self, lines: usize) -> Self {
+        self.first_line = lines;
+        self
     }
 }
 
 impl From<&Arc<str>> for SharedText {
     fn from(text: &Arc<str>) -> Self {
-        SharedText::Str(Arc::clone(text))
+        SharedText {
+            text: Text::Str(Arc::clone(text)),
+            first_line: 0,
+        }
     }
 }
 
 impl From<&Arc<String>> for SharedText {
     fn from(text: &Arc<String>) -> Self {
-        SharedText::String(Arc::clone(text))
+        SharedText {
+            text: Text::String(Arc::clone(text)),
+            first_line: 0,
+        }
     }
 }
 
@@ -143,7 +163,18 @@ impl SourceCode for SharedText {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
-        self.as_str()
-            .read_span(span, context_lines_before, context_lines_after)
+        let contents = self
+            .as_str()
+            .read_span(span, context_lines_before, context_lines_after)?;
+        if self.first_line == 0 {
+            return Ok(contents);
+        }
+        Ok(Box::new(miette::MietteSpanContents::new(
+            contents.data(),
+            *contents.span(),
+            contents.line() + self.first_line,
+            contents.column(),
+            contents.line_count(),
+        )))
     }
 }

@@ -35,6 +35,36 @@ pub fn is_resource_list(input: &Input) -> bool {
     matches!(docs.as_slice(), [v] if v.get("kind").and_then(Value::as_str) == Some("ResourceList"))
 }
 
+/// Whether the first document with content of `input` is a `ResourceList`. Documents are
+/// only read when their text does not say (a `kind:` line of a block mapping does).
+pub fn starts_with_resource_list(input: &mut Input) -> bool {
+    for doc in &mut input.documents {
+        let text = &input.text[doc.range.clone()];
+        if let Some(kind) = crate::yaml::top_level_kind(text) {
+            return kind == "ResourceList";
+        }
+        let blank = text.lines().all(|l| {
+            let l = l.trim();
+            l.is_empty() || l.starts_with('#') || l == "---" || l == "..."
+        });
+        if blank {
+            continue;
+        }
+        if !text.contains("ResourceList") {
+            return false;
+        }
+        let parsed = doc
+            .parsed
+            .get_or_insert_with(|| crate::yaml::parse_document(text));
+        match parsed {
+            Ok(p) if p.root.is_none() => continue,
+            Ok(p) => return p.value.get("kind").and_then(Value::as_str) == Some("ResourceList"),
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 /// Runs kinject as a KRM function over `input`. `config` overrides the `functionConfig`.
 pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> KrmOutput {
     let loaded;
@@ -165,7 +195,7 @@ fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput 
     }
     match render::yaml::render(&file) {
         Ok(y) => KrmOutput {
-            text: y.text,
+            text: y.into_text(&file.input),
             failed,
             errors: Vec::new(),
         },

@@ -158,7 +158,7 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
     let mut docs = Vec::with_capacity(documents.len());
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    let mut yaml = (keep == Keep::YamlText).then(|| YamlStream::new(&input));
+    let mut yaml = (keep == Keep::YamlText).then(YamlStream::new);
     // A chunk at a time: the edited texts of one chunk are in the output (and let go of)
     // before the next is made.
     for chunk in documents.chunks_mut(256) {
@@ -178,12 +178,13 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
         }
     }
     input.documents = documents;
+    let yaml = yaml.map(|y| y.finish(&input));
     FileResult {
         input,
         docs,
         errors,
         warnings,
-        yaml: yaml.map(YamlStream::finish),
+        yaml,
     }
 }
 
@@ -250,7 +251,7 @@ fn process_document(
             let mut l = Located::new(
                 e.code,
                 &input.source.name,
-                &input.text,
+                input.shared_text(),
                 at.unwrap_or((start, start)),
                 format!("{}: {}", identity.short(), e.message),
             );
@@ -305,7 +306,7 @@ fn process_document(
                 errors.push(Located::new(
                     "kinject::internal",
                     &input.source.name,
-                    &input.text,
+                    input.shared_text(),
                     (doc.range.start, doc.range.start),
                     format!("internal error: the edit operations do not reproduce the injected objects: {why}"),
                 ));
@@ -345,7 +346,7 @@ fn located_syntax(input: &Input, doc: &read::Document, e: &crate::yaml::ParseErr
     Located::new(
         "kinject::input::syntax",
         &input.source.name,
-        &input.text,
+        input.shared_text(),
         (at, at),
         format!("invalid YAML: {}", e.message),
     )

@@ -42,13 +42,66 @@ fn temp_file(dir: &Path, name: &str) -> io::Result<(PathBuf, fs::File)> {
     let pid = std::process::id();
     for n in 0..1000 {
         let p = dir.join(format!(".{name}.kinject-{pid}-{n}"));
-        match fs::OpenOptions::new().write(true).create_new(true).open(&p) {
+        match fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
             Ok(f) => return Ok((p, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
     }
     Err(io::Error::other("no free temporary file name"))
+}
+
+/// Output held back until the run is known to have succeeded: in memory up to `limit`
+/// bytes, then in an unnamed temporary file (created in the temporary directory and
+/// unlinked at once, so nothing is left behind whatever happens to the process).
+pub struct Spool {
+    memory: Vec<u8>,
+    file: Option<fs::File>,
+    limit: usize,
+}
+
+impl Spool {
+    pub fn new(limit: usize) -> Self {
+        Spool {
+            memory: Vec::new(),
+            file: None,
+            limit,
+        }
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.file.is_none() && self.memory.len() + bytes.len() > self.limit {
+            let (path, mut file) = temp_file(&std::env::temp_dir(), "spool")?;
+            let _ = fs::remove_file(&path);
+            file.write_all(&std::mem::take(&mut self.memory))?;
+            self.file = Some(file);
+        }
+        match &mut self.file {
+            Some(f) => f.write_all(bytes),
+            None => {
+                self.memory.extend_from_slice(bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// Copies everything written to `out`.
+    pub fn copy_to(self, out: &mut dyn Write) -> io::Result<()> {
+        match self.file {
+            Some(mut f) => {
+                use std::io::Seek;
+                f.seek(io::SeekFrom::Start(0))?;
+                io::copy(&mut io::BufReader::with_capacity(1 << 20, f), out)?;
+            }
+            None => out.write_all(&self.memory)?,
+        }
+        out.flush()
+    }
 }
 
 /// The bytes of `text` in the encoding the input came in.
@@ -68,6 +121,20 @@ pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spool_gives_back_what_was_written_from_memory_or_a_file() {
+        for limit in [0, 5, 1000] {
+            let mut spool = super::Spool::new(limit);
+            for piece in ["abc", "defg", "", "hij"] {
+                spool.write(piece.as_bytes()).unwrap();
+            }
+            assert_eq!(spool.file.is_some(), limit < 10);
+            let mut out = Vec::new();
+            spool.copy_to(&mut out).unwrap();
+            assert_eq!(out, b"abcdefghij");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -13,39 +13,10 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::objects;
+use common::{corpus_files, objects};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
-}
-
-fn corpus_files() -> Vec<PathBuf> {
-    let dir = root().join("../shared/corpus");
-    let mut files = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d)
-            .expect("corpus dir")
-            .filter_map(Result::ok)
-        {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if matches!(
-                p.extension().and_then(|x| x.to_str()),
-                Some("yaml" | "yml" | "json")
-            ) {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    assert!(
-        files.len() > 250,
-        "the corpus is missing: {} files",
-        files.len()
-    );
-    files
 }
 
 fn kinject(args: &[&str], stdin: Option<&[u8]>) -> Output {

@@ -37,7 +37,9 @@ pub(crate) fn run(files: &[FileResult], args: &EditArgs, mut failed: bool, quiet
         match compare(f, name, args, color, &mut out, &mut changed, &mut unchanged) {
             Some(EXIT_ERROR) => failed = true,
             Some(_) if args.in_place => {
-                let text = render::yaml::render(f).map(|y| y.text).unwrap_or_default();
+                let text = render::yaml::render(f)
+                    .map(|y| y.into_text(&f.input))
+                    .unwrap_or_default();
                 if let Err(e) = atomic_write(path, &encode(&text, f.input.encoding)) {
                     eprint(&format!(
                         "error: {name}: cannot write: {e} (the file is unchanged)\n"
@@ -80,7 +82,7 @@ fn compare(
     unchanged: &mut usize,
 ) -> Option<u8> {
     let new = match render::yaml::render(f) {
-        Ok(y) => y.text,
+        Ok(y) => y.into_text(&f.input),
         Err(e) => {
             eprint(&format!("error: {e}\n"));
             return Some(EXIT_ERROR);

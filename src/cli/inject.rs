@@ -1,27 +1,33 @@
 //! `kinject inject` and `kinject uninject`: wiring only.
 
+use std::borrow::Cow;
+
 use crate::config::{self, Config};
 use crate::inject::Mode;
 use crate::pipeline::FileResult;
 use crate::render;
 use crate::report;
 
-use super::output::{diagnostics, process_inputs, read_stdin, stdout};
+use super::output::{StdinWindows, diagnostics, process_inputs, stdout};
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
     eprint,
 };
 
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
+    let mut stdin = open_stdin(&args.input, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
-    let stdin_only = args.input.all_paths().iter().all(|p| p.as_os_str() == "-");
-    let mut stdin = None;
-    if stdin_only && !args.edit.any() {
-        match read_stdin() {
-            Ok(bytes) => {
-                if let Ok(input) = crate::krm::input(&bytes)
-                    && crate::krm::is_resource_list(&input)
-                {
+    if let Some(s) = &mut stdin
+        && let Ok(first) = &mut s.first
+        && crate::krm::starts_with_resource_list(first)
+    {
+        let Some(s) = stdin.take() else {
+            return EXIT_ERROR;
+        };
+        match s.whole() {
+            Ok(mut input) => {
+                input.parse_all();
+                if crate::krm::is_resource_list(&input) {
                     return super::krm::run_input(
                         input,
                         &args.config.configs,
@@ -29,10 +35,10 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
                         args.input.namespace.clone(),
                     );
                 }
-                stdin = Some(bytes);
+                stdin = Some(StdinWindows::from_whole(input));
             }
             Err(e) => {
-                eprint(&format!("error: cannot read <stdin>: {e}\n"));
+                diagnostics(vec![e]);
                 return EXIT_ERROR;
             }
         }
@@ -54,6 +60,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
 }
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
+    let stdin = open_stdin(&args.input, &args.edit);
     let paths: Vec<&std::path::Path> = args.configs.iter().map(|p| p.as_path()).collect();
     let config = if paths.is_empty() {
         Ok(Config::empty())
@@ -65,7 +72,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
             &config,
             Mode::Uninject,
             &args.input,
-            None,
+            stdin,
             &args.output,
             &args.edit,
         ),
@@ -76,11 +83,18 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     }
 }
 
+/// Standard input read a window at a time, when it is the only input and its output goes
+/// to stdout.
+fn open_stdin(input: &InputArgs, edit: &EditArgs) -> Option<StdinWindows> {
+    let stdin_only = input.all_paths().iter().all(|p| p.as_os_str() == "-");
+    (stdin_only && !edit.any()).then(StdinWindows::open)
+}
+
 fn run(
     config: &Config,
     mode: Mode,
     input: &InputArgs,
-    stdin: Option<Vec<u8>>,
+    stdin: Option<StdinWindows>,
     output: &OutputArgs,
     edit: &EditArgs,
 ) -> u8 {
@@ -94,6 +108,19 @@ fn run(
         crate::pipeline::Keep::YamlText
     } else {
         crate::pipeline::Keep::Values
+    };
+    // A stream longer than a window is processed window by window, unless a rule selects
+    // on the labels of Namespace objects, which may come anywhere in it.
+    let needs_whole = config
+        .rules
+        .iter()
+        .any(|r| r.spec.matches.namespace_selector.is_some());
+    let stdin = match stdin {
+        Some(s) if !s.is_whole() && !needs_whole => {
+            return super::stream::run(config, mode, input, s, output, keep);
+        }
+        Some(s) => Some(s.whole()),
+        None => None,
     };
     let (files, input_errors) = match process_inputs(input, stdin, config, mode, keep) {
         Ok(r) => r,
@@ -111,7 +138,12 @@ fn run(
         report(&files, output, &[]);
         return super::edit::run(&files, edit, failed, output.quiet);
     }
-    let (text, notes, render_errors) = render_all(&mut files, output.output);
+    // The YAML made while processing, moved out of the results.
+    let made = match output.output {
+        Format::Yaml => files.iter_mut().map(render::yaml::render_taking).collect(),
+        _ => Vec::new(),
+    };
+    let (text, notes, render_errors) = render_all(&files, made, output.output);
     failed |= !render_errors.is_empty();
     for e in &render_errors {
         eprint(&format!("error: {e}\n"));
@@ -126,42 +158,57 @@ fn run(
 }
 
 fn report(files: &[FileResult], output: &OutputArgs, notes: &[String]) {
-    if output.quiet {
-        return;
+    if !output.quiet {
+        let warnings = files.iter().flat_map(|f| &f.warnings).chain(notes);
+        print_report(&report::entries(files), warnings, output.report);
     }
-    let entries = report::entries(files);
-    match output.report {
-        ReportFormat::Text => eprint(&report::text(&entries)),
+}
+
+/// The report on stderr, then the warnings.
+fn print_report<'a>(
+    entries: &[report::Entry],
+    warnings: impl IntoIterator<Item = &'a String>,
+    format: ReportFormat,
+) {
+    match format {
+        ReportFormat::Text => eprint(&report::text(entries)),
         ReportFormat::Json => eprint(&format!(
             "{}\n",
-            serde_json::to_string_pretty(&entries).unwrap_or_default()
+            serde_json::to_string_pretty(entries).unwrap_or_default()
         )),
     }
-    for w in files.iter().flat_map(|f| &f.warnings).chain(notes) {
+    print_warnings(warnings);
+}
+
+pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
+    for w in warnings {
         eprint(&format!("warning: {w}\n"));
     }
 }
 
-/// Renders every file in `format`: (text, notes, errors).
+/// Renders every file in `format`: (text, notes, errors). An input nothing changed is
+/// not copied.
 fn render_all(
-    files: &mut [FileResult],
+    files: &[FileResult],
+    made: Vec<Result<render::yaml::YamlOutput, render::RenderError>>,
     format: Format,
-) -> (String, Vec<String>, Vec<render::RenderError>) {
+) -> (Cow<'_, str>, Vec<String>, Vec<render::RenderError>) {
     let mut notes = Vec::new();
     let mut errors = Vec::new();
     let text = match format {
         Format::Yaml => {
-            let mut out = String::new();
-            for f in files.iter_mut() {
-                match render::yaml::render_taking(f) {
-                    Ok(y) if out.is_empty() => {
-                        // The first (often the only) file: its text is the stream so far.
-                        out = y.text;
-                        notes.extend(y.notes);
-                    }
-                    Ok(y) => {
-                        join_stream(&mut out, &y.text);
-                        notes.extend(y.notes);
+            let mut out = Cow::Borrowed("");
+            for (f, y) in files.iter().zip(made) {
+                match y {
+                    Ok(mut y) => {
+                        notes.append(&mut y.notes);
+                        let text = y.into_cow(&f.input);
+                        if out.is_empty() {
+                            // The first (often the only) file: its text is the stream so far.
+                            out = text;
+                        } else {
+                            join_stream(out.to_mut(), &text);
+                        }
                     }
                     Err(e) => errors.push(e),
                 }
@@ -171,14 +218,16 @@ fn render_all(
         Format::Json => {
             let values: Vec<serde_json::Value> =
                 files.iter().flat_map(render::json::documents).collect();
-            render::json::render(&values)
+            Cow::Owned(render::json::render(&values))
         }
         Format::Patch => {
-            let entries: Vec<_> = files.iter().flat_map(render::patch::entries).collect();
-            format!(
-                "{}\n",
-                serde_json::to_string_pretty(&entries).unwrap_or_default()
-            )
+            let mut out = String::new();
+            let mut array = render::json::PrettyArray::default();
+            for f in files.iter() {
+                array.push(&render::patch::entries(f), &mut out);
+            }
+            array.finish(&mut out);
+            Cow::Owned(out)
         }
     };
     (text, notes, errors)

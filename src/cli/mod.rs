@@ -8,6 +8,7 @@ mod inject;
 mod krm;
 mod output;
 mod overlay;
+mod stream;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -11,8 +11,12 @@ use super::{EXIT_ERROR, InputArgs};
 
 /// Writes `text` to stdout; returns the exit code (0, or 0 on a broken pipe, 2 otherwise).
 pub(crate) fn stdout(text: &str) -> u8 {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    write_stdout(|out| out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+}
+
+/// Runs `write` on stdout; returns the exit code as `stdout` does.
+pub(crate) fn write_stdout(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> u8 {
+    match write(&mut std::io::stdout().lock()) {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
@@ -33,7 +37,7 @@ pub(crate) fn diagnostics<D: miette::Diagnostic + Send + Sync + 'static>(errors:
 /// Inputs that cannot be read are reported; the others are still returned.
 pub(crate) fn load_inputs(
     args: &InputArgs,
-    stdin: Option<Vec<u8>>,
+    stdin: Option<Result<read::Input, InputError>>,
 ) -> (Vec<read::Input>, Vec<InputError>) {
     let (sources, mut errors) = read::discover(&args.all_paths());
     let mut stdin = stdin;
@@ -47,7 +51,7 @@ pub(crate) fn load_inputs(
             stdin_used = true;
         }
         let loaded = match (source.path.is_none(), stdin.take()) {
-            (true, Some(bytes)) => read::from_bytes_unparsed(source, bytes),
+            (true, Some(read)) => read,
             _ => read::load_unparsed(&source, &mut std::io::stdin().lock()),
         };
         match loaded {
@@ -62,7 +66,7 @@ pub(crate) fn load_inputs(
 /// the settings are wrong.
 pub(crate) fn process_inputs(
     args: &InputArgs,
-    stdin: Option<Vec<u8>>,
+    stdin: Option<Result<read::Input, InputError>>,
     config: &crate::config::Config,
     mode: crate::inject::Mode,
     keep: crate::pipeline::Keep,
@@ -80,6 +84,44 @@ pub(crate) fn process_inputs(
         .map(|i| crate::pipeline::process(i, &settings, keep))
         .collect();
     Ok((files, errors))
+}
+
+/// Standard input a window of documents at a time: the first window is read, the rest
+/// comes as it is processed (see `read::Windows`).
+pub(crate) struct StdinWindows {
+    pub first: Result<read::Input, InputError>,
+    pub rest: read::Windows<std::io::StdinLock<'static>>,
+}
+
+/// How much of standard input is read, processed and let go of at a time.
+const WINDOW: usize = 1 << 20;
+
+impl StdinWindows {
+    pub(crate) fn open() -> Self {
+        let mut rest = read::Windows::new(std::io::stdin().lock(), WINDOW);
+        let first = rest
+            .next_window()
+            .unwrap_or_else(|| read::from_bytes_unparsed(read::Source::stdin(), Vec::new()));
+        StdinWindows { first, rest }
+    }
+
+    /// Standard input already read whole.
+    pub(crate) fn from_whole(input: read::Input) -> Self {
+        StdinWindows {
+            first: Ok(input),
+            rest: read::Windows::exhausted(std::io::stdin().lock()),
+        }
+    }
+
+    /// Whether all of standard input is in the first window.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.rest.is_done()
+    }
+
+    /// All of standard input as one input.
+    pub(crate) fn whole(self) -> Result<read::Input, InputError> {
+        self.rest.whole(self.first?)
+    }
 }
 
 /// Reads all of standard input.

@@ -2,6 +2,7 @@
 //! Kubernetes objects inside each document (`kind: List` items included).
 
 mod split;
+mod window;
 
 use std::io::Read;
 use std::ops::Range;
@@ -15,6 +16,7 @@ use thiserror::Error;
 use crate::yaml::{ParseError, Parsed, parse_document};
 
 pub(crate) use split::documents;
+pub use window::Windows;
 
 /// Where an input comes from: a file, or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +58,8 @@ pub struct Input {
     pub text: Arc<String>,
     pub encoding: Encoding,
     pub documents: Vec<Document>,
+    /// Lines of the source before this text (a window of standard input starts further on).
+    pub first_line: usize,
     /// Where each line starts, built when a line number is first asked for (empty for a
     /// text too long for 32-bit offsets, whose lines are then counted).
     lines: std::sync::OnceLock<Vec<u32>>,
@@ -105,12 +109,21 @@ impl Input {
                 .collect()
         });
         if starts.is_empty() {
-            return line_col(&self.text, offset);
+            let (line, column) = line_col(&self.text, offset);
+            return (line + self.first_line, column);
         }
         let offset = offset.min(self.text.len());
         let line = starts.partition_point(|&s| s as usize <= offset);
         let start = starts[line - 1] as usize;
-        (line, self.text[start..offset].chars().count() + 1)
+        (
+            line + self.first_line,
+            self.text[start..offset].chars().count() + 1,
+        )
+    }
+
+    /// The text, for diagnostics that point into it (with its line numbers in the source).
+    pub fn shared_text(&self) -> crate::diagnostic::SharedText {
+        crate::diagnostic::SharedText::from(&self.text).starting_at_line(self.first_line)
     }
 }
 
@@ -233,12 +246,27 @@ pub fn from_bytes(source: Source, bytes: &[u8]) -> Result<Input, InputError> {
 
 /// Decodes and splits bytes read from `source`; documents are parsed when needed.
 pub fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, InputError> {
+    split_text(source, bytes, 0, 0)
+}
+
+/// A window of standard input that starts at line `first_line` + 1 and document
+/// `first_doc` of the stream.
+fn from_window(bytes: Vec<u8>, first_line: usize, first_doc: usize) -> Result<Input, InputError> {
+    split_text(Source::stdin(), bytes, first_line, first_doc)
+}
+
+fn split_text(
+    source: Source,
+    bytes: Vec<u8>,
+    first_line: usize,
+    first_doc: usize,
+) -> Result<Input, InputError> {
     let (text, encoding) = decode(bytes).map_err(|(bytes, offset)| {
         let valid = String::from_utf8_lossy(&bytes[..offset]);
         let (line, column) = line_col(&valid, valid.len());
         InputError::Encoding {
             name: source.name.clone(),
-            line,
+            line: line + first_line,
             column,
         }
     })?;
@@ -252,7 +280,7 @@ pub fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, Inpu
             // A byte-order mark stays outside every document (renderers write it first).
             let range = r.start + body_start..r.end + body_start;
             Document {
-                index,
+                index: first_doc + index,
                 parsed: None,
                 range,
             }
@@ -263,6 +291,7 @@ pub fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, Inpu
         text,
         encoding,
         documents,
+        first_line,
         lines: std::sync::OnceLock::new(),
     })
 }

@@ -31,3 +31,33 @@ pub fn render(values: &[Value]) -> String {
     }
     out
 }
+
+/// Items of several parts as one pretty JSON array (`serde_json::to_string_pretty` of all of
+/// them), written a part at a time.
+#[derive(Default)]
+pub struct PrettyArray {
+    started: bool,
+}
+
+impl PrettyArray {
+    /// `items`, each after a separator (or the opening bracket).
+    pub fn push<T: serde::Serialize>(&mut self, items: &[T], out: &mut String) {
+        for item in items {
+            out.push_str(if self.started { ",\n" } else { "[\n" });
+            self.started = true;
+            let json = serde_json::to_string_pretty(item).unwrap_or_default();
+            for (i, line) in json.lines().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str("  ");
+                out.push_str(line);
+            }
+        }
+    }
+
+    /// The closing bracket (the whole array when there were no items).
+    pub fn finish(self, out: &mut String) {
+        out.push_str(if self.started { "\n]\n" } else { "[]\n" });
+    }
+}

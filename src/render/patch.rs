@@ -45,3 +45,47 @@ pub fn entries(file: &FileResult) -> Vec<ObjectPatch<'_>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_written_in_pieces_are_the_pretty_array() {
+        let identity = Identity {
+            kind: "Deployment".into(),
+            name: "web".into(),
+            ..Identity::default()
+        };
+        let ops = vec![Op::Add {
+            path: "/a".into(),
+            value: serde_json::json!({"x": ["y\nz"]}),
+        }];
+        let entry = |document| ObjectPatch {
+            identity: &identity,
+            source: Source {
+                file: "f",
+                document,
+                path: "",
+            },
+            patch: &ops,
+        };
+        let all = [entry(0), entry(1), entry(2)];
+        for split in 0..=3 {
+            let mut array = crate::render::json::PrettyArray::default();
+            let mut out = String::new();
+            array.push(&all[..split], &mut out);
+            array.push::<ObjectPatch<'_>>(&[], &mut out);
+            array.push(&all[split..], &mut out);
+            array.finish(&mut out);
+            let expected = format!("{}\n", serde_json::to_string_pretty(&all).unwrap());
+            assert_eq!(out, expected);
+        }
+        let mut out = String::new();
+        crate::render::json::PrettyArray::default().finish(&mut out);
+        assert_eq!(
+            out,
+            format!("{}\n", serde_json::to_string_pretty(&[0; 0]).unwrap())
+        );
+    }
+}

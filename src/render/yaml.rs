@@ -13,8 +13,28 @@ use crate::yaml::{NodeKind, Parsed, edit, parse_document};
 /// The text of a processed input. `notes` says which documents had to be re-emitted whole.
 #[derive(Debug, Clone)]
 pub struct YamlOutput {
-    pub text: String,
+    /// `None` when no document changed: the output is the input's text (not copied).
+    edited: Option<String>,
     pub notes: Vec<String>,
+}
+
+impl YamlOutput {
+    /// The output text of `input` (the input this output was made from).
+    pub fn text<'a>(&'a self, input: &'a Input) -> &'a str {
+        self.edited.as_deref().unwrap_or(&input.text)
+    }
+
+    pub fn into_text(self, input: &Input) -> String {
+        self.edited.unwrap_or_else(|| input.text.to_string())
+    }
+
+    /// `into_text`, without a copy of an unchanged input.
+    pub fn into_cow(self, input: &Input) -> std::borrow::Cow<'_, str> {
+        match self.edited {
+            Some(t) => std::borrow::Cow::Owned(t),
+            None => std::borrow::Cow::Borrowed(&input.text),
+        }
+    }
 }
 
 pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
@@ -22,7 +42,7 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
         return made.clone();
     }
     let input = &file.input;
-    let mut stream = YamlStream::new(input);
+    let mut stream = YamlStream::new();
     for doc in &input.documents {
         let made = match (file.doc(doc.index), doc.value()) {
             (
@@ -37,7 +57,7 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
         };
         stream.push(input, doc, made);
     }
-    stream.finish()
+    stream.finish(input)
 }
 
 /// `render`, moving the text made while processing out of `file` instead of copying it (the
@@ -50,24 +70,22 @@ pub fn render_taking(file: &mut FileResult) -> Result<YamlOutput, RenderError> {
 }
 
 /// The YAML output of an input, made document by document in order; the first document
-/// that could not be made is the error.
+/// that could not be made is the error. Unchanged text is copied only once an edited
+/// document follows it, so an input nothing changed is never copied.
 pub(crate) struct YamlStream {
-    out: YamlOutput,
+    edited: Option<String>,
+    /// How much of the input's text is accounted for in `edited`.
+    copied: usize,
+    notes: Vec<String>,
     error: Option<RenderError>,
 }
 
 impl YamlStream {
-    pub(crate) fn new(input: &Input) -> Self {
-        let mut text = String::with_capacity(input.text.len() + input.text.len() / 8 + 1024);
-        // What comes before the first document (a byte-order mark).
-        if let Some(first) = input.documents.first() {
-            text.push_str(&input.text[..first.range.start]);
-        }
+    pub(crate) fn new() -> Self {
         YamlStream {
-            out: YamlOutput {
-                text,
-                notes: Vec::new(),
-            },
+            edited: None,
+            copied: 0,
+            notes: Vec::new(),
             error: None,
         }
     }
@@ -80,11 +98,17 @@ impl YamlStream {
         made: Option<Result<(String, Option<String>), String>>,
     ) {
         match made {
-            None => self.out.text.push_str(input.doc_text(doc)),
+            None => {}
             Some(Ok((text, note))) => {
-                self.out.text.push_str(&text);
+                let out = self.edited.get_or_insert_with(|| {
+                    String::with_capacity(input.text.len() + input.text.len() / 8 + 1024)
+                });
+                // What comes before: unchanged documents, or a byte-order mark.
+                out.push_str(&input.text[self.copied..doc.range.start]);
+                out.push_str(&text);
+                self.copied = doc.range.end;
                 if let Some(n) = note {
-                    self.out.notes.push(format!(
+                    self.notes.push(format!(
                         "{} document {}: {n}",
                         input.source.name,
                         doc.index + 1
@@ -101,11 +125,17 @@ impl YamlStream {
         }
     }
 
-    pub(crate) fn finish(self) -> Result<YamlOutput, RenderError> {
-        match self.error {
-            Some(e) => Err(e),
-            None => Ok(self.out),
+    pub(crate) fn finish(mut self, input: &Input) -> Result<YamlOutput, RenderError> {
+        if let Some(e) = self.error {
+            return Err(e);
         }
+        if let Some(out) = &mut self.edited {
+            out.push_str(&input.text[self.copied..]);
+        }
+        Ok(YamlOutput {
+            edited: self.edited,
+            notes: self.notes,
+        })
     }
 }
 

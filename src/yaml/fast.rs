@@ -266,7 +266,7 @@ impl<'a> Reader<'a> {
         let outer_build = self.build;
         let mut entries: Vec<Entry> = Vec::new();
         let mut map = Map::new();
-        let mut seen: Vec<&'a str> = Vec::new();
+        let mut seen = KeySet::default();
         let next = loop {
             let Some((raw, colon)) = self.key_at(key, l.end)? else {
                 return Err(GiveUp);
@@ -302,11 +302,10 @@ impl<'a> Reader<'a> {
                     value: node,
                 });
             } else {
-                if seen.contains(&raw) {
+                if !seen.insert(raw) {
                     self.warnings
                         .push((key, format!("duplicate key `{raw}`: the last one wins")));
                 }
-                seen.push(raw);
             }
             match next {
                 Some(n) if n.indent() == col && !self.is_end_marker(n) => {
@@ -551,8 +550,10 @@ impl<'a> Reader<'a> {
         }
         self.rest_is_comment(i, end)?;
         let mut block_indent = explicit.map(|e| indent + e);
-        // The block's lines: `Some(text)` for content, `None` for a blank line.
+        // The block's lines: `Some(text)` for content, `None` for a blank line (only when
+        // the value is built: a large block only checked is not listed).
         let mut lines: Vec<Option<&str>> = Vec::new();
+        let build = self.build;
         let mut line = self.next_line_start(pos);
         let mut block_end = line;
         while line < self.b.len() {
@@ -564,13 +565,17 @@ impl<'a> Reader<'a> {
                 if spaces > 0 && block_indent.is_none_or(|bi| spaces > bi) {
                     return Err(GiveUp);
                 }
-                lines.push(None);
+                if build {
+                    lines.push(None);
+                }
             } else {
                 let bi = *block_indent.get_or_insert(spaces);
                 if bi <= indent || spaces < bi {
                     break;
                 }
-                lines.push(Some(&self.text[line + bi..le]));
+                if build {
+                    lines.push(Some(&self.text[line + bi..le]));
+                }
             }
             block_end = (le + 1).min(self.b.len());
             line = block_end;
@@ -893,6 +898,19 @@ mod tests {
         assert!(parse_shallow("- a\n").is_none());
     }
 
+    /// Duplicates among many keys of a mapping that is not built (they are hashed).
+    #[test]
+    fn shallow_reads_find_duplicates_among_many_keys() {
+        let mut text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n".to_owned();
+        for i in 0..40 {
+            text.push_str(&format!("  k{i}: v\n"));
+        }
+        text.push_str("  k3: again\n  k33: again\n");
+        assert!(shallow_agrees(&text));
+        let shallow = parse_shallow(&text).unwrap();
+        assert_eq!(shallow.warnings.len(), 2);
+    }
+
     /// Every document of the shared corpus and of the test data.
     #[test]
     fn agrees_on_every_document_of_the_corpus() {
@@ -945,5 +963,30 @@ mod tests {
             read * 10 > total * 7,
             "{read} of {total} documents read fast"
         );
+    }
+}
+
+/// Keys of a mapping that is not built, to find duplicates: a few are compared one by one,
+/// many (a large ConfigMap) are hashed.
+#[derive(Default)]
+struct KeySet<'a> {
+    few: Vec<&'a str>,
+    many: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> KeySet<'a> {
+    /// Whether `key` is new.
+    fn insert(&mut self, key: &'a str) -> bool {
+        if self.few.len() < 16 {
+            if self.few.contains(&key) {
+                return false;
+            }
+            self.few.push(key);
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few.iter().copied());
+        }
+        self.many.insert(key)
     }
 }

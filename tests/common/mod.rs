@@ -58,3 +58,34 @@ pub fn kinject_with_stdin(
     drop(pipe);
     child.wait_with_output().expect("wait for kinject")
 }
+
+/// Every manifest file of `../shared/corpus/`, sorted.
+#[allow(dead_code)]
+pub fn corpus_files() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut files = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)
+            .expect("corpus dir")
+            .filter_map(Result::ok)
+        {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("yaml" | "yml" | "json")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(
+        files.len() > 250,
+        "the corpus is missing: {} files",
+        files.len()
+    );
+    files
+}

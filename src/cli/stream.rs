@@ -1,0 +1,129 @@
+//! Standard input longer than a window, processed a window at a time: each window's output
+//! is made and held back in a spool (memory, then a temporary file) and everything parsed
+//! is let go of before the next window is read. The output reaches stdout only once the
+//! whole stream has been processed without an error, as it does for any other input.
+
+use crate::config::Config;
+use crate::inject::Mode;
+use crate::pipeline::{self, Keep};
+use crate::render;
+use crate::report;
+use crate::write::Spool;
+
+use super::inject::print_warnings;
+use super::output::{StdinWindows, diagnostics, write_stdout};
+use super::{EXIT_ERROR, Format, InputArgs, OutputArgs, ReportFormat, eprint};
+
+/// Output kept in memory before it goes to a temporary file.
+const SPOOL_IN_MEMORY: usize = 4 << 20;
+
+pub(crate) fn run(
+    config: &Config,
+    mode: Mode,
+    args: &InputArgs,
+    stdin: StdinWindows,
+    output: &OutputArgs,
+    keep: Keep,
+) -> u8 {
+    let settings = match args.settings(config, mode, &[]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return EXIT_ERROR;
+        }
+    };
+    let StdinWindows { first, mut rest } = stdin;
+    let mut first = Some(first);
+    let mut spool = Spool::new(SPOOL_IN_MEMORY);
+    let mut patches = render::json::PrettyArray::default();
+    // The report too is held back (it comes after the diagnostics, as for other inputs).
+    let mut report = Spool::new(SPOOL_IN_MEMORY);
+    let mut report_array = render::json::PrettyArray::default();
+    let mut warnings = Vec::new();
+    let mut notes = Vec::new();
+    let mut failed = false;
+    let mut text = String::new();
+    while let Some(window) = first.take().or_else(|| rest.next_window()) {
+        let input = match window {
+            Ok(i) => i,
+            Err(e) => {
+                diagnostics(vec![e]);
+                failed = true;
+                continue;
+            }
+        };
+        let mut file = pipeline::process(input, &settings, keep);
+        if !file.errors.is_empty() {
+            failed = true;
+            diagnostics(std::mem::take(&mut file.errors));
+        }
+        if !output.quiet {
+            let entries = report::entries(std::slice::from_ref(&file));
+            text.clear();
+            match output.report {
+                ReportFormat::Text => text = report::text(&entries),
+                ReportFormat::Json => report_array.push(&entries, &mut text),
+            }
+            if let Err(e) = report.write(text.as_bytes()) {
+                eprint(&format!(
+                    "error: cannot hold the report back in a temporary file: {e}\n"
+                ));
+                failed = true;
+            }
+        }
+        warnings.append(&mut file.warnings);
+        // Once anything failed nothing will be written: the rest is only checked.
+        if failed {
+            continue;
+        }
+        text.clear();
+        let held = match output.output {
+            Format::Yaml => match render::yaml::render_taking(&mut file) {
+                // A window nothing changed is written from its own text, without a copy.
+                Ok(y) => {
+                    let held = spool.write(y.text(&file.input).as_bytes());
+                    notes.extend(y.notes);
+                    held
+                }
+                Err(e) => {
+                    eprint(&format!("error: {e}\n"));
+                    failed = true;
+                    continue;
+                }
+            },
+            Format::Json => {
+                text = render::json::render(&render::json::documents(&file));
+                spool.write(text.as_bytes())
+            }
+            Format::Patch => {
+                patches.push(&render::patch::entries(&file), &mut text);
+                spool.write(text.as_bytes())
+            }
+        };
+        if let Err(e) = held {
+            eprint(&format!(
+                "error: cannot hold the output back in a temporary file: {e}\n"
+            ));
+            failed = true;
+        }
+    }
+    if output.output == Format::Patch && !failed {
+        text.clear();
+        patches.finish(&mut text);
+        failed |= spool.write(text.as_bytes()).is_err();
+    }
+    if !output.quiet {
+        if output.report == ReportFormat::Json {
+            text.clear();
+            report_array.finish(&mut text);
+            let _ = report.write(text.as_bytes());
+        }
+        let _ = report.copy_to(&mut std::io::stderr().lock());
+        print_warnings(warnings.iter().chain(&notes));
+    }
+    if failed {
+        eprint("error: nothing was written because of the errors above\n");
+        return EXIT_ERROR;
+    }
+    write_stdout(|out| spool.copy_to(out))
+}

@@ -1,0 +1,263 @@
+//! Standard input a window at a time: whole documents, about `size` bytes each, so that a
+//! stream is processed with memory bounded by its largest document, not by its length.
+//! Windows are cut where the document splitter would cut the whole stream, and each knows
+//! its first line and first document, so everything said about it is said as of the stream.
+
+use std::io::Read;
+
+use super::{InputError, Source, split};
+
+/// Bytes read at a time.
+const BLOCK: usize = 256 * 1024;
+
+pub struct Windows<R> {
+    reader: R,
+    size: usize,
+    /// Read and not yet handed out.
+    buf: Vec<u8>,
+    eof: bool,
+    /// Nothing more to hand out (the stream ended, or could not be read).
+    done: bool,
+    started: bool,
+    /// Where the next window starts in the stream.
+    first_line: usize,
+    first_doc: usize,
+    /// How far `buf` has been searched for a line that may start a document.
+    searched: usize,
+    may_cut: bool,
+}
+
+impl<R: Read> Windows<R> {
+    pub fn new(reader: R, size: usize) -> Self {
+        Windows {
+            reader,
+            size,
+            buf: Vec::new(),
+            eof: false,
+            done: false,
+            started: false,
+            first_line: 0,
+            first_doc: 0,
+            searched: 0,
+            may_cut: false,
+        }
+    }
+
+    /// Windows of a stream already read whole (there is nothing to hand out).
+    pub fn exhausted(reader: R) -> Self {
+        let mut w = Windows::new(reader, 0);
+        w.done = true;
+        w
+    }
+
+    /// Whether every window has been handed out.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The next window of the stream as an input named `<stdin>`; `None` after the last.
+    pub fn next_window(&mut self) -> Option<Result<super::Input, InputError>> {
+        if self.done {
+            return None;
+        }
+        loop {
+            if self.eof {
+                self.done = true;
+                if self.started && self.buf.is_empty() {
+                    return None;
+                }
+                let bytes = std::mem::take(&mut self.buf);
+                return Some(self.window(bytes));
+            }
+            if self.buf.len() >= self.size
+                && self.may_cut
+                && let Some(cut) = self.cut()
+            {
+                let rest = self.buf.split_off(cut);
+                let bytes = std::mem::replace(&mut self.buf, rest);
+                self.searched = 0;
+                self.may_cut = false;
+                return Some(self.window(bytes));
+            }
+            if let Err(e) = self.fill() {
+                self.done = true;
+                return Some(Err(InputError::Io {
+                    name: Source::stdin().name,
+                    source: e,
+                }));
+            }
+        }
+    }
+
+    /// Everything from `first` (the first window) to the end of the stream, as one input.
+    pub fn whole(mut self, first: super::Input) -> Result<super::Input, InputError> {
+        if self.done {
+            return Ok(first);
+        }
+        let mut bytes = std::sync::Arc::try_unwrap(first.text)
+            .unwrap_or_else(|shared| String::clone(&shared))
+            .into_bytes();
+        bytes.append(&mut self.buf);
+        self.reader
+            .read_to_end(&mut bytes)
+            .map_err(|source| InputError::Io {
+                name: Source::stdin().name,
+                source,
+            })?;
+        self.done = true;
+        super::from_bytes_unparsed(Source::stdin(), bytes)
+    }
+
+    fn window(&mut self, bytes: Vec<u8>) -> Result<super::Input, InputError> {
+        self.started = true;
+        let lines = memchr::memchr_iter(b'\n', &bytes).count();
+        let input = super::from_window(bytes, self.first_line, self.first_doc);
+        match &input {
+            Ok(i) => {
+                self.first_line += lines;
+                self.first_doc += i.documents.len();
+            }
+            // Nothing after text that cannot be read is read.
+            Err(_) => self.done = true,
+        }
+        input
+    }
+
+    /// Reads a block; notes whether the new bytes hold a line that may start a document.
+    fn fill(&mut self) -> std::io::Result<()> {
+        let len = self.buf.len();
+        if len == 0 && !self.started {
+            self.buf.reserve(BLOCK);
+        }
+        self.buf.resize(len + BLOCK, 0);
+        let n = loop {
+            match self.reader.read(&mut self.buf[len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.buf.truncate(len);
+                    return Err(e);
+                }
+            }
+        };
+        self.buf.truncate(len + n);
+        if n == 0 {
+            self.eof = true;
+            return Ok(());
+        }
+        // UTF-16 is decoded whole.
+        if !self.started
+            && (self.buf.starts_with(&[0xFF, 0xFE]) || self.buf.starts_with(&[0xFE, 0xFF]))
+        {
+            self.reader.read_to_end(&mut self.buf)?;
+            self.eof = true;
+            return Ok(());
+        }
+        // A document starts after a line break, at `---` or after `...`: searched only in
+        // what is new, so a long document is not searched again and again.
+        let from = self.searched.saturating_sub(3);
+        let new = &self.buf[from..];
+        self.may_cut |= memchr::memmem::find(new, b"\n---").is_some()
+            || memchr::memmem::find(new, b"\n...").is_some();
+        self.searched = self.buf.len();
+        Ok(())
+    }
+
+    /// Where the complete documents read so far end: the start of the last document seen,
+    /// when it is not the first.
+    fn cut(&self) -> Option<usize> {
+        let complete = memchr::memrchr(b'\n', &self.buf)? + 1;
+        let text = std::str::from_utf8(&self.buf[..complete]).ok()?;
+        let bom = if self.started { 0 } else { bom_len(text) };
+        let ranges = split::documents(&text[bom..]);
+        let last = ranges.last()?.start + bom;
+        (ranges.len() > 1 && last > bom).then_some(last)
+    }
+}
+
+fn bom_len(text: &str) -> usize {
+    if text.starts_with('\u{FEFF}') { 3 } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads at most `n` bytes at a time, like a pipe.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn windows(text: &str, size: usize, block: usize) -> Vec<super::super::Input> {
+        let mut w = Windows::new(Trickle(text.as_bytes(), block), size);
+        std::iter::from_fn(|| w.next_window())
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn windows_are_the_stream_cut_between_documents() {
+        let text = "\u{FEFF}# head\na: 1\n---\nb: 2\n...\n%YAML 1.2\n---\nc: 3\n---\n\n---\nd: |\n  ---x\n  4\n";
+        let whole = super::super::from_bytes_unparsed(Source::stdin(), text.into()).unwrap();
+        for size in [1, 5, 20, 1000] {
+            for block in [1, 3, 7, 1 << 20] {
+                let ws = windows(text, size, block);
+                let joined: String = ws.iter().map(|w| w.text.as_str()).collect();
+                assert_eq!(joined, text, "{size} {block}");
+                // The same documents, with their index and first line in the stream.
+                let mut docs = Vec::new();
+                for w in &ws {
+                    for d in &w.documents {
+                        let (line, _) = w.line_col(d.range.start);
+                        docs.push((d.index, w.doc_text(d).to_owned(), line));
+                    }
+                }
+                let expected: Vec<_> = whole
+                    .documents
+                    .iter()
+                    .map(|d| {
+                        (
+                            d.index,
+                            whole.doc_text(d).to_owned(),
+                            whole.line_col(d.range.start).0,
+                        )
+                    })
+                    .collect();
+                assert_eq!(docs, expected, "{size} {block}");
+                if size == 1 && block == 1 {
+                    assert!(ws.len() > 3);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_bytes_are_located_in_the_stream() {
+        let text = b"a: 1\n---\nb: 2\n---\nc: \xff\n";
+        let mut w = Windows::new(Trickle(text, 2), 4);
+        let mut errors = Vec::new();
+        while let Some(r) = w.next_window() {
+            if let Err(e) = r {
+                errors.push(e.to_string());
+            }
+        }
+        assert_eq!(
+            errors,
+            ["<stdin>: not UTF-8 text (invalid byte at line 5, column 4)"]
+        );
+    }
+
+    #[test]
+    fn empty_stream_is_one_empty_window() {
+        let ws = windows("", 10, 10);
+        assert_eq!(ws.len(), 1);
+        assert_eq!(ws[0].text.as_str(), "");
+    }
+}
