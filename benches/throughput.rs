@@ -329,9 +329,7 @@ fn run_inject_piped(kinject: &Path, config: &Path, input: &Path) -> Run {
 /// resident memory in KiB; fails when it fails.
 fn peak_of(command: &[String]) -> ! {
     let (stdin, command) = match command {
-        [flag, file, rest @ ..] if flag == "--stdin" => {
-            (Some(std::fs::read(file).expect("read the input")), rest)
-        }
+        [flag, file, rest @ ..] if flag == "--stdin" => (Some(file), rest),
         _ => (None, command),
     };
     let start = Instant::now();
@@ -346,8 +344,11 @@ fn peak_of(command: &[String]) -> ! {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn");
-    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+    // Read only now: a child forked while this process held the input would count its
+    // pages in its own peak.
+    if let (Some(file), Some(mut pipe)) = (stdin, child.stdin.take()) {
         use std::io::Write as _;
+        let bytes = std::fs::read(file).expect("read the input");
         pipe.write_all(&bytes).expect("write to the pipe");
     }
     let status = child.wait().expect("wait");

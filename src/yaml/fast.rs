@@ -32,6 +32,7 @@ fn read(text: &str, keep: Option<&'static [&'static str]>) -> Option<Parsed> {
         warnings: Vec::new(),
         build: true,
         keep,
+        depth: 0,
     };
     r.document().ok()
 }
@@ -73,6 +74,9 @@ struct Reader<'a> {
     build: bool,
     /// Reading shallowly: the root mapping keeps only these keys' values.
     keep: Option<&'static [&'static str]>,
+    /// Block collections open around the current one (deeper is left to the general
+    /// parser, which refuses it).
+    depth: usize,
 }
 
 /// A line of content: where it starts, its first non-blank byte, and its end (before `\n`).
@@ -214,7 +218,22 @@ impl<'a> Reader<'a> {
 
     /// A block sequence whose dashes are at column `col` of their lines, the first on `l` at
     /// byte `dash`.
-    fn block_seq(&mut self, mut dash: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
+    fn block_seq(&mut self, dash: usize, l: Line) -> R<(Node, Value, Option<Line>)> {
+        self.nested(|r| r.block_seq_items(dash, l))
+    }
+
+    /// Runs `read` one collection deeper.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= super::MAX_DEPTH {
+            return Err(GiveUp);
+        }
+        self.depth += 1;
+        let out = read(self);
+        self.depth -= 1;
+        out
+    }
+
+    fn block_seq_items(&mut self, mut dash: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
         let col = dash - l.start;
         let first_dash = dash;
         let mut items = Vec::new();
@@ -259,7 +278,11 @@ impl<'a> Reader<'a> {
     }
 
     /// A block mapping whose keys are at column `col`, the first at byte `key` of `l`.
-    fn block_map(&mut self, mut key: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
+    fn block_map(&mut self, key: usize, l: Line) -> R<(Node, Value, Option<Line>)> {
+        self.nested(|r| r.block_map_entries(key, l))
+    }
+
+    fn block_map_entries(&mut self, mut key: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
         let col = key - l.start;
         // Only the root of a shallow read keeps some keys; below it nothing is built.
         let keep = self.keep.take();

@@ -10,6 +10,15 @@ pub(crate) mod style;
 
 pub use parse::ParseError;
 
+/// How deeply collections may nest in a document. Kubernetes objects nest a few dozen
+/// levels (a CRD's schema the deepest); a document nested deeper is refused before anything
+/// recursive (reading, injecting, editing, freeing) could run out of stack.
+pub const MAX_DEPTH: usize = 256;
+
+/// How many values the aliases of a document may expand to in all: a small text can expand
+/// exponentially ("billion laughs"); real manifests stay far below.
+pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+
 pub(crate) use fast::top_level_kind;
 
 /// For a document whose top-level `kind` is written plainly at the start of a line and

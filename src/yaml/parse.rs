@@ -16,6 +16,15 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// How many values `value` holds, itself included.
+fn values_in(value: &Value) -> usize {
+    1 + match value {
+        Value::Array(items) => items.iter().map(values_in).sum(),
+        Value::Object(map) => map.values().map(values_in).sum(),
+        _ => 0,
+    }
+}
+
 /// Parses the text of exactly one document (it may start with `---` and end with `...`) with
 /// the general YAML parser. Text holding only comments yields `Value::Null` and no root.
 pub(crate) fn parse_general(text: &str) -> Result<Parsed, ParseError> {
@@ -27,6 +36,8 @@ pub(crate) fn parse_general(text: &str) -> Result<Parsed, ParseError> {
         anchors: HashMap::new(),
         warnings: Vec::new(),
         lookahead: None,
+        depth: 0,
+        expanded: 0,
     };
     builder.document()
 }
@@ -36,9 +47,14 @@ type Ev<'a> = (Event<'a>, Span);
 struct Builder<'a> {
     text: &'a str,
     parser: Parser<'a, granit_parser::StrInput<'a>>,
-    anchors: HashMap<usize, Value>,
+    /// Anchored values, and how many values each holds.
+    anchors: HashMap<usize, (Value, usize)>,
     warnings: Vec<(usize, String)>,
     lookahead: Option<Ev<'a>>,
+    /// Nodes open around the current one.
+    depth: usize,
+    /// Values the aliases read so far expanded to.
+    expanded: usize,
 }
 
 impl<'a> Builder<'a> {
@@ -110,12 +126,30 @@ impl<'a> Builder<'a> {
     /// Remembers the value of an anchored node for its aliases.
     fn anchored(&mut self, anchor: usize, node: Node, value: Value) -> (Node, Value) {
         if anchor != 0 {
-            self.anchors.insert(anchor, value.clone());
+            self.anchors
+                .insert(anchor, (value.clone(), values_in(&value)));
         }
         (node, value)
     }
 
+    /// The next node, refused when nested deeper than `MAX_DEPTH`.
     fn node(&mut self) -> Result<(Node, Value), ParseError> {
+        if self.depth >= super::MAX_DEPTH {
+            let (ev, span) = self.next()?;
+            let offset = self.offset(&span.start);
+            self.lookahead = Some((ev, span));
+            return Err(ParseError {
+                offset,
+                message: format!("nested more than {} levels deep: refused", super::MAX_DEPTH),
+            });
+        }
+        self.depth += 1;
+        let out = self.node_here();
+        self.depth -= 1;
+        out
+    }
+
+    fn node_here(&mut self) -> Result<(Node, Value), ParseError> {
         let (ev, span) = self.next()?;
         let start = self.offset(&span.start);
         let end = self.offset(&span.end);
@@ -129,7 +163,7 @@ impl<'a> Builder<'a> {
                     None => resolve_untagged(&text, style),
                 };
                 if anchor != 0 {
-                    self.anchors.insert(anchor, value.clone());
+                    self.anchors.insert(anchor, (value.clone(), 1));
                 }
                 let (kind, start) = match style {
                     ScalarStyle::Plain if start == end => (ScalarKind::Empty, start),
@@ -154,10 +188,21 @@ impl<'a> Builder<'a> {
                 Ok((node, value))
             }
             Event::Alias(id) => {
-                let value = self.anchors.get(&id).cloned().ok_or_else(|| ParseError {
+                let (value, values) = self.anchors.get(&id).ok_or_else(|| ParseError {
                     offset: start,
                     message: "alias to an unknown anchor".to_owned(),
                 })?;
+                self.expanded += values;
+                if self.expanded > super::MAX_ALIAS_EXPANSION {
+                    return Err(ParseError {
+                        offset: start,
+                        message: format!(
+                            "the aliases expand to more than {} values (an alias bomb?): refused",
+                            super::MAX_ALIAS_EXPANSION
+                        ),
+                    });
+                }
+                let value = value.clone();
                 let node = Node {
                     start,
                     end,
