@@ -544,7 +544,15 @@ fn same_as_kustomize(
             }
         }
     }
-    let theirs = common::objects_of_documents(&String::from_utf8_lossy(&theirs.stdout));
+    let mut theirs = common::objects_of_documents(&String::from_utf8_lossy(&theirs.stdout));
+    // Strategic merge puts a new container first, kinject (and the JSON patch) last: the
+    // containers are compared by name.
+    let by_name = matches!(patches, Patches::StrategicMerge);
+    if by_name {
+        for o in ours.iter_mut().chain(theirs.iter_mut()) {
+            sort_containers(o);
+        }
+    }
     let key = |o: &serde_json::Value| {
         format!(
             "{}/{}/{}",
@@ -558,7 +566,12 @@ fn same_as_kustomize(
     a.sort();
     b.sort();
     if a == b {
-        format!("yes ({} objects)", a.len())
+        let order = if by_name {
+            ", containers in another order"
+        } else {
+            ""
+        };
+        format!("yes ({} objects{order})", a.len())
     } else {
         let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
         format!("NO: {} vs {} objects, {differ} differ", a.len(), b.len())
@@ -592,6 +605,18 @@ fn remove_empty_annotations(o: &mut serde_json::Value) {
 }
 
 /// A value printed with sorted keys, to compare objects whatever their key order.
+/// The pod template's containers of a workload in name order.
+fn sort_containers(o: &mut serde_json::Value) {
+    for pointer in [
+        "/spec/template/spec/containers",
+        "/spec/jobTemplate/spec/template/spec/containers",
+    ] {
+        if let Some(serde_json::Value::Array(c)) = o.pointer_mut(pointer) {
+            c.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        }
+    }
+}
+
 fn canonical(v: &serde_json::Value) -> String {
     fn sorted(v: &serde_json::Value) -> serde_json::Value {
         match v {
