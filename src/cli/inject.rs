@@ -17,13 +17,12 @@ use super::{
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
     let mut stdin = open_stdin(&args.input, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
-    if let Some(s) = &mut stdin
-        && let Ok(first) = &mut s.first
-        && crate::krm::starts_with_resource_list(first)
-    {
-        let Some(s) = stdin.take() else {
-            return EXIT_ERROR;
-        };
+    let resource_list = stdin.as_mut().is_some_and(|s| {
+        s.first
+            .as_mut()
+            .is_ok_and(crate::krm::starts_with_resource_list)
+    });
+    if resource_list && let Some(s) = stdin.take() {
         match s.whole() {
             Ok(mut input) => {
                 input.parse_all();

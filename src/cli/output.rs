@@ -90,7 +90,8 @@ pub(crate) fn process_inputs(
 /// comes as it is processed (see `read::Windows`).
 pub(crate) struct StdinWindows {
     pub first: Result<read::Input, InputError>,
-    pub rest: read::Windows<std::io::StdinLock<'static>>,
+    /// `None` when standard input was read whole.
+    pub rest: Option<read::Windows<std::io::StdinLock<'static>>>,
 }
 
 /// How much of standard input is read, processed and let go of at a time.
@@ -102,25 +103,31 @@ impl StdinWindows {
         let first = rest
             .next_window()
             .unwrap_or_else(|| read::from_bytes_unparsed(read::Source::stdin(), Vec::new()));
-        StdinWindows { first, rest }
+        StdinWindows {
+            first,
+            rest: Some(rest),
+        }
     }
 
     /// Standard input already read whole.
     pub(crate) fn from_whole(input: read::Input) -> Self {
         StdinWindows {
             first: Ok(input),
-            rest: read::Windows::exhausted(std::io::stdin().lock()),
+            rest: None,
         }
     }
 
     /// Whether all of standard input is in the first window.
     pub(crate) fn is_whole(&self) -> bool {
-        self.rest.is_done()
+        self.rest.as_ref().is_none_or(read::Windows::is_done)
     }
 
     /// All of standard input as one input.
     pub(crate) fn whole(self) -> Result<read::Input, InputError> {
-        self.rest.whole(self.first?)
+        match self.rest {
+            Some(rest) => rest.whole(self.first?),
+            None => self.first,
+        }
     }
 }
 

@@ -43,7 +43,7 @@ pub(crate) fn run(
     let mut notes = Vec::new();
     let mut failed = false;
     let mut text = String::new();
-    while let Some(window) = first.take().or_else(|| rest.next_window()) {
+    while let Some(window) = first.take().or_else(|| rest.as_mut()?.next_window()) {
         let input = match window {
             Ok(i) => i,
             Err(e) => {

@@ -43,13 +43,6 @@ impl<R: Read> Windows<R> {
         }
     }
 
-    /// Windows of a stream already read whole (there is nothing to hand out).
-    pub fn exhausted(reader: R) -> Self {
-        let mut w = Windows::new(reader, 0);
-        w.done = true;
-        w
-    }
-
     /// Whether every window has been handed out.
     pub fn is_done(&self) -> bool {
         self.done
