@@ -157,26 +157,18 @@ fn run(
 }
 
 fn report(files: &[FileResult], output: &OutputArgs, notes: &[String]) {
-    if !output.quiet {
-        let warnings = files.iter().flat_map(|f| &f.warnings).chain(notes);
-        print_report(&report::entries(files), warnings, output.report);
+    if output.quiet {
+        return;
     }
-}
-
-/// The report on stderr, then the warnings.
-fn print_report<'a>(
-    entries: &[report::Entry],
-    warnings: impl IntoIterator<Item = &'a String>,
-    format: ReportFormat,
-) {
-    match format {
-        ReportFormat::Text => eprint(&report::text(entries)),
+    let entries = report::entries(files);
+    match output.report {
+        ReportFormat::Text => eprint(&report::text(&entries)),
         ReportFormat::Json => eprint(&format!(
             "{}\n",
-            serde_json::to_string_pretty(entries).unwrap_or_default()
+            serde_json::to_string_pretty(&entries).unwrap_or_default()
         )),
     }
-    print_warnings(warnings);
+    print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
 }
 
 pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
