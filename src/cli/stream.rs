@@ -64,12 +64,7 @@ pub(crate) fn run(
                 ReportFormat::Text => text = report::text(&entries),
                 ReportFormat::Json => report_array.push(&entries, &mut text),
             }
-            if let Err(e) = report.write(text.as_bytes()) {
-                eprint(&format!(
-                    "error: cannot hold the report back in a temporary file: {e}\n"
-                ));
-                failed = true;
-            }
+            failed |= !hold(&mut report, &text, "report");
         }
         warnings.append(&mut file.warnings);
         // Once anything failed nothing will be written: the rest is only checked.
@@ -81,31 +76,25 @@ pub(crate) fn run(
             Format::Yaml => match render::yaml::render_taking(&mut file) {
                 // A window nothing changed is written from its own text, without a copy.
                 Ok(y) => {
-                    let held = spool.write(y.text(&file.input).as_bytes());
+                    let held = hold(&mut spool, y.text(&file.input), "output");
                     notes.extend(y.notes);
                     held
                 }
                 Err(e) => {
                     eprint(&format!("error: {e}\n"));
-                    failed = true;
-                    continue;
+                    false
                 }
             },
             Format::Json => {
                 text = render::json::render(&render::json::documents(&file));
-                spool.write(text.as_bytes())
+                hold(&mut spool, &text, "output")
             }
             Format::Patch => {
                 patches.push(&render::patch::entries(&file), &mut text);
-                spool.write(text.as_bytes())
+                hold(&mut spool, &text, "output")
             }
         };
-        if let Err(e) = held {
-            eprint(&format!(
-                "error: cannot hold the output back in a temporary file: {e}\n"
-            ));
-            failed = true;
-        }
+        failed |= !held;
     }
     if output.output == Format::Patch && !failed {
         text.clear();
@@ -126,4 +115,17 @@ pub(crate) fn run(
         return EXIT_ERROR;
     }
     write_stdout(|out| spool.copy_to(out))
+}
+
+/// Writes `text` to `spool`; says why not on stderr (`what` is held back).
+fn hold(spool: &mut Spool, text: &str, what: &str) -> bool {
+    match spool.write(text.as_bytes()) {
+        Ok(()) => true,
+        Err(e) => {
+            eprint(&format!(
+                "error: cannot hold the {what} back in a temporary file: {e}\n"
+            ));
+            false
+        }
+    }
 }
