@@ -74,10 +74,7 @@ impl<R: Read> Windows<R> {
             }
             if let Err(e) = self.fill() {
                 self.done = true;
-                return Some(Err(InputError::Io {
-                    name: Source::stdin().name,
-                    source: e,
-                }));
+                return Some(Err(unreadable(e)));
             }
         }
     }
@@ -91,12 +88,7 @@ impl<R: Read> Windows<R> {
             .unwrap_or_else(|shared| String::clone(&shared))
             .into_bytes();
         bytes.append(&mut self.buf);
-        self.reader
-            .read_to_end(&mut bytes)
-            .map_err(|source| InputError::Io {
-                name: Source::stdin().name,
-                source,
-            })?;
+        self.reader.read_to_end(&mut bytes).map_err(unreadable)?;
         self.done = true;
         super::from_bytes_unparsed(Source::stdin(), bytes)
     }
@@ -165,6 +157,13 @@ impl<R: Read> Windows<R> {
         let ranges = split::documents(&text[bom..]);
         let last = ranges.last()?.start + bom;
         (ranges.len() > 1 && last > bom).then_some(last)
+    }
+}
+
+fn unreadable(source: std::io::Error) -> InputError {
+    InputError::Io {
+        name: Source::stdin().name,
+        source,
     }
 }
 

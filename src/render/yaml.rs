@@ -25,7 +25,7 @@ impl YamlOutput {
     }
 
     pub fn into_text(self, input: &Input) -> String {
-        self.edited.unwrap_or_else(|| input.text.to_string())
+        self.into_cow(input).into_owned()
     }
 
     /// `into_text`, without a copy of an unchanged input.
