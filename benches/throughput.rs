@@ -400,7 +400,7 @@ fn parse_own(text: &str) {
 enum Patches {
     /// RFC 6902 operations (`KUSTOMIZATION`).
     Json,
-    /// Strategic-merge patches, what the issue measured (`KUSTOMIZATION_SMP`).
+    /// Strategic-merge patches, what the issue measured (`kustomization_smp`).
     StrategicMerge,
 }
 
@@ -415,8 +415,8 @@ fn kustomize(
     std::fs::create_dir_all(&kdir).ok()?;
     std::fs::copy(input, kdir.join("resources.yaml")).ok()?;
     let kustomization = match patches {
-        Patches::Json => KUSTOMIZATION,
-        Patches::StrategicMerge => KUSTOMIZATION_SMP,
+        Patches::Json => KUSTOMIZATION.to_owned(),
+        Patches::StrategicMerge => kustomization_smp(),
     };
     std::fs::write(kdir.join("kustomization.yaml"), kustomization).ok()?;
     let start = Instant::now();
@@ -446,52 +446,21 @@ fn kustomize_dir(dir: &Path, n: usize, patches: Patches) -> PathBuf {
 }
 
 /// The same sidecar as `SIDECAR`, as strategic-merge patches, one per workload kind.
-const KUSTOMIZATION_SMP: &str = r#"resources:
-- resources.yaml
-patches:
-- target: {kind: Deployment}
-  patch: |-
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: any}
-    spec:
-      template:
-        spec:
-          containers:
-          - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
-- target: {kind: StatefulSet}
-  patch: |-
-    apiVersion: apps/v1
-    kind: StatefulSet
-    metadata: {name: any}
-    spec:
-      template:
-        spec:
-          containers:
-          - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
-- target: {kind: DaemonSet}
-  patch: |-
-    apiVersion: apps/v1
-    kind: DaemonSet
-    metadata: {name: any}
-    spec:
-      template:
-        spec:
-          containers:
-          - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
-- target: {kind: CronJob}
-  patch: |-
-    apiVersion: batch/v1
-    kind: CronJob
-    metadata: {name: any}
-    spec:
-      jobTemplate:
-        spec:
-          template:
-            spec:
-              containers:
-              - {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}
-"#;
+fn kustomization_smp() -> String {
+    let container = r#"- {name: log-shipper, image: "registry.example.com/shipper:2.1", args: ["--from=/var/log/app"]}"#;
+    let mut out = String::from("resources:\n- resources.yaml\npatches:\n");
+    for kind in ["Deployment", "StatefulSet", "DaemonSet"] {
+        let _ = write!(
+            out,
+            "- target: {{kind: {kind}}}\n  patch: |-\n    apiVersion: apps/v1\n    kind: {kind}\n    metadata: {{name: any}}\n    spec:\n      template:\n        spec:\n          containers:\n          {container}\n"
+        );
+    }
+    let _ = write!(
+        out,
+        "- target: {{kind: CronJob}}\n  patch: |-\n    apiVersion: batch/v1\n    kind: CronJob\n    metadata: {{name: any}}\n    spec:\n      jobTemplate:\n        spec:\n          template:\n            spec:\n              containers:\n              {container}\n"
+    );
+    out
+}
 
 /// The same sidecar as `SIDECAR`, as kustomize patches.
 const KUSTOMIZATION: &str = r#"resources:
