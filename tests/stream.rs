@@ -3,7 +3,7 @@
 //! file: output, report, diagnostics with their line numbers, exit code.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 
@@ -35,26 +35,14 @@ fn long_stream() -> String {
     stream
 }
 
-fn run(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    match stdin {
-        Some(s) => common::kinject_with_stdin(dir, args, s.as_bytes()),
-        None => Command::new(env!("CARGO_BIN_EXE_kinject"))
-            .args(args)
-            .current_dir(dir)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run kinject"),
-    }
-}
-
 /// The same run over `text` as a file and on standard input: equal but for the name.
 fn same_as_file(text: &str, args: &[&str]) -> Output {
     let dir = tempfile::tempdir().expect("tempdir");
     // As long as `<stdin>`, so that diagnostics wrap at the same places.
     let name = "s0.yaml";
     std::fs::write(dir.path().join(name), text).expect("write");
-    let as_file = run(dir.path(), &[args, &[name]].concat(), None);
-    let piped = run(dir.path(), args, Some(text));
+    let as_file = common::kinject_with_stdin(dir.path(), &[args, &[name]].concat(), b"");
+    let piped = common::kinject_with_stdin(dir.path(), args, text.as_bytes());
     let named = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(name, "<stdin>");
     assert_eq!(piped.status.code(), as_file.status.code(), "{args:?}");
     assert!(
