@@ -2,7 +2,6 @@
 //! the largest document); what comes out must be exactly what the same stream gives as a
 //! file: output, report, diagnostics with their line numbers, exit code.
 
-use std::path::Path;
 use std::process::Output;
 
 mod common;
