@@ -4,6 +4,7 @@
 
 mod apply;
 mod pod;
+mod shape;
 mod status;
 mod strip;
 
@@ -150,6 +151,8 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             Action::Skipped(Reason::NoPodTemplate)
         }));
     };
+    // Nothing is read or changed in a workload Kubernetes would refuse for its types.
+    let has_containers = shape::check(object, &wk.pod_template)?;
     let namespace = object
         .pointer("/metadata/namespace")
         .and_then(Value::as_str)
@@ -252,6 +255,13 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
             let mut o = Outcome::new(Action::Injected(names));
             o.warnings = drift(object.pointer(&wk.pod_template), pod, &previous, &records);
+            if !has_containers {
+                // As the anchors do (a webhook is called before Kubernetes validates), but
+                // said: an empty container list is more often a mistake upstream.
+                o.warnings.push(
+                    "the pod template had no containers: the sidecars are its only ones".to_owned(),
+                );
+            }
             write_status(pod, kept, records);
             o
         }

@@ -129,24 +129,42 @@ impl Input {
 
 #[derive(Debug, Error, Diagnostic)]
 pub enum InputError {
-    #[error("cannot read {name}: {source}")]
+    #[error("cannot read {name}: {error}")]
     #[diagnostic(code(kinject::input::io))]
     Io {
         name: String,
-        #[source]
-        source: std::io::Error,
+        // Not a `source`: its text is already in the message.
+        error: std::io::Error,
     },
 
-    #[error("{name}: not UTF-8 text (invalid byte at line {line}, column {column})")]
+    #[error("{name}:{line}:{column}: {problem}")]
     #[diagnostic(
         code(kinject::input::encoding),
-        help("kinject reads UTF-8 (with or without BOM) and UTF-16 with a BOM")
+        help("kinject reads YAML and JSON text: UTF-8 (with or without BOM) or UTF-16 with a BOM")
     )]
     Encoding {
         name: String,
         line: usize,
         column: usize,
+        problem: Undecodable,
     },
+}
+
+/// Why bytes are not YAML text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum Undecodable {
+    #[error("not UTF-8 text (byte {0:#04x})")]
+    Utf8(u8),
+    #[error("UTF-16 text with an odd number of bytes")]
+    Utf16OddLength,
+    #[error("UTF-16 text with an unpaired surrogate ({0:#06x})")]
+    Utf16Surrogate(u16),
+    #[error("a NUL byte, not allowed in YAML (is this a binary file?)")]
+    Nul,
+    #[error(
+        "control character U+{0:04X} is not allowed in YAML (in a double-quoted string, write it as an escape)"
+    )]
+    Control(u32),
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -174,9 +192,9 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Source>, Vec<InputError>) {
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => walk(path, &mut sources, &mut errors),
             Ok(_) => sources.push(Source::file(path)),
-            Err(source) => errors.push(InputError::Io {
+            Err(error) => errors.push(InputError::Io {
                 name: path.display().to_string(),
-                source,
+                error,
             }),
         }
     }
@@ -195,14 +213,27 @@ fn walk(dir: &Path, sources: &mut Vec<Source>, errors: &mut Vec<InputError>) {
                 sources.push(Source::file(e.path()));
             }
             Ok(_) => {}
-            Err(err) => errors.push(InputError::Io {
-                name: err
-                    .path()
-                    .map_or_else(|| dir.display().to_string(), |p| p.display().to_string()),
-                source: err
-                    .into_io_error()
-                    .unwrap_or_else(|| std::io::Error::other("symlink loop")),
-            }),
+            Err(err) => {
+                let name = err.path().unwrap_or(dir).display().to_string();
+                let error = match err.loop_ancestor() {
+                    Some(ancestor) => std::io::Error::other(format!(
+                        "a symlink loop (it leads back to {}), not followed",
+                        ancestor.display()
+                    )),
+                    None => {
+                        // A broken link that would not have been read is no error.
+                        let manifest = err.path().is_some_and(is_manifest);
+                        match err.into_io_error() {
+                            Some(e) if e.kind() == std::io::ErrorKind::NotFound && !manifest => {
+                                continue;
+                            }
+                            Some(e) => e,
+                            None => std::io::Error::other("unreadable directory entry"),
+                        }
+                    }
+                };
+                errors.push(InputError::Io { name, error });
+            }
         }
     }
 }
@@ -224,9 +255,9 @@ pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> 
 /// Reads and splits one source, leaving its documents to be parsed when they are needed.
 pub fn load_unparsed(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
     let mut bytes = Vec::new();
-    let io = |e| InputError::Io {
+    let io = |error| InputError::Io {
         name: source.name.clone(),
-        source: e,
+        error,
     };
     match &source.path {
         Some(p) => bytes = std::fs::read(p).map_err(io)?,
@@ -261,14 +292,11 @@ fn split_text(
     first_line: usize,
     first_doc: usize,
 ) -> Result<Input, InputError> {
-    let (text, encoding) = decode(bytes).map_err(|(bytes, offset)| {
-        let valid = String::from_utf8_lossy(&bytes[..offset]);
-        let (line, column) = line_col(&valid, valid.len());
-        InputError::Encoding {
-            name: source.name.clone(),
-            line: line + first_line,
-            column,
-        }
+    let (text, encoding) = decode(bytes).map_err(|e| InputError::Encoding {
+        name: source.name.clone(),
+        line: e.line + first_line,
+        column: e.column,
+        problem: e.problem,
     })?;
     // The decoded text itself, not a copy: inputs can be large.
     let text = Arc::new(text);
@@ -296,39 +324,108 @@ fn split_text(
     })
 }
 
-/// Text of the bytes, or (the bytes and) the offset of the first byte that is not valid
-/// UTF-8.
-fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), (Vec<u8>, usize)> {
-    // Bad UTF-16 is reported at the start.
-    let utf16 = |chunks: Vec<u16>| String::from_utf16(&chunks).map_err(|_| (Vec::new(), 0));
-    match bytes.as_slice() {
-        [0xFF, 0xFE, rest @ ..] => {
-            let units = rest
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect();
-            Ok((utf16(units)?, Encoding::Utf16Le))
+/// Where and why bytes could not be decoded.
+#[derive(Debug)]
+struct DecodeError {
+    line: usize,
+    column: usize,
+    problem: Undecodable,
+}
+
+impl DecodeError {
+    /// At the end of `before`, the text decoded up to the problem.
+    fn after(before: &str, problem: Undecodable) -> Self {
+        let (line, column) = line_col(before, before.len());
+        DecodeError {
+            line,
+            column,
+            problem,
         }
-        [0xFE, 0xFF, rest @ ..] => {
-            let units = rest
-                .chunks_exact(2)
-                .map(|c| u16::from_be_bytes([c[0], c[1]]))
-                .collect();
-            Ok((utf16(units)?, Encoding::Utf16Be))
-        }
+    }
+}
+
+/// The text of the bytes and its encoding. Text YAML does not allow is refused, as Go's
+/// YAML reader (kubectl's) refuses it: control characters other than tab and line breaks,
+/// in content and comments alike.
+fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
+    let (text, encoding) = match bytes.as_slice() {
+        [0xFF, 0xFE, rest @ ..] => (utf16(rest, u16::from_le_bytes)?, Encoding::Utf16Le),
+        [0xFE, 0xFF, rest @ ..] => (utf16(rest, u16::from_be_bytes)?, Encoding::Utf16Be),
         _ => {
             let text = String::from_utf8(bytes).map_err(|e| {
                 let at = e.utf8_error().valid_up_to();
-                (e.into_bytes(), at)
+                let bytes = e.as_bytes();
+                // A binary file is named as one, by its first NUL.
+                let (at, problem) = match bytes[..at].iter().position(|&b| b == 0) {
+                    Some(nul) => (nul, Undecodable::Nul),
+                    None => (at, Undecodable::Utf8(bytes[at])),
+                };
+                let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+                DecodeError::after(before, problem)
             })?;
             let encoding = if text.starts_with('\u{FEFF}') {
                 Encoding::Utf8Bom
             } else {
                 Encoding::Utf8
             };
-            Ok((text, encoding))
+            (text, encoding)
+        }
+    };
+    if let Some((at, c)) = forbidden_control(&text) {
+        let problem = match c {
+            '\0' => Undecodable::Nul,
+            c => Undecodable::Control(c.into()),
+        };
+        return Err(DecodeError::after(&text[..at], problem));
+    }
+    Ok((text, encoding))
+}
+
+fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> {
+    let units = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]]));
+    let mut text = String::with_capacity(bytes.len());
+    for c in char::decode_utf16(units) {
+        match c {
+            Ok(c) => text.push(c),
+            Err(e) => {
+                let problem = Undecodable::Utf16Surrogate(e.unpaired_surrogate());
+                return Err(DecodeError::after(&text, problem));
+            }
         }
     }
+    if bytes.len() % 2 == 1 {
+        return Err(DecodeError::after(&text, Undecodable::Utf16OddLength));
+    }
+    Ok(text)
+}
+
+/// The first character YAML does not allow in a stream (outside c-printable): C0 controls
+/// but tab, line feed and carriage return; DEL; C1 controls but NEL. Looked for a block at a
+/// time, as there usually is none.
+fn forbidden_control(text: &str) -> Option<(usize, char)> {
+    const BLOCK: usize = 64;
+    // 0xC2 starts every C1 control (and other characters, checked below).
+    let suspect =
+        |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7F || b == 0xC2;
+    for (n, block) in text.as_bytes().chunks(BLOCK).enumerate() {
+        if !block.iter().fold(false, |any, &b| any | suspect(b)) {
+            continue;
+        }
+        // A block can start inside a character: back up to its start.
+        let mut start = n * BLOCK;
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let end = (n + 1) * BLOCK;
+        let found = text[start..]
+            .char_indices()
+            .take_while(|&(i, _)| start + i < end)
+            .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'));
+        if let Some((i, c)) = found {
+            return Some((start + i, c));
+        }
+    }
+    None
 }
 
 /// Labels of the `Namespace` objects among `inputs`, by namespace name.
@@ -429,18 +526,40 @@ mod tests {
         let input = from_bytes(Source::stdin(), &bytes).unwrap();
         assert_eq!(&*input.text, "a: 1\n");
         assert_eq!(input.encoding, Encoding::Utf16Le);
-        let err = from_bytes(Source::stdin(), b"a: 1\nb: \xff\n").unwrap_err();
-        assert!(
-            matches!(
-                err,
-                InputError::Encoding {
-                    line: 2,
-                    column: 4,
-                    ..
-                }
-            ),
-            "{err:?}"
+        let refused = |bytes: &[u8]| match from_bytes(Source::stdin(), bytes).unwrap_err() {
+            InputError::Encoding {
+                line,
+                column,
+                problem,
+                ..
+            } => (line, column, problem),
+            e => panic!("{e:?}"),
+        };
+        assert_eq!(refused(b"a: 1\nb: \xff\n"), (2, 4, Undecodable::Utf8(0xFF)));
+        assert_eq!(refused(b"a: 1\nb: \"\0\"\n"), (2, 5, Undecodable::Nul));
+        assert_eq!(refused(b"\x7fELF\x02\0\xff"), (1, 6, Undecodable::Nul));
+        assert_eq!(
+            refused("a: é\u{7}".as_bytes()),
+            (1, 5, Undecodable::Control(7))
         );
+        assert_eq!(
+            refused("# \u{9b}\n".as_bytes()),
+            (1, 3, Undecodable::Control(0x9B))
+        );
+        assert_eq!(
+            refused(b"\xff\xfea\0\n\0b"),
+            (2, 1, Undecodable::Utf16OddLength)
+        );
+        assert_eq!(
+            refused(b"\xfe\xff\0a\xd8\0"),
+            (1, 2, Undecodable::Utf16Surrogate(0xD800))
+        );
+        // A control character found in a block that starts inside a character.
+        let late = format!("{}é\u{1}", "x".repeat(63));
+        assert_eq!(refused(late.as_bytes()), (1, 65, Undecodable::Control(1)));
+        // Allowed: tab, line breaks, NEL, and every character that is not a control.
+        let fine = "a:\t\"\u{85}\u{a0}é\u{7e}\"\r\n".repeat(40);
+        assert!(from_bytes(Source::stdin(), fine.as_bytes()).is_ok());
     }
 
     #[test]

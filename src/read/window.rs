@@ -160,10 +160,10 @@ impl<R: Read> Windows<R> {
     }
 }
 
-fn unreadable(source: std::io::Error) -> InputError {
+fn unreadable(error: std::io::Error) -> InputError {
     InputError::Io {
         name: Source::stdin().name,
-        source,
+        error,
     }
 }
 
@@ -240,10 +240,7 @@ mod tests {
                 errors.push(e.to_string());
             }
         }
-        assert_eq!(
-            errors,
-            ["<stdin>: not UTF-8 text (invalid byte at line 5, column 4)"]
-        );
+        assert_eq!(errors, ["<stdin>:5:4: not UTF-8 text (byte 0xff)"]);
     }
 
     #[test]

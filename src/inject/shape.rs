@@ -1,0 +1,194 @@
+//! The shape of what injection reads and edits, checked before anything is changed. A
+//! workload whose fields have types Kubernetes would refuse (a mapping where it has a list,
+//! an annotation that is not a string) is refused with where the field is: kinject never
+//! overwrites a value it does not understand, nor guesses what a mistyped one means.
+
+use serde_json::Value;
+
+use super::InjectError;
+use crate::patch::escape;
+
+const CODE: &str = "kinject::inject::invalid_object";
+
+/// Pod spec fields injection edits, which Kubernetes has as lists.
+const SPEC_LISTS: &[&str] = &[
+    "containers",
+    "initContainers",
+    "volumes",
+    "imagePullSecrets",
+    "hostAliases",
+];
+
+/// Container fields injection edits, which Kubernetes has as lists.
+const CONTAINER_LISTS: &[&str] = &["env", "envFrom", "volumeMounts", "command", "args"];
+
+/// Whether the pod template at `pod_template` (a mapping with a `spec` mapping) has
+/// containers, once the fields injection touches are known to have Kubernetes' types.
+pub(crate) fn check(object: &Value, pod_template: &str) -> Result<bool, InjectError> {
+    metadata(object, "/metadata")?;
+    metadata(object, &format!("{pod_template}/metadata"))?;
+    let spec_at = format!("{pod_template}/spec");
+    for field in SPEC_LISTS {
+        list(object, &format!("{spec_at}/{field}"))?;
+    }
+    let mut has_containers = false;
+    for field in ["containers", "initContainers"] {
+        let at = format!("{spec_at}/{field}");
+        let Some(Value::Array(items)) = object.pointer(&at) else {
+            continue;
+        };
+        has_containers |= field == "containers" && !items.is_empty();
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{at}/{i}");
+            if !item.is_object() {
+                return Err(wrong_type(&at, item, "a mapping"));
+            }
+            for field in CONTAINER_LISTS {
+                list(object, &format!("{at}/{field}"))?;
+            }
+        }
+    }
+    Ok(has_containers)
+}
+
+/// `metadata` at `at`, when there: a mapping whose labels and annotations map to strings.
+fn metadata(object: &Value, at: &str) -> Result<(), InjectError> {
+    let metadata = match object.pointer(at) {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(m)) => m,
+        Some(other) => return Err(wrong_type(at, other, "a mapping")),
+    };
+    for field in ["labels", "annotations"] {
+        let map = match metadata.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Object(m)) => m,
+            Some(other) => return Err(wrong_type(&format!("{at}/{field}"), other, "a mapping")),
+        };
+        // Null is Kubernetes' empty string; anything else but a string it refuses.
+        if let Some((key, value)) = map.iter().find(|(_, v)| !(v.is_string() || v.is_null())) {
+            let singular = field.trim_end_matches('s');
+            return Err(InjectError::new(
+                CODE,
+                format!(
+                    "the value of {singular} `{key}` is {}, not a string",
+                    what(value)
+                ),
+            )
+            .help(format!(
+                "quote it (`{key}: \"{}\"`): Kubernetes takes only strings as {field}",
+                plain(value)
+            ))
+            .at(format!("{at}/{field}/{}", escape(key))));
+        }
+    }
+    Ok(())
+}
+
+/// The value at `at`, when there, is a list.
+fn list(object: &Value, at: &str) -> Result<(), InjectError> {
+    match object.pointer(at) {
+        None | Some(Value::Null | Value::Array(_)) => Ok(()),
+        Some(other) => Err(wrong_type(at, other, "a list")),
+    }
+}
+
+fn wrong_type(at: &str, value: &Value, expected: &str) -> InjectError {
+    let field = at.rsplit('/').next().unwrap_or_default();
+    let field = if field.bytes().all(|b| b.is_ascii_digit()) {
+        format!("item {field}")
+    } else {
+        format!("`{}`", field.replace("~1", "/").replace("~0", "~"))
+    };
+    InjectError::new(
+        CODE,
+        format!(
+            "{field} is {}, where Kubernetes has {expected}",
+            what(value)
+        ),
+    )
+    .help("kinject edits only what has Kubernetes' types; Kubernetes refuses this manifest too")
+    .at(at)
+}
+
+fn what(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// A scalar as it would read quoted; other values as JSON.
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string().replace('"', "\\\""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn deployment(spec: Value) -> Value {
+        json!({"kind": "Deployment", "spec": {"template": {"spec": spec}}})
+    }
+
+    #[test]
+    fn containers_are_found_and_wrong_types_located() {
+        let at = |v: &Value| check(v, "/spec/template").map_err(|e| e.at.unwrap_or_default());
+        assert_eq!(
+            at(&deployment(json!({"containers": [{"name": "a"}]}))),
+            Ok(true)
+        );
+        assert_eq!(at(&deployment(json!({"containers": null}))), Ok(false));
+        assert_eq!(at(&deployment(json!({"containers": []}))), Ok(false));
+        assert_eq!(at(&deployment(json!({}))), Ok(false));
+        assert_eq!(
+            at(&deployment(json!({"containers": {}}))),
+            Err("/spec/template/spec/containers".to_owned())
+        );
+        assert_eq!(
+            at(&deployment(json!({"containers": ["a"]}))),
+            Err("/spec/template/spec/containers/0".to_owned())
+        );
+        assert_eq!(
+            at(&deployment(json!({"containers": [{"env": {"A": "b"}}]}))),
+            Err("/spec/template/spec/containers/0/env".to_owned())
+        );
+        assert_eq!(
+            at(&deployment(json!({"volumes": "x"}))),
+            Err("/spec/template/spec/volumes".to_owned())
+        );
+    }
+
+    #[test]
+    fn annotations_and_labels_are_strings() {
+        let mut d = deployment(json!({"containers": [{"name": "a"}]}));
+        d["metadata"] = json!({"annotations": {"a": "x", "b": null, "c/d": false}});
+        let e = check(&d, "/spec/template").unwrap_err();
+        assert_eq!(e.at.as_deref(), Some("/metadata/annotations/c~1d"));
+        assert_eq!(
+            e.message,
+            "the value of annotation `c/d` is a boolean, not a string"
+        );
+        assert_eq!(
+            e.help.as_deref(),
+            Some("quote it (`c/d: \"false\"`): Kubernetes takes only strings as annotations")
+        );
+        d["metadata"] = json!({});
+        d["spec"]["template"]["metadata"] = json!({"labels": {"app": 1}});
+        let e = check(&d, "/spec/template").unwrap_err();
+        assert_eq!(e.at.as_deref(), Some("/spec/template/metadata/labels/app"));
+        d["spec"]["template"]["metadata"] = json!({"labels": ["app"]});
+        let e = check(&d, "/spec/template").unwrap_err();
+        assert_eq!(
+            e.message,
+            "`labels` is a list, where Kubernetes has a mapping"
+        );
+    }
+}
