@@ -188,6 +188,8 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
     }
 }
 
+const DUPLICATE_KEY: &str = "kinject::input::duplicate_key";
+
 /// One document's share of a `FileResult`.
 struct DocOut {
     result: Option<DocResult>,
@@ -218,11 +220,6 @@ fn process_document(
             return out;
         }
     };
-    for (offset, w) in &parsed.warnings {
-        let (line, col) = input.line_col(doc.range.start + offset);
-        out.warnings
-            .push(format!("{}:{line}:{col}: {w}", input.source.name));
-    }
     let Some(root) = &parsed.root else {
         return out;
     };
@@ -281,6 +278,46 @@ fn process_document(
             outcome,
             ops,
         });
+    }
+    // A key written twice is read as Kubernetes reads it (the last one wins), but nothing
+    // is edited through one: which of the two the author meant would be a guess.
+    let mut ambiguous = false;
+    for (offset, key) in &parsed.duplicates {
+        let at = doc.range.start + offset;
+        let path = root.key_path(*offset).unwrap_or_default();
+        if doc_ops
+            .iter()
+            .any(|op| patch::tokens(op.path()).starts_with(&path))
+        {
+            ambiguous = true;
+            errors.push(
+                Located::new(
+                    DUPLICATE_KEY,
+                    &input.source.name,
+                    input.shared_text(),
+                    (at, at),
+                    format!("duplicate key `{key}` where kinject would change the document"),
+                )
+                .help("remove one of them (kubectl refuses duplicate fields too, with its default --validate=strict)"),
+            );
+        } else {
+            let (line, col) = input.line_col(at);
+            let name = &input.source.name;
+            out.warnings.push(format!(
+                "{name}:{line}:{col}: duplicate key `{key}`: the last one wins"
+            ));
+        }
+    }
+    if ambiguous {
+        doc_ops.clear();
+        for o in objects.iter_mut().filter(|o| !o.ops.is_empty()) {
+            o.ops.clear();
+            o.outcome = Err(ObjectError {
+                code: DUPLICATE_KEY,
+                message: "a duplicate key where it would be changed".to_owned(),
+                at: None,
+            });
+        }
     }
     // The document after the operations. Built from the planned objects (their key order
     // is where new keys go in the text), and checked against the operations applied to

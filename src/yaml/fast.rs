@@ -1,7 +1,7 @@
 //! A fast reader for the YAML that manifests are written in: block mappings and sequences,
 //! one-line plain and quoted scalars, literal block scalars, one-line flow collections and
 //! comments. It builds exactly what `parse::parse_document` builds (the same value, span tree
-//! and warnings; `tests` and the corpus test compare them) and gives up (`None`) on anything
+//! and duplicate keys; `tests` and the corpus test compare them) and gives up (`None`) on anything
 //! else — anchors, tags, tabs, CRLF, multi-line plain scalars, folded scalars, complex keys,
 //! merge keys, directives, errors — which the general parser then reads.
 
@@ -29,7 +29,7 @@ fn read(text: &str, keep: Option<&'static [&'static str]>) -> Option<Parsed> {
     let mut r = Reader {
         text,
         b: text.as_bytes(),
-        warnings: Vec::new(),
+        duplicates: Vec::new(),
         build: true,
         keep,
         depth: 0,
@@ -69,7 +69,7 @@ pub(crate) fn top_level_kind(text: &str) -> Option<&str> {
 struct Reader<'a> {
     text: &'a str,
     b: &'a [u8],
-    warnings: Vec<(usize, String)>,
+    duplicates: Vec<(usize, String)>,
     /// Build values and span trees; when off, the text is only checked.
     build: bool,
     /// Reading shallowly: the root mapping keeps only these keys' values.
@@ -139,7 +139,7 @@ impl<'a> Reader<'a> {
         let nothing = |marker_end: Option<usize>| Parsed {
             value: Value::Null,
             root: marker_end.map(empty),
-            warnings: Vec::new(),
+            duplicates: Vec::new(),
         };
         let Some(first) = first else {
             return Ok(nothing(marker_end));
@@ -156,7 +156,7 @@ impl<'a> Reader<'a> {
         Ok(Parsed {
             value,
             root: Some(node),
-            warnings: std::mem::take(&mut self.warnings),
+            duplicates: std::mem::take(&mut self.duplicates),
         })
     }
 
@@ -315,8 +315,7 @@ impl<'a> Reader<'a> {
             if outer_build && kept {
                 let name = self.key_text(raw, key);
                 if map.contains_key(&name) {
-                    self.warnings
-                        .push((key, format!("duplicate key `{name}`: the last one wins")));
+                    self.duplicates.push((key, name.clone()));
                 }
                 map.insert(name.clone(), value);
                 entries.push(Entry {
@@ -326,8 +325,7 @@ impl<'a> Reader<'a> {
                 });
             } else {
                 if !seen.insert(raw) {
-                    self.warnings
-                        .push((key, format!("duplicate key `{raw}`: the last one wins")));
+                    self.duplicates.push((key, raw.to_owned()));
                 }
             }
             match next {
@@ -687,8 +685,7 @@ impl<'a> Reader<'a> {
                 }
                 if self.build {
                     if map.contains_key(&key) {
-                        self.warnings
-                            .push((i, format!("duplicate key `{key}`: the last one wins")));
+                        self.duplicates.push((i, key.clone()));
                     }
                     map.insert(key.clone(), value);
                     entries.push(Entry {
@@ -904,7 +901,7 @@ mod tests {
             .filter(|e| IDENTITY.contains(&e.key.as_str()))
             .collect();
         assert_eq!(a.iter().collect::<Vec<_>>(), b, "{text:?}");
-        assert_eq!(shallow.warnings.len(), full.warnings.len(), "{text:?}");
+        assert_eq!(shallow.duplicates.len(), full.duplicates.len(), "{text:?}");
         true
     }
 
@@ -931,7 +928,7 @@ mod tests {
         text.push_str("  k3: again\n  k33: again\n");
         assert!(shallow_agrees(&text));
         let shallow = parse_shallow(&text).unwrap();
-        assert_eq!(shallow.warnings.len(), 2);
+        assert_eq!(shallow.duplicates.len(), 2);
     }
 
     /// Every document of the shared corpus and of the test data.

@@ -106,6 +106,32 @@ impl Node {
         Some((e.key_start, e.key_start + e.key.len()))
     }
 
+    /// The path (mapping keys and sequence indices) of the mapping entry whose key starts at
+    /// `offset`, its key last.
+    pub(crate) fn key_path(&self, offset: usize) -> Option<Vec<String>> {
+        if offset < self.start || offset >= self.end.max(self.start + 1) {
+            return None;
+        }
+        let (token, child) = match &self.kind {
+            NodeKind::Map { entries, .. } => {
+                if let Some(e) = entries.iter().find(|e| e.key_start == offset) {
+                    return Some(vec![e.key.clone()]);
+                }
+                entries
+                    .iter()
+                    .find_map(|e| Some((e.key.clone(), e.value.key_path(offset)?)))?
+            }
+            NodeKind::Seq { items, .. } => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, n)| Some((i.to_string(), n.key_path(offset)?)))?,
+            _ => return None,
+        };
+        let mut path = vec![token];
+        path.extend(child);
+        Some(path)
+    }
+
     pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         match &self.kind {
             // The last duplicate wins, as in the value.
@@ -124,8 +150,7 @@ impl Node {
 pub struct Parsed {
     pub value: serde_json::Value,
     pub root: Option<Node>,
-    /// Non-fatal findings (duplicate keys), each with the byte offset it concerns.
-    pub warnings: Vec<(usize, String)>,
+    pub duplicates: Vec<(usize, String)>,
 }
 
 /// The offset in the document of byte `offset` of the string value of scalar `node` (plain,

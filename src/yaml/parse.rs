@@ -34,7 +34,7 @@ pub(crate) fn parse_general(text: &str) -> Result<Parsed, ParseError> {
         text,
         parser: Parser::new_from_str_with_options(text, options),
         anchors: HashMap::new(),
-        warnings: Vec::new(),
+        duplicates: Vec::new(),
         lookahead: None,
         depth: 0,
         expanded: 0,
@@ -49,7 +49,7 @@ struct Builder<'a> {
     parser: Parser<'a, granit_parser::StrInput<'a>>,
     /// Anchored values, and how many values each holds.
     anchors: HashMap<usize, (Value, usize)>,
-    warnings: Vec<(usize, String)>,
+    duplicates: Vec<(usize, String)>,
     lookahead: Option<Ev<'a>>,
     /// Nodes open around the current one.
     depth: usize,
@@ -119,7 +119,7 @@ impl<'a> Builder<'a> {
         Ok(Parsed {
             value,
             root,
-            warnings: std::mem::take(&mut self.warnings),
+            duplicates: std::mem::take(&mut self.duplicates),
         })
     }
 
@@ -265,10 +265,7 @@ impl<'a> Builder<'a> {
                     } else {
                         let key = key_text(&key_value);
                         if map.contains_key(&key) {
-                            self.warnings.push((
-                                key_node.start,
-                                format!("duplicate key `{key}`: the last one wins"),
-                            ));
+                            self.duplicates.push((key_node.start, key.clone()));
                         }
                         map.insert(key.clone(), value);
                         entries.push(Entry {
@@ -450,7 +447,7 @@ mod tests {
     fn duplicate_keys_warn_and_last_wins() {
         let p = parse_general("a: 1\na: 2\n").unwrap();
         assert_eq!(p.value, json!({"a": 2}));
-        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.duplicates.len(), 1);
     }
 
     #[test]
