@@ -492,12 +492,13 @@ fn collect_objects<'v>(value: &'v Value, pointer: String, out: &mut Vec<(String,
         .and_then(Value::as_str)
         .is_some_and(|k| k.ends_with("List"));
     match (is_list, map.get("items")) {
-        (true, Some(Value::Array(items))) => {
+        (true, Some(Value::Array(items))) if !items.is_empty() => {
             for (i, item) in items.iter().enumerate() {
                 collect_objects(item, format!("{pointer}/items/{i}"), out);
             }
         }
-        (true, Some(Value::Null) | None) => {}
+        // A list with no items (or items of no kind a list has) is reported as itself: every
+        // document says what became of it.
         _ => out.push((pointer, value)),
     }
 }
@@ -512,7 +513,8 @@ mod tests {
         let v = json!({"kind": "List", "items": [{"kind": "Pod"}, {"kind": "ConfigMapList", "items": [{"kind": "ConfigMap"}]}]});
         let objs: Vec<String> = objects(&v).into_iter().map(|(p, _)| p).collect();
         assert_eq!(objs, vec!["/items/0", "/items/1/items/0"]);
-        assert!(objects(&json!({"kind": "ConfigMapList", "items": null})).is_empty());
+        let empty = json!({"kind": "ConfigMapList", "items": null});
+        assert_eq!(objects(&empty), vec![(String::new(), &empty)]);
         assert_eq!(objects(&json!({"kind": "Service"})).len(), 1);
         assert!(objects(&json!("scalar")).is_empty());
     }
