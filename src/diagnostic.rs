@@ -7,6 +7,28 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
 use crate::read::line_col;
 
+/// `text` safe to print on a terminal: control characters (but line feed and tab) and the
+/// bidirectional overrides are written as `\u{..}` escapes. Names and values in messages come
+/// from manifests, where YAML's escapes (`"\e[2J"`) can put anything.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.contains(unsafe_char) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{location}: {message}")]
 pub struct Located {
@@ -42,8 +64,8 @@ impl Located {
         let line = line + shared.first_line;
         Located {
             code,
-            location: format!("{name}:{line}:{column}"),
-            message: message.into(),
+            location: printable(&format!("{name}:{line}:{column}")).into_owned(),
+            message: printable(&message.into()).into_owned(),
             label: "here".to_owned(),
             help: None,
             src: NamedSource::new(name, shared).with_language("yaml"),
@@ -63,7 +85,7 @@ impl Located {
     }
 
     pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
+        self.help = Some(printable(&help.into()).into_owned());
         self
     }
 }

@@ -108,5 +108,5 @@ pub fn text(entries: &[Entry]) -> String {
             out.push_str(&format!("  warning: {w}\n"));
         }
     }
-    out
+    crate::diagnostic::printable(&out).into_owned()
 }

@@ -267,11 +267,37 @@ impl Templates {
             .env
             .get_template(template_name)
             .map_err(|e| describe(&e))?;
-        let text = template.render(ctx).map_err(|e| describe(&e))?;
-        if text.len() > MAX_OUTPUT {
+        // Written to a bounded buffer: a template that would print gigabytes stops at the
+        // limit instead of first making them.
+        let mut out = Bounded::default();
+        let rendered = template.render_captured_to(ctx, &mut out);
+        if out.full {
             return Err(format!("rendered text is larger than {MAX_OUTPUT} bytes"));
         }
-        Ok(text)
+        rendered.map_err(|e| describe(&e))?;
+        String::from_utf8(out.text).map_err(|e| e.to_string())
+    }
+}
+
+/// A buffer that refuses to grow past `MAX_OUTPUT`.
+#[derive(Default)]
+struct Bounded {
+    text: Vec<u8>,
+    full: bool,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.text.len() + bytes.len() > MAX_OUTPUT {
+            self.full = true;
+            return Err(std::io::Error::other("rendered text too large"));
+        }
+        self.text.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -105,5 +105,5 @@ fn text(items: &[Explanation]) -> String {
             }
         }
     }
-    s
+    crate::diagnostic::printable(&s).into_owned()
 }

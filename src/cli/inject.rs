@@ -173,7 +173,7 @@ fn report(files: &[FileResult], output: &OutputArgs, notes: &[String]) {
 
 pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
     for w in warnings {
-        eprint(&format!("warning: {w}\n"));
+        eprint(&crate::diagnostic::printable(&format!("warning: {w}\n")));
     }
 }
 

@@ -36,7 +36,7 @@ impl Source {
 
     pub fn file(path: &Path) -> Self {
         Source {
-            name: path.display().to_string(),
+            name: crate::diagnostic::printable(&path.display().to_string()).into_owned(),
             path: Some(path.to_owned()),
         }
     }
@@ -193,7 +193,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Source>, Vec<InputError>) {
             Ok(m) if m.is_dir() => walk(path, &mut sources, &mut errors),
             Ok(_) => sources.push(Source::file(path)),
             Err(error) => errors.push(InputError::Io {
-                name: path.display().to_string(),
+                name: crate::diagnostic::printable(&path.display().to_string()).into_owned(),
                 error,
             }),
         }
@@ -215,6 +215,7 @@ fn walk(dir: &Path, sources: &mut Vec<Source>, errors: &mut Vec<InputError>) {
             Ok(_) => {}
             Err(err) => {
                 let name = err.path().unwrap_or(dir).display().to_string();
+                let name = crate::diagnostic::printable(&name).into_owned();
                 let error = match err.loop_ancestor() {
                     Some(ancestor) => std::io::Error::other(format!(
                         "a symlink loop (it leads back to {}), not followed",
