@@ -451,8 +451,12 @@ fn describe(e: &minijinja::Error) -> String {
     let mut msg = e
         .detail()
         .map_or_else(|| e.kind().to_string(), ToString::to_string);
-    if matches!(e.kind(), minijinja::ErrorKind::UndefinedError) {
-        msg = format!("undefined value ({msg})");
+    match e.kind() {
+        minijinja::ErrorKind::UndefinedError => msg = format!("undefined value ({msg})"),
+        minijinja::ErrorKind::OutOfFuel => {
+            msg = format!("the template did more than {FUEL} steps of work (a loop that does not end?)");
+        }
+        _ => {}
     }
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
