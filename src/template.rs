@@ -454,7 +454,9 @@ fn describe(e: &minijinja::Error) -> String {
     match e.kind() {
         minijinja::ErrorKind::UndefinedError => msg = format!("undefined value ({msg})"),
         minijinja::ErrorKind::OutOfFuel => {
-            msg = format!("the template did more than {FUEL} steps of work (a loop that does not end?)");
+            msg = format!(
+                "the template did more than {FUEL} steps of work (a loop that does not end?)"
+            );
         }
         _ => {}
     }

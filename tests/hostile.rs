@@ -19,7 +19,12 @@ fn cases() -> std::path::PathBuf {
 
 /// The code and `file:line:column` of the first diagnostic of a golden `expected.stderr`.
 fn code_and_location(expected: &str) -> (String, String) {
-    let code = expected.lines().next().expect("a code line").trim().to_owned();
+    let code = expected
+        .lines()
+        .next()
+        .expect("a code line")
+        .trim()
+        .to_owned();
     let message = expected.lines().nth(2).expect("a message line");
     let location = message
         .trim_start_matches([' ', '×'])
@@ -31,7 +36,12 @@ fn code_and_location(expected: &str) -> (String, String) {
 }
 
 fn in_place(dir: &Path, config: &Path, files: &[&str]) -> Output {
-    let mut args = vec!["inject", "--in-place", "-c", config.to_str().expect("UTF-8")];
+    let mut args = vec![
+        "inject",
+        "--in-place",
+        "-c",
+        config.to_str().expect("UTF-8"),
+    ];
     args.extend(files);
     common::kinject_with_stdin(dir, &args, b"")
 }
@@ -76,7 +86,10 @@ fn hostile_files_are_refused_and_left_as_they_are() {
         let (code, location) = code_and_location(&expected);
         let location = location.replace("input.yaml", "hostile.yaml");
         assert!(stderr.contains(&code), "{name}: no {code}: {stderr}");
-        assert!(stderr.contains(&location), "{name}: no {location}: {stderr}");
+        assert!(
+            stderr.contains(&location),
+            "{name}: no {location}: {stderr}"
+        );
         let after = snapshot(dir.path());
         // Nothing else was left in the directory (no temporary files), the hostile file is
         // as it was, and the good one was rewritten unless the configuration is the hostile
@@ -87,8 +100,152 @@ fn hostile_files_are_refused_and_left_as_they_are() {
             assert_eq!(after, before, "{name}: a file changed");
         } else {
             let good = String::from_utf8_lossy(&after[0].1);
-            assert!(good.contains("log-shipper"), "{name}: good.yaml not injected");
+            assert!(
+                good.contains("log-shipper"),
+                "{name}: good.yaml not injected"
+            );
         }
     }
     assert!(seen >= 14, "hostile cases missing: {seen}");
+}
+
+/// Whether this process runs as root (who reads files whatever their mode).
+fn root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile::NamedTempFile::new().expect("probe");
+    probe.as_file().metadata().expect("metadata").uid() == 0
+}
+
+#[test]
+fn a_hostile_directory_is_reported_file_by_file_and_the_rest_is_rewritten() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("sub")).expect("mkdir");
+    std::fs::write(d.join("good.yaml"), GOOD).expect("write");
+    let binary = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0\xd0\x8f".to_vec();
+    std::fs::write(d.join("binary.yaml"), &binary).expect("write");
+    std::fs::write(d.join("unreadable.yaml"), GOOD).expect("write");
+    symlink("..", d.join("sub/up")).expect("symlink");
+    symlink("self.yaml", d.join("self.yaml")).expect("symlink");
+    symlink("nowhere", d.join("broken")).expect("symlink");
+    let config = cases().join("hostile-alias-bomb/config.yaml");
+    // Root reads a file whatever its mode: the run is then made as nobody, who may write
+    // the directory and its files but not read `unreadable.yaml`.
+    let mut command = vec![];
+    if root() {
+        command.extend([
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ]);
+        for p in [d.to_owned(), d.join("sub")] {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        }
+        for f in ["good.yaml", "binary.yaml"] {
+            std::fs::set_permissions(d.join(f), std::fs::Permissions::from_mode(0o666))
+                .expect("chmod");
+        }
+    }
+    std::fs::set_permissions(
+        d.join("unreadable.yaml"),
+        std::fs::Permissions::from_mode(0),
+    )
+    .expect("chmod");
+    let kinject = env!("CARGO_BIN_EXE_kinject");
+    let out = std::process::Command::new(command.first().copied().unwrap_or(kinject))
+        .args(command.iter().skip(1))
+        .args(if command.is_empty() {
+            vec![]
+        } else {
+            vec![kinject]
+        })
+        .args([
+            "inject",
+            "--in-place",
+            "-c",
+            config.to_str().expect("UTF-8"),
+            ".",
+        ])
+        .current_dir(d)
+        .output()
+        .expect("kinject runs (setpriv, when root)");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for expected in [
+        "./binary.yaml:1:8: a NUL byte, not allowed in YAML (is this a binary file?)",
+        "cannot read ./self.yaml: Too many levels of symbolic links",
+        "cannot read ./sub/up: a symlink loop (it leads back to .), not followed",
+        "cannot read ./unreadable.yaml: Permission denied",
+    ] {
+        assert!(stderr.contains(expected), "no {expected:?}: {stderr}");
+    }
+    // A broken link with no manifest name would not have been read: no error for it.
+    assert!(!stderr.contains("broken"), "{stderr}");
+    assert!(
+        std::fs::read_to_string(d.join("good.yaml"))
+            .expect("read")
+            .contains("log-shipper")
+    );
+    assert_eq!(std::fs::read(d.join("binary.yaml")).expect("read"), binary);
+    std::fs::set_permissions(
+        d.join("unreadable.yaml"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .expect("chmod");
+    assert_eq!(
+        std::fs::read_to_string(d.join("unreadable.yaml")).expect("read"),
+        GOOD
+    );
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "binary.yaml",
+            "broken",
+            "good.yaml",
+            "self.yaml",
+            "sub",
+            "unreadable.yaml"
+        ],
+        "a temporary file was left"
+    );
+}
+
+#[test]
+fn a_100_mb_workload_is_injected_in_place_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: big\nspec:\n  template:\n    metadata:\n      annotations:\n",
+    );
+    let value = "x".repeat(90);
+    for i in 0..1_000_000 {
+        text.push_str(&format!("        k{i:07}: \"{value}\"\n"));
+    }
+    text.push_str(
+        "    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n",
+    );
+    assert!(text.len() > 100_000_000);
+    std::fs::write(dir.path().join("big.yaml"), &text).expect("write");
+    let out = in_place(
+        dir.path(),
+        &cases().join("hostile-alias-bomb/config.yaml"),
+        &["big.yaml"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = std::fs::read_to_string(dir.path().join("big.yaml")).expect("read");
+    // Every annotation is there as it was, in its place; the sidecar was added after them.
+    let annotations_end = text.find("    spec:").expect("spec");
+    assert!(after.starts_with(&text[..annotations_end - 1]));
+    assert!(after[annotations_end..].contains("name: log-shipper"));
 }

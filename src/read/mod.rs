@@ -373,9 +373,10 @@ fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
         }
     };
     if let Some((at, c)) = forbidden_control(&text) {
-        let problem = match c {
-            '\0' => Undecodable::Nul,
-            c => Undecodable::Control(c.into()),
+        // A binary file is named as one, by its first NUL, whatever comes before.
+        let (at, problem) = match text.bytes().position(|b| b == 0) {
+            Some(nul) => (nul, Undecodable::Nul),
+            None => (at, Undecodable::Control(c.into())),
         };
         return Err(DecodeError::after(&text[..at], problem));
     }
@@ -541,6 +542,7 @@ mod tests {
         assert_eq!(refused(b"a: 1\nb: \xff\n"), (2, 4, Undecodable::Utf8(0xFF)));
         assert_eq!(refused(b"a: 1\nb: \"\0\"\n"), (2, 5, Undecodable::Nul));
         assert_eq!(refused(b"\x7fELF\x02\0\xff"), (1, 6, Undecodable::Nul));
+        assert_eq!(refused(b"\x7fELF\x02\0\xd0\x8f"), (1, 6, Undecodable::Nul));
         assert_eq!(
             refused("a: é\u{7}".as_bytes()),
             (1, 5, Undecodable::Control(7))
