@@ -150,7 +150,7 @@ fn a_hostile_directory_is_reported_file_by_file_and_the_rest_is_rewritten() {
     }
     std::fs::set_permissions(
         d.join("unreadable.yaml"),
-        std::fs::Permissions::from_mode(0),
+        std::fs::Permissions::from_mode(0o0),
     )
     .expect("chmod");
     let kinject = env!("CARGO_BIN_EXE_kinject");
