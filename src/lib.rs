@@ -5,6 +5,8 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub(crate) mod formats;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod inject;
 pub mod kinds;
 pub mod krm;

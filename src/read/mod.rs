@@ -162,9 +162,9 @@ pub enum Undecodable {
     #[error("a NUL byte, not allowed in YAML (is this a binary file?)")]
     Nul,
     #[error(
-        "control character U+{0:04X} is not allowed in YAML (in a double-quoted string, write it as an escape)"
+        "character U+{0:04X} is not allowed in YAML (in a double-quoted string, write it as an escape)"
     )]
-    Control(u32),
+    Unprintable(u32),
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -376,7 +376,7 @@ fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
         // A binary file is named as one, by its first NUL, whatever comes before.
         let (at, problem) = match text.bytes().position(|b| b == 0) {
             Some(nul) => (nul, Undecodable::Nul),
-            None => (at, Undecodable::Control(c.into())),
+            None => (at, Undecodable::Unprintable(c.into())),
         };
         return Err(DecodeError::after(&text[..at], problem));
     }
@@ -402,13 +402,15 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> 
 }
 
 /// The first character YAML does not allow in a stream (outside c-printable): C0 controls
-/// but tab, line feed and carriage return; DEL; C1 controls but NEL. Looked for a block at a
-/// time, as there usually is none.
+/// but tab, line feed and carriage return; DEL; C1 controls but NEL; U+FFFE and U+FFFF.
+/// Looked for a block at a time, as there usually is none.
 fn forbidden_control(text: &str) -> Option<(usize, char)> {
     const BLOCK: usize = 64;
-    // 0xC2 starts every C1 control (and other characters, checked below).
-    let suspect =
-        |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7F || b == 0xC2;
+    // 0xC2 starts every C1 control, 0xEF U+FFFE and U+FFFF (and other characters, checked
+    // below).
+    let suspect = |b: u8| {
+        (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7F || b == 0xC2 || b == 0xEF
+    };
     for (n, block) in text.as_bytes().chunks(BLOCK).enumerate() {
         if !block.iter().fold(false, |any, &b| any | suspect(b)) {
             continue;
@@ -422,7 +424,10 @@ fn forbidden_control(text: &str) -> Option<(usize, char)> {
         let found = text[start..]
             .char_indices()
             .take_while(|&(i, _)| start + i < end)
-            .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'));
+            .find(|&(_, c)| {
+                (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
+                    || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+            });
         if let Some((i, c)) = found {
             return Some((start + i, c));
         }
@@ -545,11 +550,11 @@ mod tests {
         assert_eq!(refused(b"\x7fELF\x02\0\xd0\x8f"), (1, 6, Undecodable::Nul));
         assert_eq!(
             refused("a: é\u{7}".as_bytes()),
-            (1, 5, Undecodable::Control(7))
+            (1, 5, Undecodable::Unprintable(7))
         );
         assert_eq!(
             refused("# \u{9b}\n".as_bytes()),
-            (1, 3, Undecodable::Control(0x9B))
+            (1, 3, Undecodable::Unprintable(0x9B))
         );
         assert_eq!(
             refused(b"\xff\xfea\0\n\0b"),
@@ -561,9 +566,16 @@ mod tests {
         );
         // A control character found in a block that starts inside a character.
         let late = format!("{}é\u{1}", "x".repeat(63));
-        assert_eq!(refused(late.as_bytes()), (1, 65, Undecodable::Control(1)));
+        assert_eq!(
+            refused(late.as_bytes()),
+            (1, 65, Undecodable::Unprintable(1))
+        );
+        assert_eq!(
+            refused("a: \u{ffff}".as_bytes()),
+            (1, 4, Undecodable::Unprintable(0xFFFF))
+        );
         // Allowed: tab, line breaks, NEL, and every character that is not a control.
-        let fine = "a:\t\"\u{85}\u{a0}é\u{7e}\"\r\n".repeat(40);
+        let fine = "a:\t\"\u{85}\u{a0}é\u{7e}\u{fffd}\u{ff21}\"\r\n".repeat(40);
         assert!(from_bytes(Source::stdin(), fine.as_bytes()).is_ok());
     }
 

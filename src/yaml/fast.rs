@@ -801,22 +801,52 @@ fn plain_layout(text: &str) -> bool {
     memchr::memchr2(b'\t', b'\r', b).is_none() && !text.starts_with('%')
 }
 
+// Checks the tests and the fuzzer (`crate::fuzz`) make: each panics where the readers
+// disagree.
+
+/// The fast reader, where it reads `text`, gives what the general parser gives.
+pub(crate) fn agrees(text: &str) -> bool {
+    match parse(text) {
+        Some(fast) => {
+            let general = super::parse::parse_general(text)
+                .unwrap_or_else(|e| panic!("fast read what is not YAML: {text:?}: {e:?}"));
+            assert_eq!(fast, general, "{text:?}");
+            true
+        }
+        None => false,
+    }
+}
+
+/// A shallow read keeps what a full read gives for `apiVersion`, `kind` and `metadata`.
+pub(crate) fn shallow_agrees(text: &str) -> bool {
+    let Some(shallow) = parse_shallow(text) else {
+        return false;
+    };
+    let full = parse(text).expect("read in full where read shallowly");
+    let keep = |v: &Value| -> Value {
+        let mut m = v.as_object().cloned().unwrap_or_default();
+        m.retain(|k, _| IDENTITY.contains(&k.as_str()));
+        Value::Object(m)
+    };
+    assert_eq!(shallow.value, keep(&full.value), "{text:?}");
+    let (Some(NodeKind::Map { entries: a, .. }), Some(NodeKind::Map { entries: b, .. })) = (
+        shallow.root.as_ref().map(|n| &n.kind),
+        full.root.as_ref().map(|n| &n.kind),
+    ) else {
+        panic!("not mappings: {text:?}");
+    };
+    let b: Vec<&Entry> = b
+        .iter()
+        .filter(|e| IDENTITY.contains(&e.key.as_str()))
+        .collect();
+    assert_eq!(a.iter().collect::<Vec<_>>(), b, "{text:?}");
+    assert_eq!(shallow.duplicates.len(), full.duplicates.len(), "{text:?}");
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The fast reader, where it reads `text`, gives what the general parser gives.
-    fn agrees(text: &str) -> bool {
-        match parse(text) {
-            Some(fast) => {
-                let general = super::super::parse::parse_general(text)
-                    .unwrap_or_else(|e| panic!("fast read what is not YAML: {text:?}: {e:?}"));
-                assert_eq!(fast, general, "{text:?}");
-                true
-            }
-            None => false,
-        }
-    }
 
     #[test]
     fn reads_what_the_general_parser_reads() {
@@ -876,33 +906,6 @@ mod tests {
         for text in left {
             assert!(!agrees(text), "read fast: {text:?}");
         }
-    }
-
-    /// A shallow read keeps what a full read gives for `apiVersion`, `kind` and `metadata`.
-    fn shallow_agrees(text: &str) -> bool {
-        let Some(shallow) = parse_shallow(text) else {
-            return false;
-        };
-        let full = parse(text).expect("read in full where read shallowly");
-        let keep = |v: &Value| -> Value {
-            let mut m = v.as_object().cloned().unwrap_or_default();
-            m.retain(|k, _| IDENTITY.contains(&k.as_str()));
-            Value::Object(m)
-        };
-        assert_eq!(shallow.value, keep(&full.value), "{text:?}");
-        let (Some(NodeKind::Map { entries: a, .. }), Some(NodeKind::Map { entries: b, .. })) = (
-            shallow.root.as_ref().map(|n| &n.kind),
-            full.root.as_ref().map(|n| &n.kind),
-        ) else {
-            panic!("not mappings: {text:?}");
-        };
-        let b: Vec<&Entry> = b
-            .iter()
-            .filter(|e| IDENTITY.contains(&e.key.as_str()))
-            .collect();
-        assert_eq!(a.iter().collect::<Vec<_>>(), b, "{text:?}");
-        assert_eq!(shallow.duplicates.len(), full.duplicates.len(), "{text:?}");
-        true
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub const MAX_DEPTH: usize = 256;
 pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
 
 pub(crate) use fast::top_level_kind;
+pub(crate) use fast::{agrees, shallow_agrees};
 
 /// For a document whose top-level `kind` is written plainly at the start of a line and
 /// satisfies `skip(kind)`: the document checked as `parse_document` checks it, but with only
