@@ -18,6 +18,14 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let permissions = fs::metadata(&target)?.permissions();
+    // A file its owner made read-only is not replaced behind its back (the directory may
+    // well allow it, and root may write anything).
+    if permissions.readonly() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the file is read-only",
+        ));
+    }
     let (tmp_path, mut file) = temp_file(dir, &name)?;
     let result = (|| {
         file.write_all(bytes)?;

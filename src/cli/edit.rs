@@ -14,7 +14,7 @@ use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, eprint, output};
 pub(crate) fn run(files: &[FileResult], args: &EditArgs, mut failed: bool, quiet: bool) -> u8 {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = String::new();
-    let (mut changed, mut unchanged) = (0usize, 0usize);
+    let (mut changed, mut unchanged, mut unwritten) = (0usize, 0usize, 0usize);
     for f in files {
         let name = &f.input.source.name;
         if !f.errors.is_empty() {
@@ -37,14 +37,19 @@ pub(crate) fn run(files: &[FileResult], args: &EditArgs, mut failed: bool, quiet
         match compare(f, name, args, color, &mut out, &mut changed, &mut unchanged) {
             Some(EXIT_ERROR) => failed = true,
             Some(_) if args.in_place => {
-                let text = render::yaml::render(f)
-                    .map(|y| y.into_text(&f.input))
-                    .unwrap_or_default();
-                if let Err(e) = atomic_write(path, &encode(&text, f.input.encoding)) {
+                let written = render::yaml::render(f)
+                    .map_err(|e| e.to_string())
+                    .and_then(|y| {
+                        let bytes = encode(&y.into_cow(&f.input), f.input.encoding);
+                        atomic_write(path, &bytes).map_err(|e| e.to_string())
+                    });
+                if let Err(e) = written {
                     eprint(&format!(
                         "error: {name}: cannot write: {e} (the file is unchanged)\n"
                     ));
                     failed = true;
+                    changed -= 1;
+                    unwritten += 1;
                 }
             }
             _ => {}
@@ -56,8 +61,13 @@ pub(crate) fn run(files: &[FileResult], args: &EditArgs, mut failed: bool, quiet
         } else {
             "would change"
         };
+        let unwritten = if unwritten > 0 {
+            format!(", {unwritten} not written")
+        } else {
+            String::new()
+        };
         eprint(&format!(
-            "{changed} file(s) {verb}, {unchanged} unchanged\n"
+            "{changed} file(s) {verb}, {unchanged} unchanged{unwritten}\n"
         ));
     }
     let code = output::stdout(&out);
