@@ -31,7 +31,7 @@ fn settings() -> Runner {
     }
     Runner {
         cases: env("PROPTEST_CASES").unwrap_or(96),
-        rng_seed: RngSeed::Fixed(env("PROPTEST_RNG_SEED").unwrap_or(0x6b69_6e6a_6563_74)),
+        rng_seed: RngSeed::Fixed(env("PROPTEST_RNG_SEED").unwrap_or(0x006b_696e_6a65_6374)),
         failure_persistence: None,
         ..Runner::default()
     }
