@@ -56,10 +56,9 @@ impl Located {
     ) -> Self {
         let shared: SharedText = text.into();
         let text = shared.as_str();
-        let (start, end) = (
-            span.0.min(text.len()),
-            span.1.min(text.len()).max(span.0.min(text.len())),
-        );
+        // Within the text, on character boundaries.
+        let start = text.floor_char_boundary(span.0);
+        let end = text.ceil_char_boundary(span.1.min(text.len())).max(start);
         let (line, column) = line_col(text, start);
         let line = line + shared.first_line;
         Located {

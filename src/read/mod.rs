@@ -112,7 +112,7 @@ impl Input {
             let (line, column) = line_col(&self.text, offset);
             return (line + self.first_line, column);
         }
-        let offset = offset.min(self.text.len());
+        let offset = self.text.floor_char_boundary(offset);
         let line = starts.partition_point(|&s| s as usize <= offset);
         let start = starts[line - 1] as usize;
         (
@@ -169,7 +169,8 @@ pub enum Undecodable {
 
 /// 1-based line and column (in characters) of a byte offset.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
+    // An offset inside a character is that character's.
+    let offset = text.floor_char_boundary(offset);
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);

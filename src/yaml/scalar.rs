@@ -93,7 +93,8 @@ fn go_parse_int(s: &str) -> Option<Number> {
 }
 
 fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
-    (s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix))
+    s.get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
         .then(|| &s[prefix.len()..])
 }
 
