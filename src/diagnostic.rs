@@ -57,8 +57,8 @@ impl Located {
         let shared: SharedText = text.into();
         let text = shared.as_str();
         // Within the text, on character boundaries.
-        let start = text.floor_char_boundary(span.0);
-        let end = text.ceil_char_boundary(span.1.min(text.len())).max(start);
+        let start = crate::read::char_start(text, span.0);
+        let end = crate::read::char_end(text, span.1).max(start);
         let (line, column) = line_col(text, start);
         let line = line + shared.first_line;
         Located {

@@ -112,7 +112,7 @@ impl Input {
             let (line, column) = line_col(&self.text, offset);
             return (line + self.first_line, column);
         }
-        let offset = self.text.floor_char_boundary(offset);
+        let offset = char_start(&self.text, offset);
         let line = starts.partition_point(|&s| s as usize <= offset);
         let start = starts[line - 1] as usize;
         (
@@ -167,10 +167,28 @@ pub enum Undecodable {
     Unprintable(u32),
 }
 
+/// The start of the character at byte `offset` of `text` (its end, past the text).
+pub(crate) fn char_start(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// The end of the character at byte `offset` of `text`, when it is inside one.
+pub(crate) fn char_end(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset += 1;
+    }
+    offset
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     // An offset inside a character is that character's.
-    let offset = text.floor_char_boundary(offset);
+    let offset = char_start(text, offset);
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
