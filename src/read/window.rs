@@ -68,8 +68,10 @@ impl<R: Read> Windows<R> {
             {
                 let rest = self.buf.split_off(cut);
                 let bytes = std::mem::replace(&mut self.buf, rest);
-                self.searched = 0;
-                self.may_cut = false;
+                // What is left may hold more windows (a large read, or the documents after
+                // one that was cut alone).
+                self.may_cut = may_start_document(&self.buf);
+                self.searched = self.buf.len();
                 return Some(self.window(bytes));
             }
             if let Err(e) = self.fill() {
@@ -141,23 +143,37 @@ impl<R: Read> Windows<R> {
         // A document starts after a line break, at `---` or after `...`: searched only in
         // what is new, so a long document is not searched again and again.
         let from = self.searched.saturating_sub(3);
-        let new = &self.buf[from..];
-        self.may_cut |= memchr::memmem::find(new, b"\n---").is_some()
-            || memchr::memmem::find(new, b"\n...").is_some();
+        self.may_cut |= may_start_document(&self.buf[from..]);
         self.searched = self.buf.len();
         Ok(())
     }
 
-    /// Where the complete documents read so far end: the start of the last document seen,
-    /// when it is not the first.
+    /// Where the window ends: after the complete documents (all but the last seen) that fit
+    /// in `size`, or after the first alone when it does not. A document larger than a window
+    /// is one alone, so that the output made of the documents around it (when they change)
+    /// never holds a copy of it.
     fn cut(&self) -> Option<usize> {
         let complete = memchr::memrchr(b'\n', &self.buf)? + 1;
         let text = std::str::from_utf8(&self.buf[..complete]).ok()?;
         let bom = if self.started { 0 } else { bom_len(text) };
         let ranges = split::documents(&text[bom..]);
-        let last = ranges.last()?.start + bom;
-        (ranges.len() > 1 && last > bom).then_some(last)
+        let (last, whole) = ranges.split_last()?;
+        if whole.is_empty() {
+            return None;
+        }
+        let cut = match whole.iter().position(|r| r.end + bom > self.size) {
+            Some(0) => whole.get(1).unwrap_or(last).start,
+            Some(i) => whole[i].start,
+            None => last.start,
+        };
+        Some(cut + bom)
     }
+}
+
+/// Whether `bytes` hold a line that may start a document (`---`, or after `...`).
+fn may_start_document(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, b"\n---").is_some()
+        || memchr::memmem::find(bytes, b"\n...").is_some()
 }
 
 fn unreadable(error: std::io::Error) -> InputError {
@@ -227,6 +243,24 @@ mod tests {
                     assert!(ws.len() > 3);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_document_larger_than_a_window_is_one_alone() {
+        let small = "a: 1\n---\n".repeat(30);
+        let large = format!("big: |\n{}---\n", "  line\n".repeat(100));
+        let text = format!("{small}{large}{small}c: 2\n");
+        for block in [7, 64, 1 << 20] {
+            let ws = windows(&text, 100, block);
+            let with_it: Vec<usize> = ws
+                .iter()
+                .filter(|w| w.text.contains("big"))
+                .map(|w| w.documents.len())
+                .collect();
+            assert_eq!(with_it, [1], "{block}");
+            let joined: String = ws.iter().map(|w| w.text.as_str()).collect();
+            assert_eq!(joined, text);
         }
     }
 
