@@ -162,7 +162,9 @@ pub enum Undecodable {
     #[error("a NUL byte, not allowed in YAML (is this a binary file?)")]
     Nul,
     #[error(
-        "character U+{0:04X} is not allowed in YAML (in a double-quoted string, write it as an escape)"
+        "{what} U+{code:04X} is not allowed in YAML (in a double-quoted string, write it as an escape)",
+        what = if char::from_u32(*.0).is_some_and(char::is_control) { "control character" } else { "character" },
+        code = .0
     )]
     Unprintable(u32),
 }
