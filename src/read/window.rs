@@ -25,6 +25,11 @@ pub struct Windows<R> {
     /// How far `buf` has been searched for a line that may start a document.
     searched: usize,
     may_cut: bool,
+    /// The rest of a document too large for `buf` to keep growing: read in blocks, joined
+    /// into one exact buffer once it ends. A buffer grown by doubling leaves its old
+    /// allocations behind, which the allocator keeps for a while: about the document's size
+    /// again.
+    spill: Vec<Vec<u8>>,
 }
 
 impl<R: Read> Windows<R> {
@@ -40,6 +45,7 @@ impl<R: Read> Windows<R> {
             first_doc: 0,
             searched: 0,
             may_cut: false,
+            spill: Vec::new(),
         }
     }
 
@@ -89,6 +95,7 @@ impl<R: Read> Windows<R> {
         let mut bytes = std::sync::Arc::try_unwrap(first.text)
             .unwrap_or_else(|shared| String::clone(&shared))
             .into_bytes();
+        self.join();
         bytes.append(&mut self.buf);
         self.reader.read_to_end(&mut bytes).map_err(unreadable)?;
         self.done = true;
@@ -112,6 +119,9 @@ impl<R: Read> Windows<R> {
 
     /// Reads a block; notes whether the new bytes hold a line that may start a document.
     fn fill(&mut self) -> std::io::Result<()> {
+        if !self.may_cut && self.buf.len() >= self.size * 4 {
+            return self.spill();
+        }
         let len = self.buf.len();
         if len == 0 && !self.started {
             self.buf.reserve(BLOCK);
@@ -146,6 +156,48 @@ impl<R: Read> Windows<R> {
         self.may_cut |= may_start_document(&self.buf[from..]);
         self.searched = self.buf.len();
         Ok(())
+    }
+
+    /// Reads a whole block of a large document into `spill`; joins it to `buf` when the
+    /// document ends.
+    fn spill(&mut self) -> std::io::Result<()> {
+        let mut block = vec![0; BLOCK];
+        let mut n = 0;
+        while n < BLOCK {
+            match self.reader.read(&mut block[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        block.truncate(n);
+        // A line that starts a document may begin in the bytes before the block.
+        let before = self.spill.last().unwrap_or(&self.buf);
+        let mut seam = before[before.len().saturating_sub(3)..].to_vec();
+        seam.extend_from_slice(&block[..n.min(3)]);
+        self.may_cut = may_start_document(&seam) || may_start_document(&block);
+        self.eof = n == 0;
+        self.spill.push(block);
+        if self.may_cut || self.eof {
+            self.join();
+        }
+        Ok(())
+    }
+
+    /// `buf` and `spill` as one buffer, of their exact size.
+    fn join(&mut self) {
+        if self.spill.is_empty() {
+            return;
+        }
+        let total = self.buf.len() + self.spill.iter().map(Vec::len).sum::<usize>();
+        let mut joined = Vec::with_capacity(total);
+        joined.append(&mut self.buf);
+        for block in self.spill.drain(..) {
+            joined.extend_from_slice(&block);
+        }
+        self.buf = joined;
+        self.searched = self.buf.len();
     }
 
     /// Where the window ends: after the complete documents (all but the last seen) that fit
@@ -261,6 +313,32 @@ mod tests {
             assert_eq!(with_it, [1], "{block}");
             let joined: String = ws.iter().map(|w| w.text.as_str()).collect();
             assert_eq!(joined, text);
+        }
+    }
+
+    #[test]
+    fn a_document_read_in_blocks_is_whole_wherever_the_next_one_starts() {
+        // Larger than a few blocks: read into `spill`, which starts after the first 4096
+        // bytes read (the first window is cut there), so its third seam is at 790,528: the
+        // padding moves the next document's `\n---` across it (pads 0 and 1 split it).
+        for pad in 0..8 {
+            let lines = "  line\n".repeat(112_930);
+            let large = format!("---\nbig: |\n{lines}{}\n", "x".repeat(pad));
+            assert_eq!(5 + large.len() - 1, 790_526 + pad);
+            // The next document is larger than a block too.
+            let next = format!("---\nb: |\n{}", "  line\n".repeat(40_000));
+            let text = format!("a: 1\n{large}{next}---\nc: 3\n");
+            for block in [4096, 65536] {
+                let ws = windows(&text, 1000, block);
+                let joined: String = ws.iter().map(|w| w.text.as_str()).collect();
+                assert!(joined == text, "{pad} {block}");
+                let with_it: Vec<usize> = ws
+                    .iter()
+                    .filter(|w| w.text.contains("big"))
+                    .map(|w| w.documents.len())
+                    .collect();
+                assert_eq!(with_it, [1], "{pad} {block}");
+            }
         }
     }
 
