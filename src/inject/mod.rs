@@ -226,7 +226,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     };
     let mut outcome = match selection {
         Err(reason) => {
-            write_status(pod, kept, Vec::new());
+            write_status(pod, kept, Vec::new(), &pod0);
             Outcome::new(Action::Skipped(reason))
         }
         Ok(selected) => {
@@ -247,7 +247,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
                     }
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            let records = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
+            let mut records = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
                 .map_err(|mut e| {
                     e.at = e.at.map(|p| format!("{}{p}", wk.pod_template));
                     e
@@ -262,7 +262,8 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
                     "the pod template had no containers: the sidecars are its only ones".to_owned(),
                 );
             }
-            write_status(pod, kept, records);
+            note_nulls(&pod0, &mut records);
+            write_status(pod, kept, records, &pod0);
             o
         }
     };
@@ -648,7 +649,7 @@ fn check_container(sidecar: &str, c: &Value) -> Result<(), InjectError> {
 }
 
 /// Writes the status annotation for `records` (or leaves none when there are none).
-fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>) {
+fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, before: &Value) {
     let sidecars: Vec<Record> = kept.into_iter().chain(records).collect();
     if sidecars.is_empty() {
         return;
@@ -658,7 +659,15 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>) {
         version: 1,
         sidecars,
         created: Vec::new(),
+        null: Vec::new(),
     };
+    // A null container list becomes one: it is null again once its sidecars are gone.
+    if before
+        .pointer("/spec/containers")
+        .is_some_and(Value::is_null)
+    {
+        status.created.push("/spec/containers".to_owned());
+    }
     if !matches!(pod.get("metadata"), Some(Value::Object(_))) {
         pod.shift_insert(0, "metadata".to_owned(), Value::Object(Map::new()));
         status.created.push("/metadata".to_owned());
@@ -670,11 +679,43 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>) {
         metadata.insert("annotations".to_owned(), Value::Object(Map::new()));
         status.created.push("/metadata/annotations".to_owned());
     }
+    status.null = nulls(before, &status.created);
     if let Some(Value::Object(a)) = metadata.get_mut("annotations") {
         a.insert(
             STATUS_ANNOTATION.to_owned(),
             Value::String(status.to_annotation()),
         );
+    }
+}
+
+/// Of the pod-template pointers `created`, those that were null in the pod `before`.
+fn nulls(before: &Value, created: &[String]) -> Vec<String> {
+    created
+        .iter()
+        .filter(|p| before.pointer(p).is_some_and(Value::is_null))
+        .cloned()
+        .collect()
+}
+
+/// Notes in each record which of the fields it created were null in the pod `before`.
+fn note_nulls(before: &Value, records: &mut [Record]) {
+    for r in records {
+        r.null = nulls(before, &r.created);
+        for app in &mut r.app_containers {
+            let container = ["/spec/containers", "/spec/initContainers"]
+                .iter()
+                .filter_map(|p| before.pointer(p)?.as_array())
+                .flatten()
+                .find(|c| pod::name_of(c) == app.name);
+            if let Some(Value::Object(c)) = container {
+                app.null = app
+                    .created
+                    .iter()
+                    .filter(|f| c.get(f.as_str()).is_some_and(Value::is_null))
+                    .cloned()
+                    .collect();
+            }
+        }
     }
 }
 

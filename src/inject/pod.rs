@@ -45,6 +45,21 @@ pub(crate) fn list_field<'a>(
     }
 }
 
+/// Makes the value at `pointer` null when it is an empty list or mapping (it was null before
+/// kinject made it one).
+pub(crate) fn null_if_empty(root: &mut Value, pointer: &str) {
+    if let Some(v) = root.pointer_mut(pointer) {
+        let empty = match v {
+            Value::Array(a) => a.is_empty(),
+            Value::Object(m) => m.is_empty(),
+            _ => false,
+        };
+        if empty {
+            *v = Value::Null;
+        }
+    }
+}
+
 /// Removes the value at `pointer` when it is an empty list or mapping.
 pub(crate) fn remove_if_empty(root: &mut Value, pointer: &str) {
     let empty = match root.pointer(pointer) {

@@ -14,6 +14,10 @@ pub struct Status {
     /// Pod-template pointers created to hold the status annotation itself.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<String>,
+    /// Of all that was created, what was written as null before (`annotations:` alone): made
+    /// null again, not removed, when left empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub null: Vec<String>,
 }
 
 /// What one sidecar added.
@@ -56,6 +60,9 @@ pub struct Record {
     /// Pod-template pointers this sidecar created (removed again when left empty).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<String>,
+    /// Of those, the ones that were null before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub null: Vec<String>,
 }
 
 /// What a sidecar added to one of the pod's own containers.
@@ -78,6 +85,9 @@ pub struct AppRecord {
     /// Fields of the container this sidecar created (`volumeMounts`, `env`, `args`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created: Vec<String>,
+    /// Of those, the ones that were null before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub null: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

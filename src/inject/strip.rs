@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::pod::{name_of, position, remove_if_empty};
+use super::pod::{name_of, null_if_empty, position, remove_if_empty};
 use super::status::{Record, STATUS_ANNOTATION, Status};
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
@@ -50,10 +50,19 @@ pub(crate) fn strip(
         .flat_map(|r| &r.created)
         .chain(&status.created)
         .collect();
+    let null: Vec<&String> = gone
+        .iter()
+        .flat_map(|r| &r.null)
+        .chain(&status.null)
+        .collect();
     // Deepest first, so `/metadata/annotations` goes before `/metadata`.
     created.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
     for pointer in created {
-        remove_if_empty(pod, pointer);
+        if null.contains(&pointer) {
+            null_if_empty(pod, pointer);
+        } else {
+            remove_if_empty(pod, pointer);
+        }
     }
     kept.into_iter().cloned().collect()
 }
@@ -113,7 +122,9 @@ fn strip_record(pod: &mut Value, r: &Record) {
                     Some(Value::Null) => true,
                     _ => false,
                 };
-                if empty {
+                if empty && app.null.contains(field) {
+                    c.insert(field.clone(), Value::Null);
+                } else if empty {
                     c.shift_remove(field);
                 }
             }
