@@ -178,10 +178,19 @@ fn workload() -> impl Strategy<Value = Value> {
         proptest::collection::vec(container(), 1..3),
         proptest::collection::vec(container(), 0..2),
         proptest::bool::weighted(0.1),
+        proptest::bool::weighted(0.3),
     )
         .prop_map(
-            |(kind, name, namespace, annotations, labels, containers, inits, host_network)| {
-                let containers = unique_by_name(containers);
+            |(kind, name, namespace, annotations, labels, containers, inits, host_network, nulls)| {
+                let mut containers = unique_by_name(containers);
+                // Fields written empty, as templates leave them: null.
+                if nulls {
+                    for c in &mut containers {
+                        if c.get("env").is_none() {
+                            c["env"] = Value::Null;
+                        }
+                    }
+                }
                 let names: Vec<&str> = containers.iter().filter_map(|c| c["name"].as_str()).collect();
                 let inits: Vec<Value> = unique_by_name(inits)
                     .into_iter()
@@ -201,6 +210,8 @@ fn workload() -> impl Strategy<Value = Value> {
                 }
                 if !volumes.is_empty() {
                     spec.insert("volumes".into(), json!(volumes));
+                } else if nulls {
+                    spec.insert("volumes".into(), Value::Null);
                 }
                 if host_network {
                     spec.insert("hostNetwork".into(), json!(true));
@@ -218,6 +229,8 @@ fn workload() -> impl Strategy<Value = Value> {
                     annotations.into_iter().map(|(k, v)| (k, json!(v))).collect();
                 if !annotations.is_empty() {
                     pod_meta.insert("annotations".into(), Value::Object(annotations));
+                } else if nulls {
+                    pod_meta.insert("annotations".into(), Value::Null);
                 }
                 let mut metadata = json!({"name": name});
                 if let Some(ns) = namespace {
@@ -357,6 +370,9 @@ fn block(v: &Value, level: usize, style: &Style, out: &mut String) {
                         }
                     }
                     Value::Object(_) => out.push_str(&format!("{pad}{key}: {{}}\n")),
+                    // As templates leave an empty field. (An explicit `null` that kinject fills
+                    // comes back as this form: `containers-null`'s `no-uninject` says so.)
+                    Value::Null => out.push_str(&format!("{pad}{key}:\n")),
                     Value::Array(_) => out.push_str(&format!("{pad}{key}: []\n")),
                     s => out.push_str(&format!("{pad}{key}: {}\n", scalar(s, style))),
                 }
@@ -493,6 +509,8 @@ fn kept(a: &Value, b: &Value) -> bool {
             Some(n) => y.iter().any(|o| o.get("name") == Some(n) && kept(item, o)),
             None => y.contains(item),
         }),
+        // A null (an empty field) is kept by whatever fills it.
+        (Value::Null, _) => true,
         _ => a == b,
     }
 }
