@@ -376,6 +376,7 @@ impl<'a> Reader<'a> {
                 }
                 Ok(None)
             }
+            b']' | b'}' | b',' => Err(GiveUp),
             b'[' | b'{' | b'#' => Ok(None),
             _ => {
                 let mut i = pos;
@@ -434,7 +435,11 @@ impl<'a> Reader<'a> {
                 Ok((node, value, self.next_line_start(pos)))
             }
             b'|' => self.literal(pos, end, indent),
-            b'>' | b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'?' => Err(GiveUp),
+            // Indicators no plain scalar starts with (flow indicators included, found by
+            // fuzzing: `name: ]x` is not YAML).
+            b'>' | b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'?' | b']' | b'}' | b',' => {
+                Err(GiveUp)
+            }
             b'-' if self.is_dash(pos, end) => Err(GiveUp),
             _ => {
                 let mut i = pos;
@@ -911,6 +916,11 @@ mod tests {
             // index past the end).
             "a: {b: ",
             "a: {b:",
+            // Flow indicators do not start a plain scalar (found by fuzzing).
+            "a: ]b\n",
+            "- }b\n",
+            "a: ,b\n",
+            "]a: b\n",
         ];
         for text in left {
             assert!(!agrees(text), "read fast: {text:?}");
