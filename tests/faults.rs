@@ -73,9 +73,40 @@ fn a_read_only_file_is_not_replaced() {
         stderr.contains("1 file(s) changed, 0 unchanged, 1 not written"),
         "{stderr}"
     );
+    // The report says which objects were not written, in text and in JSON.
+    assert!(
+        stderr.contains("locked.yaml:1: deployment/locked error: not written: the file is read-only (the file is unchanged)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("good.yaml:1: deployment/good injected: log-shipper"),
+        "{stderr}"
+    );
     assert_eq!(
         std::fs::read_to_string(d.join("locked.yaml")).expect("read"),
         locked
+    );
+    let json = common::kinject_with_stdin(
+        d,
+        &[
+            "inject",
+            "--in-place",
+            "--report",
+            "json",
+            "-c",
+            config().to_str().expect("UTF-8"),
+            "locked.yaml",
+        ],
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&json.stderr);
+    let start = stderr.find('[').expect("a JSON report");
+    let end = stderr.rfind(']').expect("a JSON report") + 1;
+    let report: serde_json::Value = serde_json::from_str(&stderr[start..end]).expect("JSON");
+    assert_eq!(report[0]["action"], "error", "{stderr}");
+    assert_eq!(
+        report[0]["error"],
+        "not written: the file is read-only (the file is unchanged)"
     );
     let mode = std::fs::metadata(d.join("locked.yaml"))
         .expect("meta")

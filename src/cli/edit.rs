@@ -7,14 +7,21 @@ use crate::pipeline::FileResult;
 use crate::render;
 use crate::write::{atomic_write, encode};
 
-use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, eprint, output};
+use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, OutputArgs, eprint, output};
 
 /// Handles every file; `failed` says whether errors were already reported. Returns the exit
-/// code.
-pub(crate) fn run(files: &[FileResult], args: &EditArgs, mut failed: bool, quiet: bool) -> u8 {
+/// code. The report comes after the writes, so that it names the files not written.
+pub(crate) fn run(
+    files: &[FileResult],
+    args: &EditArgs,
+    mut failed: bool,
+    output_args: &OutputArgs,
+) -> u8 {
+    let quiet = output_args.quiet;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = String::new();
-    let (mut changed, mut unchanged, mut unwritten) = (0usize, 0usize, 0usize);
+    let (mut changed, mut unchanged) = (0usize, 0usize);
+    let mut unwritten: Vec<(String, String)> = Vec::new();
     for f in files {
         let name = &f.input.source.name;
         if !f.errors.is_empty() {
@@ -49,22 +56,23 @@ pub(crate) fn run(files: &[FileResult], args: &EditArgs, mut failed: bool, quiet
                     ));
                     failed = true;
                     changed -= 1;
-                    unwritten += 1;
+                    unwritten.push((name.clone(), e));
                 }
             }
             _ => {}
         }
     }
+    super::inject::report(files, output_args, &[], &unwritten);
     if !quiet {
         let verb = if args.in_place {
             "changed"
         } else {
             "would change"
         };
-        let unwritten = if unwritten > 0 {
-            format!(", {unwritten} not written")
-        } else {
+        let unwritten = if unwritten.is_empty() {
             String::new()
+        } else {
+            format!(", {} not written", unwritten.len())
         };
         eprint(&format!(
             "{changed} file(s) {verb}, {unchanged} unchanged{unwritten}\n"

@@ -134,8 +134,7 @@ fn run(
         diagnostics(f.errors.clone());
     }
     if edit.any() {
-        report(&files, output, &[]);
-        return super::edit::run(&files, edit, failed, output.quiet);
+        return super::edit::run(&files, edit, failed, output);
     }
     // The YAML made while processing, moved out of the results.
     let made = match output.output {
@@ -147,7 +146,7 @@ fn run(
     for e in &render_errors {
         eprint(&format!("error: {e}\n"));
     }
-    report(&files, output, &notes);
+    report(&files, output, &notes, &[]);
     if failed {
         // Nothing on stdout: a partial stream piped into `kubectl apply` would be worse.
         eprint("error: nothing was written because of the errors above\n");
@@ -156,11 +155,26 @@ fn run(
     stdout(&text)
 }
 
-fn report(files: &[FileResult], output: &OutputArgs, notes: &[String]) {
+/// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
+pub(crate) fn report(
+    files: &[FileResult],
+    output: &OutputArgs,
+    notes: &[String],
+    unwritten: &[(String, String)],
+) {
     if output.quiet {
         return;
     }
-    let entries = report::entries(files);
+    let mut entries = report::entries(files);
+    for e in &mut entries {
+        if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
+            && matches!(e.action, "injected" | "uninjected")
+        {
+            e.action = "error";
+            e.sidecars.clear();
+            e.error = Some(format!("not written: {why} (the file is unchanged)"));
+        }
+    }
     match output.report {
         ReportFormat::Text => eprint(&report::text(&entries)),
         ReportFormat::Json => eprint(&format!(
