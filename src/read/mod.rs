@@ -423,8 +423,9 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> 
 }
 
 /// The first character YAML does not allow in a stream (outside c-printable): C0 controls
-/// but tab, line feed and carriage return; DEL; C1 controls but NEL; U+FFFE and U+FFFF.
-/// Looked for a block at a time, as there usually is none.
+/// but tab, line feed and carriage return; DEL; C1 controls but NEL; U+FFFE and U+FFFF; and a
+/// byte-order mark anywhere but at the start (as Go's YAML reader refuses it). Looked for a
+/// block at a time, as there usually is none.
 fn forbidden_control(text: &str) -> Option<(usize, char)> {
     const BLOCK: usize = 64;
     // 0xC2 starts every C1 control, 0xEF U+FFFE and U+FFFF (and other characters, checked
@@ -445,9 +446,10 @@ fn forbidden_control(text: &str) -> Option<(usize, char)> {
         let found = text[start..]
             .char_indices()
             .take_while(|&(i, _)| start + i < end)
-            .find(|&(_, c)| {
+            .find(|&(i, c)| {
                 (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
                     || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+                    || (c == '\u{FEFF}' && start + i > 0)
             });
         if let Some((i, c)) = found {
             return Some((start + i, c));
@@ -595,6 +597,12 @@ mod tests {
             refused("a: \u{ffff}".as_bytes()),
             (1, 4, Undecodable::Unprintable(0xFFFF))
         );
+        // A byte-order mark is read at the start, refused anywhere else (found by fuzzing).
+        assert_eq!(
+            refused("a: \u{feff}b".as_bytes()),
+            (1, 4, Undecodable::Unprintable(0xFEFF))
+        );
+        assert!(from_bytes(Source::stdin(), "\u{feff}a: b\n".as_bytes()).is_ok());
         // Allowed: tab, line breaks, NEL, and every character that is not a control.
         let fine = "a:\t\"\u{85}\u{a0}é\u{7e}\u{fffd}\u{ff21}\"\r\n".repeat(40);
         assert!(from_bytes(Source::stdin(), fine.as_bytes()).is_ok());
