@@ -16,6 +16,7 @@ pub const INJECT_ANNOTATION: &str = "kinject.dev/inject";
 pub enum Reason {
     NotAWorkload,
     NoPodTemplate,
+    NoContainers,
     OptedOut,
     HostNetwork,
     SystemNamespace,
@@ -28,6 +29,7 @@ impl Reason {
         match self {
             Reason::NotAWorkload => "not_a_workload",
             Reason::NoPodTemplate => "no_pod_template",
+            Reason::NoContainers => "no_containers",
             Reason::OptedOut => "opted_out",
             Reason::HostNetwork => "host_network",
             Reason::SystemNamespace => "system_namespace",

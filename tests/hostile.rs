@@ -249,3 +249,31 @@ fn a_100_mb_workload_is_injected_in_place_whole() {
     assert!(after.starts_with(&text[..annotations_end - 1]));
     assert!(after[annotations_end..].contains("name: log-shipper"));
 }
+
+#[test]
+fn null_containers_and_empty_lists_are_reported_and_left_as_they_are() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let null = std::fs::read(cases().join("containers-null/input.yaml")).expect("input");
+    let lists = b"apiVersion: v1\nkind: List\nitems: null\n---\napiVersion: v1\nkind: ConfigMapList\nitems: []\n";
+    std::fs::write(d.join("null.yaml"), &null).expect("write");
+    std::fs::write(d.join("lists.yaml"), lists).expect("write");
+    let out = in_place(
+        d,
+        &cases().join("hostile-alias-bomb/config.yaml"),
+        &["null.yaml", "lists.yaml"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for line in [
+        "null.yaml:4: deployment/web skipped: no_containers",
+        "null.yaml:13: deployment/web skipped: no_containers",
+        "lists.yaml:1: list/<unnamed> skipped: not_a_workload",
+        "lists.yaml:5: configmaplist/<unnamed> skipped: not_a_workload",
+        "0 file(s) changed, 2 unchanged",
+    ] {
+        assert!(stderr.contains(line), "no {line:?}: {stderr}");
+    }
+    assert_eq!(std::fs::read(d.join("null.yaml")).expect("read"), null);
+    assert_eq!(std::fs::read(d.join("lists.yaml")).expect("read"), lists);
+}

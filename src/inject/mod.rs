@@ -152,7 +152,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         }));
     };
     // Nothing is read or changed in a workload Kubernetes would refuse for its types.
-    let has_containers = shape::check(object, &wk.pod_template)?;
+    let containers = shape::check(object, &wk.pod_template)?;
     let namespace = object
         .pointer("/metadata/namespace")
         .and_then(Value::as_str)
@@ -169,6 +169,9 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     if !has_status {
         if settings.mode == Mode::Uninject {
             return Ok(Outcome::new(Action::NotInjected));
+        }
+        if containers == shape::Containers::Absent {
+            return Ok(Outcome::new(Action::Skipped(Reason::NoContainers)));
         }
         let (verdicts, selection) = choose(object, pod_in, &wk, &namespace, settings)?;
         if let Err(reason) = selection {
@@ -255,7 +258,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
             let mut o = Outcome::new(Action::Injected(names));
             o.warnings = drift(object.pointer(&wk.pod_template), pod, &previous, &records);
-            if !has_containers {
+            if containers == shape::Containers::Empty {
                 // As the anchors do (a webhook is called before Kubernetes validates), but
                 // said: an empty container list is more often a mistake upstream.
                 o.warnings.push(

@@ -22,22 +22,36 @@ const SPEC_LISTS: &[&str] = &[
 /// Container fields injection edits, which Kubernetes has as lists.
 const CONTAINER_LISTS: &[&str] = &["env", "envFrom", "volumeMounts", "command", "args"];
 
-/// Whether the pod template at `pod_template` (a mapping with a `spec` mapping) has
+/// What a pod template's `containers` holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Containers {
+    Some,
+    /// `containers: []`, written so.
+    Empty,
+    /// No `containers`, or `containers:` null: a partial manifest (a kustomize patch) or a
+    /// broken one.
+    Absent,
+}
+
+/// What the pod template at `pod_template` (a mapping with a `spec` mapping) has as
 /// containers, once the fields injection touches are known to have Kubernetes' types.
-pub(crate) fn check(object: &Value, pod_template: &str) -> Result<bool, InjectError> {
+pub(crate) fn check(object: &Value, pod_template: &str) -> Result<Containers, InjectError> {
     metadata(object, "/metadata")?;
     metadata(object, &format!("{pod_template}/metadata"))?;
     let spec_at = format!("{pod_template}/spec");
     for field in SPEC_LISTS {
         list(object, &format!("{spec_at}/{field}"))?;
     }
-    let mut has_containers = false;
+    let containers = match object.pointer(&format!("{spec_at}/containers")) {
+        Some(Value::Array(items)) if items.is_empty() => Containers::Empty,
+        Some(Value::Array(_)) => Containers::Some,
+        _ => Containers::Absent,
+    };
     for field in ["containers", "initContainers"] {
         let at = format!("{spec_at}/{field}");
         let Some(Value::Array(items)) = object.pointer(&at) else {
             continue;
         };
-        has_containers |= field == "containers" && !items.is_empty();
         for (i, item) in items.iter().enumerate() {
             let at = format!("{at}/{i}");
             if !item.is_object() {
@@ -48,7 +62,7 @@ pub(crate) fn check(object: &Value, pod_template: &str) -> Result<bool, InjectEr
             }
         }
     }
-    Ok(has_containers)
+    Ok(containers)
 }
 
 /// `metadata` at `at`, when there: a mapping whose labels and annotations map to strings.
@@ -141,13 +155,13 @@ mod tests {
     #[test]
     fn containers_are_found_and_wrong_types_located() {
         let at = |v: &Value| check(v, "/spec/template").map_err(|e| e.at.unwrap_or_default());
-        assert_eq!(
-            at(&deployment(json!({"containers": [{"name": "a"}]}))),
-            Ok(true)
-        );
-        assert_eq!(at(&deployment(json!({"containers": null}))), Ok(false));
-        assert_eq!(at(&deployment(json!({"containers": []}))), Ok(false));
-        assert_eq!(at(&deployment(json!({}))), Ok(false));
+        let some = at(&deployment(json!({"containers": [{"name": "a"}]})));
+        assert_eq!(some, Ok(Containers::Some));
+        let null = at(&deployment(json!({"containers": null})));
+        assert_eq!(null, Ok(Containers::Absent));
+        let empty = at(&deployment(json!({"containers": []})));
+        assert_eq!(empty, Ok(Containers::Empty));
+        assert_eq!(at(&deployment(json!({}))), Ok(Containers::Absent));
         assert_eq!(
             at(&deployment(json!({"containers": {}}))),
             Err("/spec/template/spec/containers".to_owned())
