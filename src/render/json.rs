@@ -22,14 +22,90 @@ pub fn documents(file: &FileResult) -> Vec<Value> {
         .collect()
 }
 
-/// Pretty JSON documents, one after the other.
+/// Pretty JSON documents, one after the other (YAML-safe: `pretty`).
 pub fn render(values: &[Value]) -> String {
     let mut out = String::new();
     for v in values {
-        out.push_str(&serde_json::to_string_pretty(v).unwrap_or_default());
+        out.push_str(&pretty(v, "  "));
         out.push('\n');
     }
     out
+}
+
+/// `value` as pretty JSON indented by `indent`, that YAML readers read as the same value:
+/// besides what JSON escapes, the characters YAML does not allow raw (DEL, C1 controls,
+/// U+FEFF, U+FFFE, U+FFFF) and those YAML 1.1 readers such as kubectl's take for line
+/// breaks (NEL, U+2028, U+2029) are written as `\u` escapes.
+pub fn pretty<T: serde::Serialize + ?Sized>(value: &T, indent: &str) -> String {
+    let mut out = Vec::new();
+    let fmt = YamlSafe(serde_json::ser::PrettyFormatter::with_indent(
+        indent.as_bytes(),
+    ));
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
+    let _ = serde::Serialize::serialize(value, &mut ser);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+struct YamlSafe<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+fn yaml_unsafe(c: char) -> bool {
+    matches!(
+        c,
+        '\u{7F}'..='\u{9F}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
+    )
+}
+
+impl serde_json::ser::Formatter for YamlSafe<'_> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some(i) = rest.find(yaml_unsafe) {
+            let c = rest[i..].chars().next().unwrap_or_default();
+            writer.write_all(rest[..i].as_bytes())?;
+            write!(writer, "\\u{:04x}", u32::from(c))?;
+            rest = &rest[i + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
 }
 
 /// Items of several parts as one pretty JSON array (`serde_json::to_string_pretty` of all of
@@ -45,7 +121,7 @@ impl PrettyArray {
         for item in items {
             out.push_str(if self.started { ",\n" } else { "[\n" });
             self.started = true;
-            let json = serde_json::to_string_pretty(item).unwrap_or_default();
+            let json = pretty(item, "  ");
             for (i, line) in json.lines().enumerate() {
                 if i > 0 {
                     out.push('\n');
@@ -59,5 +135,21 @@ impl PrettyArray {
     /// The closing bracket (the whole array when there were no items).
     pub fn finish(self, out: &mut String) {
         out.push_str(if self.started { "\n]\n" } else { "[]\n" });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pretty_json_reads_back_as_yaml() {
+        let value = serde_json::json!({"a": "x\u{7f}\u{85}\u{2028}\u{2029}\u{feff}\u{fffe}\u{ffff}é\u{1b}"});
+        let text = super::pretty(&value, "  ");
+        assert!(
+            text.contains(r"\u007f\u0085\u2028\u2029\ufeff\ufffe\uffffé\u001b"),
+            "{text}"
+        );
+        let input = crate::read::from_bytes(crate::read::Source::stdin(), text.as_bytes())
+            .expect("YAML readers read it");
+        assert_eq!(input.documents[0].value().expect("parsed").value, value);
     }
 }

@@ -186,12 +186,7 @@ fn json_document(raw: &str, start: usize, end: usize, target: &Value) -> String 
         .nth(1)
         .map_or(2, |l| l.len() - l.trim_start_matches(' ').len())
         .clamp(1, 8);
-    let pad = " ".repeat(indent);
-    let mut out = Vec::new();
-    let fmt = serde_json::ser::PrettyFormatter::with_indent(pad.as_bytes());
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
-    let _ = serde::Serialize::serialize(target, &mut ser);
-    let json = String::from_utf8(out).unwrap_or_default();
+    let json = super::json::pretty(target, &" ".repeat(indent));
     let newline = if raw.contains("\r\n") { "\r\n" } else { "\n" };
     let json = if newline == "\r\n" {
         json.replace('\n', "\r\n")

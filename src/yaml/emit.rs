@@ -167,8 +167,13 @@ impl<'s> Emitter<'s> {
     }
 }
 
+/// Characters written escaped: line breaks to YAML 1.1 readers (kubectl's), and those YAML
+/// does not allow raw.
 fn is_special_space(c: char) -> bool {
-    matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+    matches!(
+        c,
+        '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
+    )
 }
 
 /// A single-line scalar: plain when that reads back as the same value, quoted otherwise.
