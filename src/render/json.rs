@@ -64,7 +64,7 @@ impl serde_json::ser::Formatter for YamlSafe<'_> {
         let mut rest = fragment;
         while let Some(i) = rest.find(yaml_unsafe) {
             let c = rest[i..].chars().next().unwrap_or_default();
-            writer.write_all(rest[..i].as_bytes())?;
+            writer.write_all(&rest.as_bytes()[..i])?;
             write!(writer, "\\u{:04x}", u32::from(c))?;
             rest = &rest[i + c.len_utf8()..];
         }
