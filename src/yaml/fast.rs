@@ -246,6 +246,9 @@ impl<'a> Reader<'a> {
                 // The item is on the following lines, or empty.
                 match self.content_line(self.next_line_start(l.start)) {
                     Some(n) if n.indent() > col => self.block_node(n, Some(col))?,
+                    // An empty item with a comment (`- # x`): where it ends is the general
+                    // parser's to say (found by fuzzing: the spans differed).
+                    _ if at < l.end => return Err(GiveUp),
                     next => (empty(dash + 1), Value::Null, next),
                 }
             } else if self.is_dash(at, l.end) {
@@ -934,6 +937,9 @@ mod tests {
             "- }b\n",
             "a: ,b\n",
             "]a: b\n",
+            // An empty sequence item with a comment (found by fuzzing).
+            "a:\n- #c\n",
+            "a:\n- x\n- # c\nb: 1\n",
             // An implicit key longer than 1024 characters (found by fuzzing).
             &format!("{}: b\n", "k".repeat(1025)),
             &format!("a: {{{}: b}}\n", "k".repeat(1025)),
