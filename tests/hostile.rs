@@ -129,7 +129,19 @@ fn a_hostile_directory_is_reported_file_by_file_and_the_rest_is_rewritten() {
     symlink("..", d.join("sub/up")).expect("symlink");
     symlink("self.yaml", d.join("self.yaml")).expect("symlink");
     symlink("nowhere", d.join("broken")).expect("symlink");
-    let config = cases().join("hostile-alias-bomb/config.yaml");
+    // The configuration and kinject itself, where any user may read and run them (a
+    // checkout's own directories may be private to its owner).
+    let tools = tempfile::tempdir().expect("tempdir");
+    let config = tools.path().join("config.yaml");
+    std::fs::copy(cases().join("hostile-alias-bomb/config.yaml"), &config).expect("copy");
+    let kinject = tools.path().join("kinject");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_kinject"), &kinject)
+        .or_else(|_| std::fs::copy(env!("CARGO_BIN_EXE_kinject"), &kinject).map(|_| ()))
+        .expect("kinject");
+    std::fs::set_permissions(tools.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    std::fs::set_permissions(&kinject, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let kinject = kinject.to_str().expect("UTF-8");
     // Root reads a file whatever its mode: the run is then made as nobody, who may write
     // the directory and its files but not read `unreadable.yaml`.
     let mut command = vec![];
@@ -153,7 +165,6 @@ fn a_hostile_directory_is_reported_file_by_file_and_the_rest_is_rewritten() {
         std::fs::Permissions::from_mode(0o0),
     )
     .expect("chmod");
-    let kinject = env!("CARGO_BIN_EXE_kinject");
     let out = std::process::Command::new(command.first().copied().unwrap_or(kinject))
         .args(command.iter().skip(1))
         .args(if command.is_empty() {
