@@ -597,6 +597,11 @@ impl<'a> Reader<'a> {
                 if spaces > 0 && block_indent.is_none_or(|bi| spaces > bi) {
                     return Err(GiveUp);
                 }
+                // Spaces ending the text, no line break after them: whether the block's span
+                // takes them is the general parser's to say (found by fuzzing).
+                if spaces > 0 && le == self.b.len() {
+                    return Err(GiveUp);
+                }
                 if build {
                     lines.push(None);
                 }
@@ -937,6 +942,9 @@ mod tests {
             "- }b\n",
             "a: ,b\n",
             "]a: b\n",
+            // A block scalar, then spaces ending the text (found by fuzzing).
+            "a: |\n  x\n ",
+            "a: |\n  x\n\n  ",
             // An empty sequence item with a comment (found by fuzzing).
             "a:\n- #c\n",
             "a:\n- x\n- # c\nb: 1\n",
