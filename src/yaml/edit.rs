@@ -823,7 +823,8 @@ fn is_inline(node: &Node) -> bool {
 /// Offset of the line break ending the line that holds `offset` (or the text's end).
 fn line_end(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    // Bytes, not characters: `offset` may be anywhere (found by fuzzing).
+    let end = memchr::memchr(b'\n', &text.as_bytes()[offset..]).map_or(text.len(), |i| offset + i);
     if end > offset && text.as_bytes()[end - 1] == b'\r' {
         end - 1
     } else {
@@ -833,9 +834,8 @@ fn line_end(text: &str, offset: usize) -> usize {
 
 /// Just past the line break at or after `offset`.
 fn after_newline(text: &str, offset: usize) -> usize {
-    text[offset..]
-        .find('\n')
-        .map_or(text.len(), |i| offset + i + 1)
+    let offset = offset.min(text.len());
+    memchr::memchr(b'\n', &text.as_bytes()[offset..]).map_or(text.len(), |i| offset + i + 1)
 }
 
 /// A new scalar's text, quoted as the one it replaces was when that was quoted (so that a

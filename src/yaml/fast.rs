@@ -329,7 +329,10 @@ impl<'a> Reader<'a> {
                     value: node,
                 });
             } else {
-                seen.insert(key, raw, self.text);
+                // A key whose text is not what it reads as (quoted, or `TRUE`, `~`, `0x1`…)
+                // is compared by what it reads as, as a full read compares it.
+                let resolved = (!plain_reads_as_written(raw)).then(|| self.key_text(raw, key));
+                seen.insert(key, raw, self.text, resolved);
             }
             match next {
                 Some(n) if n.indent() == col && !self.is_end_marker(n) => {
@@ -832,6 +835,19 @@ fn long_key(start: usize, colon: usize) -> R<()> {
     Ok(())
 }
 
+/// Whether a plain key reads as its own text (a string, as written): most keys, found without
+/// resolving them.
+fn plain_reads_as_written(raw: &str) -> bool {
+    match raw.as_bytes().first() {
+        Some(b'\'' | b'"') | None => false,
+        // What may be a number: resolved to be sure.
+        Some(b'0'..=b'9' | b'+' | b'-' | b'.') => {
+            matches!(resolve_plain(raw), Value::String(ref s) if s == raw)
+        }
+        Some(_) => super::scalar::word(raw).is_none(),
+    }
+}
+
 // Checks the tests and the fuzzer (`crate::fuzz`) make: each panics where the readers
 // disagree.
 
@@ -983,6 +999,23 @@ mod tests {
         assert_eq!(shallow.duplicates.len(), 2);
     }
 
+    #[test]
+    fn shallow_reads_compare_keys_by_what_they_read_as() {
+        // Found by fuzzing: `true` and `TRUE` are one key to a full read.
+        for keys in [
+            "  true: a\n  TRUE: b\n",
+            "  \"a\": 1\n  a: 2\n",
+            "  'a': 1\n  a: 2\n",
+            "  1: a\n  0x1: b\n",
+            "  ~: a\n  null: b\n",
+        ] {
+            let text =
+                format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n{keys}");
+            assert!(shallow_agrees(&text), "{text}");
+            assert_eq!(parse_shallow(&text).unwrap().duplicates.len(), 1, "{text}");
+        }
+    }
+
     /// Every document of the shared corpus and of the test data.
     #[test]
     fn agrees_on_every_document_of_the_corpus() {
@@ -1051,10 +1084,16 @@ mod tests {
 struct KeySet {
     /// (where the key starts, where its text starts, its text's length)
     keys: Vec<(u32, u32, u32)>,
+    /// Keys that read as something else than their text: where each starts, what it reads as.
+    resolved: Vec<(usize, String)>,
 }
 
 impl KeySet {
-    fn insert(&mut self, key: usize, raw: &str, text: &str) {
+    fn insert(&mut self, key: usize, raw: &str, text: &str, resolved: Option<String>) {
+        if let Some(r) = resolved {
+            self.resolved.push((key, r));
+            return;
+        }
         let at = raw.as_ptr() as usize - text.as_ptr() as usize;
         let offset = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         self.keys.push((offset(key), offset(at), offset(raw.len())));
@@ -1064,6 +1103,23 @@ impl KeySet {
     fn duplicates(mut self, text: &str) -> Vec<(usize, String)> {
         let raw = |&(_, at, len): &(u32, u32, u32)| &text[at as usize..(at + len) as usize];
         let mut found = Vec::new();
+        if !self.resolved.is_empty() {
+            // Rare (quoted or special keys): every key by what it reads as.
+            let mut all: Vec<(usize, &str)> = self
+                .keys
+                .iter()
+                .map(|k| (k.0 as usize, raw(k)))
+                .chain(self.resolved.iter().map(|(at, s)| (*at, s.as_str())))
+                .collect();
+            all.sort_unstable_by(|a, b| a.1.cmp(b.1).then(a.0.cmp(&b.0)));
+            for pair in all.windows(2) {
+                if pair[0].1 == pair[1].1 {
+                    found.push((pair[1].0, pair[1].1.to_owned()));
+                }
+            }
+            found.sort_unstable_by_key(|(at, _)| *at);
+            return found;
+        }
         if self.keys.len() <= 16 {
             for (i, k) in self.keys.iter().enumerate() {
                 if self.keys[..i].iter().any(|e| raw(e) == raw(k)) {

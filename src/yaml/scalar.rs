@@ -6,17 +6,8 @@ use serde_json::{Number, Value};
 
 /// Resolves an untagged plain scalar to the value Kubernetes would read.
 pub(crate) fn resolve_plain(s: &str) -> Value {
-    match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
-            return Value::Bool(true);
-        }
-        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            return Value::Bool(false);
-        }
-        // JSON has no infinities or NaN; sigs.k8s.io/yaml cannot convert them either, so they
-        // stay the text the author wrote.
-        _ => {}
+    if let Some(v) = word(s) {
+        return v;
     }
     match s.as_bytes()[0] {
         b'0'..=b'9' | b'+' | b'-' | b'.' => {
@@ -24,6 +15,22 @@ pub(crate) fn resolve_plain(s: &str) -> Value {
         }
         _ => Value::String(s.to_owned()),
     }
+}
+
+/// The null or boolean a plain scalar is when it is one of their words.
+pub(crate) fn word(s: &str) -> Option<Value> {
+    Some(match s {
+        "" | "~" | "null" | "Null" | "NULL" => Value::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            Value::Bool(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            Value::Bool(false)
+        }
+        // JSON has no infinities or NaN; sigs.k8s.io/yaml cannot convert them either, so they
+        // stay the text the author wrote.
+        _ => return None,
+    })
 }
 
 /// Resolves a scalar carrying a core-schema tag (`!!str`, `!!int`…); `None` for other tags.
