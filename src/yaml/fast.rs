@@ -244,7 +244,11 @@ impl<'a> Reader<'a> {
             let at = self.skip_blanks(dash + 1, l.end);
             let (node, value, next) = if at == l.end || self.b[at] == b'#' {
                 // The item is on the following lines, or empty.
-                match self.content_line(self.next_line_start(l.start)) {
+                let following = self.next_line_start(l.start);
+                match self.content_line(following) {
+                    // Comment or blank lines between the dash and the item: where the item
+                    // starts is the general parser's to say (found by fuzzing).
+                    Some(n) if n.indent() > col && n.start != following => return Err(GiveUp),
                     Some(n) if n.indent() > col => self.block_node(n, Some(col))?,
                     // An empty item with a comment (`- # x`): where it ends is the general
                     // parser's to say (found by fuzzing: the spans differed).
@@ -958,6 +962,8 @@ mod tests {
             "- }b\n",
             "a: ,b\n",
             "]a: b\n",
+            // An item on a later line, after a comment (found by fuzzing).
+            "a:\n-\n# c\n  x\n",
             // A block scalar, then spaces ending the text (found by fuzzing).
             "a: |\n  x\n ",
             "a: |\n  x\n\n  ",
