@@ -691,6 +691,9 @@ impl<'a> Reader<'a> {
             } else {
                 let (key, key_after) = match self.b[i] {
                     b'\'' | b'"' => self.quoted(i, end)?,
+                    // Indicators no plain key starts with (found by fuzzing: `` {`a: b} ``).
+                    b'`' | b'@' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'?' | b'#' | b','
+                    | b']' | b'}' | b'[' | b'{' => return Err(GiveUp),
                     _ => {
                         let e = self.flow_plain_end(i, end)?;
                         let raw = self.text[i..e].trim_end_matches(' ');
@@ -962,6 +965,8 @@ mod tests {
             "- }b\n",
             "a: ,b\n",
             "]a: b\n",
+            // A flow key starting with a reserved indicator (found by fuzzing).
+            "a: {`b: c}\n",
             // An item on a later line, after a comment (found by fuzzing).
             "a:\n-\n# c\n  x\n",
             // A block scalar, then spaces ending the text (found by fuzzing).
