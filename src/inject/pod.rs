@@ -45,30 +45,27 @@ pub(crate) fn list_field<'a>(
     }
 }
 
+/// An empty list or mapping, or null: what kinject created and then emptied again.
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        Value::Null => true,
+        _ => false,
+    }
+}
+
 /// Makes the value at `pointer` null when it is an empty list or mapping (it was null before
 /// kinject made it one).
 pub(crate) fn null_if_empty(root: &mut Value, pointer: &str) {
-    if let Some(v) = root.pointer_mut(pointer) {
-        let empty = match v {
-            Value::Array(a) => a.is_empty(),
-            Value::Object(m) => m.is_empty(),
-            _ => false,
-        };
-        if empty {
-            *v = Value::Null;
-        }
+    if let Some(v) = root.pointer_mut(pointer).filter(|v| is_empty(v)) {
+        *v = Value::Null;
     }
 }
 
 /// Removes the value at `pointer` when it is an empty list or mapping.
 pub(crate) fn remove_if_empty(root: &mut Value, pointer: &str) {
-    let empty = match root.pointer(pointer) {
-        Some(Value::Array(a)) => a.is_empty(),
-        Some(Value::Object(m)) => m.is_empty(),
-        Some(Value::Null) => true,
-        _ => false,
-    };
-    if !empty {
+    if !root.pointer(pointer).is_some_and(is_empty) {
         return;
     }
     if let Some((parent, key)) = pointer.rsplit_once('/') {
