@@ -131,8 +131,7 @@ impl<'a> Reader<'a> {
             && self.text[l.content..].starts_with("---")
         {
             // `---` alone (or with a comment) on its line.
-            let rest = self.text[l.content + 3..l.end].trim_start_matches(' ');
-            if !(rest.is_empty() || rest.starts_with('#')) {
+            if !marker_alone(&self.text[l.content + 3..l.end]) {
                 return Err(GiveUp);
             }
             marker_end = Some(l.content + 3);
@@ -168,8 +167,7 @@ impl<'a> Reader<'a> {
 
     /// After `...`: only comments and blank lines.
     fn after_end(&self, l: Line) -> R<()> {
-        let rest = self.text[l.content + 3..l.end].trim_start_matches(' ');
-        if !(rest.is_empty() || rest.starts_with('#')) {
+        if !marker_alone(&self.text[l.content + 3..l.end]) {
             return Err(GiveUp);
         }
         match self.content_line(self.next_line_start(l.start)) {
@@ -855,6 +853,13 @@ fn plain_reads_as_written(raw: &str) -> bool {
     }
 }
 
+/// What follows a `---` or `...` on its line leaves it a marker alone: nothing, or spaces
+/// and maybe a comment. (`...#` is no marker: a comment needs a space before it.)
+fn marker_alone(rest: &str) -> bool {
+    let trimmed = rest.trim_start_matches(' ');
+    trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
+}
+
 // Checks the tests and the fuzzer (`crate::fuzz`) make: each panics where the readers
 // disagree.
 
@@ -975,6 +980,9 @@ mod tests {
             // An empty sequence item with a comment (found by fuzzing).
             "a:\n- #c\n",
             "a:\n- x\n- # c\nb: 1\n",
+            // A marker followed by `#` without a space is no marker (found by fuzzing).
+            "a\n...#\n",
+            "---#\na: 1\n",
             // An implicit key longer than 1024 characters (found by fuzzing).
             &format!("{}: b\n", "k".repeat(1025)),
             &format!("a: {{{}: b}}\n", "k".repeat(1025)),
