@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::config::Config;
 use crate::inject::{self, Mode, Settings};
 use crate::patch;
+use crate::patch::Pointer;
 
 /// The response to send, and whether the request was well formed.
 pub struct Answer {
@@ -104,7 +105,7 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
         _ => V1.to_owned(),
     };
     let uid = value
-        .pointer("/request/uid")
+        .at_pointer("/request/uid")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();

@@ -11,6 +11,7 @@ use crate::config::{self, Config};
 use crate::diagnostic::Located;
 use crate::inject::{Action, Mode, Settings};
 use crate::patch;
+use crate::patch::Pointer;
 use crate::pipeline::{self, FileResult, ObjectResult};
 use crate::read::{self, Input, Source};
 use crate::render;
@@ -96,7 +97,7 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
             .find(|doc| doc.index == d.index)
             .and_then(|doc| doc.value());
         for o in &d.objects {
-            let original = parsed.and_then(|p| p.value.pointer(&o.pointer));
+            let original = parsed.and_then(|p| p.value.at_pointer(&o.pointer));
             let r = object_result(o, original);
             failed |= r["severity"] == "error";
             results.push(r);
@@ -286,7 +287,7 @@ fn object_result(o: &ObjectResult, original: Option<&Value>) -> Value {
     {
         r.insert("field".to_owned(), json!({"path": field_path(at)}));
     }
-    if let Some(f) = file_ref(original.and_then(|v| v.pointer("/metadata/annotations"))) {
+    if let Some(f) = file_ref(original.and_then(|v| v.at_pointer("/metadata/annotations"))) {
         r.insert("file".to_owned(), f);
     }
     r.insert("tags".to_owned(), tags);

@@ -2,6 +2,7 @@
 //! render. `diff` derives them from the injected object with name-based meaning (`add
 //! /spec/containers/-`, not index rewrites); `apply` replays them on a value.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,17 @@ impl Op {
         match self {
             Op::Add { path, .. } | Op::Remove { path } | Op::Replace { path, .. } => path,
         }
+    }
+
+    /// This operation on the object found at `prefix` of a larger document.
+    pub(crate) fn within(mut self, prefix: &str) -> Op {
+        if !prefix.is_empty() {
+            let path = match &mut self {
+                Op::Add { path, .. } | Op::Remove { path } | Op::Replace { path, .. } => path,
+            };
+            path.insert_str(0, prefix);
+        }
+        self
     }
 
     /// The same operation on the object found at `prefix` of a larger document.
@@ -53,8 +65,62 @@ pub(crate) fn tokens(pointer: &str) -> Vec<String> {
         .strip_prefix('/')
         .unwrap_or(pointer)
         .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(|t| unescape(t).into_owned())
         .collect()
+}
+
+/// One reference token unescaped (`~1` → `/`, `~0` → `~`), copied only when it has escapes.
+pub(crate) fn unescape(token: &str) -> Cow<'_, str> {
+    if token.contains('~') {
+        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
+/// JSON pointer lookups, as `Value::pointer` reads them but without its two new strings for
+/// every token: lookups are on every object's hot path.
+pub(crate) trait Pointer {
+    fn at_pointer(&self, pointer: &str) -> Option<&Value>;
+    fn at_pointer_mut(&mut self, pointer: &str) -> Option<&mut Value>;
+}
+
+impl Pointer for Value {
+    fn at_pointer(&self, pointer: &str) -> Option<&Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        pointer
+            .strip_prefix('/')?
+            .split('/')
+            .try_fold(self, |target, token| match target {
+                Value::Object(map) => map.get(unescape(token).as_ref()),
+                Value::Array(list) => list.get(array_index(token)?),
+                _ => None,
+            })
+    }
+
+    fn at_pointer_mut(&mut self, pointer: &str) -> Option<&mut Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        pointer
+            .strip_prefix('/')?
+            .split('/')
+            .try_fold(self, |target, token| match target {
+                Value::Object(map) => map.get_mut(unescape(token).as_ref()),
+                Value::Array(list) => list.get_mut(array_index(token)?),
+                _ => None,
+            })
+    }
+}
+
+/// An array index as RFC 6901 writes it: digits, no sign, no leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
+        return None;
+    }
+    token.parse().ok()
 }
 
 pub(crate) fn push(pointer: &str, token: &str) -> String {
@@ -146,17 +212,56 @@ fn index(token: &str, len: usize) -> Result<usize, String> {
 /// their common prefix and suffix. Applying the result to `from` gives exactly `to`.
 pub(crate) fn diff(from: &Value, to: &Value) -> Vec<Op> {
     let mut ops = Vec::new();
-    if from != to {
-        diff_at("", from, to, &mut ops);
-    }
+    diff_at(&mut String::new(), from, to, &mut ops);
     ops
 }
 
-/// The operations from `from` to `to`, which differ. Subtrees are compared once, by their
-/// parent, before anything is done for them: equal ones cost no allocation.
-fn diff_at(path: &str, from: &Value, to: &Value, ops: &mut Vec<Op>) {
+/// `a == b` as serde_json compares values (mappings whatever their key order), without
+/// hashing keys while both mappings have them in the same order, as they almost always do:
+/// values are compared on every object's path.
+pub(crate) fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            if x.len() != y.len() {
+                return false;
+            }
+            let mut pairs = x.iter().zip(y);
+            for ((kx, vx), (ky, vy)) in pairs.by_ref() {
+                if kx != ky {
+                    // The keys before are the same in both: the rest of `x`'s are among the
+                    // rest of `y`'s, or the two differ.
+                    return y.get(kx).is_some_and(|v| equal(vx, v))
+                        && pairs.all(|((k, v), _)| y.get(k).is_some_and(|w| equal(v, w)));
+                }
+                if !equal(vx, vy) {
+                    return false;
+                }
+            }
+            true
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| equal(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+/// The operations from `from` to `to`. Subtrees are compared before anything is done for
+/// them: equal ones cost no allocation. `path` is the pointer of both, extended and
+/// restored on the way down.
+fn diff_at(path: &mut String, from: &Value, to: &Value, ops: &mut Vec<Op>) {
     match (from, to) {
         (Value::Object(a), Value::Object(b)) => {
+            // The keys of both, in the same order: values are paired without lookups.
+            let aligned = a.len() == b.len() && a.keys().zip(b.keys()).all(|(x, y)| x == y);
+            if aligned {
+                for ((k, bv), av) in b.iter().zip(a.values()) {
+                    if !equal(av, bv) {
+                        within(path, k, |path| diff_at(path, av, bv, ops));
+                    }
+                }
+                return;
+            }
             for k in a.keys().filter(|k| !b.contains_key(*k)) {
                 ops.push(Op::Remove {
                     path: push(path, k),
@@ -164,8 +269,8 @@ fn diff_at(path: &str, from: &Value, to: &Value, ops: &mut Vec<Op>) {
             }
             for (k, bv) in b {
                 match a.get(k) {
-                    Some(av) if av == bv => {}
-                    Some(av) => diff_at(&push(path, k), av, bv, ops),
+                    Some(av) if equal(av, bv) => {}
+                    Some(av) => within(path, k, |path| diff_at(path, av, bv, ops)),
                     None => ops.push(Op::Add {
                         path: push(path, k),
                         value: bv.clone(),
@@ -178,11 +283,29 @@ fn diff_at(path: &str, from: &Value, to: &Value, ops: &mut Vec<Op>) {
                 diff_positional(path, a, b, ops);
             }
         }
-        _ => ops.push(Op::Replace {
-            path: path.to_owned(),
-            value: to.clone(),
-        }),
+        _ => {
+            if from != to {
+                ops.push(Op::Replace {
+                    path: path.clone(),
+                    value: to.clone(),
+                });
+            }
+        }
     }
+}
+
+/// Runs `f` with `token` (escaped) added to `path`, then takes it off again.
+fn within<T>(path: &mut String, token: &str, f: impl FnOnce(&mut String) -> T) -> T {
+    let len = path.len();
+    path.push('/');
+    if token.contains(['~', '/']) {
+        path.push_str(&escape(token));
+    } else {
+        path.push_str(token);
+    }
+    let result = f(path);
+    path.truncate(len);
+    result
 }
 
 /// Unique `name` of every item, or `None` when the list is not a list of named objects.
@@ -193,7 +316,7 @@ fn names(items: &[Value]) -> Option<Vec<&str>> {
     names.iter().all(|n| seen.insert(*n)).then_some(names)
 }
 
-fn diff_named(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) -> bool {
+fn diff_named(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op>) -> bool {
     let (Some(an), Some(bn)) = (names(a), names(b)) else {
         return false;
     };
@@ -218,8 +341,10 @@ fn diff_named(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) -> bool {
         .collect();
     for (i, item) in kept.iter().enumerate() {
         let target = &b[b_index[name_of(item)]];
-        if *item != target {
-            diff_at(&push(path, &i.to_string()), item, target, ops);
+        if !equal(item, target) {
+            within(path, &i.to_string(), |path| {
+                diff_at(path, item, target, ops)
+            });
         }
     }
     let a_names: std::collections::HashSet<&str> = an.into_iter().collect();
@@ -245,21 +370,23 @@ fn name_of(v: &Value) -> &str {
     v.get("name").and_then(Value::as_str).unwrap_or_default()
 }
 
-fn diff_positional(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) {
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+fn diff_positional(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op>) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| equal(x, y)).count();
     let max_suffix = a.len().min(b.len()) - prefix;
     let suffix = a
         .iter()
         .rev()
         .zip(b.iter().rev())
         .take(max_suffix)
-        .take_while(|(x, y)| x == y)
+        .take_while(|(x, y)| equal(x, y))
         .count();
     let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
     if a_mid.len() == b_mid.len() {
         for (i, (x, y)) in a_mid.iter().zip(b_mid).enumerate() {
-            if x != y {
-                diff_at(&push(path, &(prefix + i).to_string()), x, y, ops);
+            if !equal(x, y) {
+                within(path, &(prefix + i).to_string(), |path| {
+                    diff_at(path, x, y, ops)
+                });
             }
         }
         return;
@@ -288,6 +415,61 @@ fn diff_positional(path: &str, a: &[Value], b: &[Value], ops: &mut Vec<Op>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn pointers_read_as_serde_json_reads_them() {
+        let v = json!({"a/b": {"c~d": [10, 11, {"": 1}]}, "e": {"01": 2}});
+        for p in [
+            "",
+            "/a~1b",
+            "/a~1b/c~0d",
+            "/a~1b/c~0d/1",
+            "/a~1b/c~0d/2/",
+            "/a~1b/c~0d/01",
+            "/a~1b/c~0d/+1",
+            "/a~1b/c~0d/-",
+            "/a~1b/c~0d/3",
+            "/e/01",
+            "/e/1",
+            "a",
+            "/x/y",
+        ] {
+            assert_eq!(v.at_pointer(p), v.pointer(p), "{p}");
+            assert_eq!(v.clone().at_pointer_mut(p), v.clone().pointer_mut(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn equal_is_value_equality_whatever_the_key_order() {
+        let cases = [
+            (
+                json!({"a": 1, "b": [1, {"c": 2, "d": 3}]}),
+                json!({"a": 1, "b": [1, {"c": 2, "d": 3}]}),
+            ),
+            (
+                json!({"a": 1, "b": 2, "c": 3}),
+                json!({"a": 1, "c": 3, "b": 2}),
+            ),
+            (
+                json!({"a": 1, "b": 2, "c": 3}),
+                json!({"a": 1, "c": 3, "b": 3}),
+            ),
+            (json!({"a": 1, "b": 2}), json!({"a": 1, "c": 2})),
+            (json!({"a": 1, "b": 2}), json!({"a": 1})),
+            (
+                json!({"a": {"x": 1, "y": 2}}),
+                json!({"a": {"y": 2, "x": 1}}),
+            ),
+            (json!([1, 2]), json!([1, 2, 3])),
+            (json!([{"a": 1}]), json!([{"a": 1.0}])),
+            (json!(null), json!(false)),
+            (json!("1"), json!(1)),
+        ];
+        for (a, b) in cases {
+            assert_eq!(equal(&a, &b), a == b, "{a} {b}");
+            assert_eq!(equal(&b, &a), a == b, "{b} {a}");
+        }
+    }
 
     fn check(from: Value, to: Value) -> Vec<Op> {
         let ops = diff(&from, &to);

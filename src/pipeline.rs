@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::diagnostic::Located;
 use crate::inject::{self, Action, Outcome, Settings};
+use crate::patch::Pointer;
 use crate::patch::{self, Op};
 use crate::read::{self, Input};
 use crate::render::yaml::YamlStream;
@@ -25,7 +26,7 @@ impl Identity {
     pub fn of(object: &Value) -> Self {
         let s = |p: &str| {
             object
-                .pointer(p)
+                .at_pointer(p)
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned()
@@ -262,7 +263,7 @@ fn process_document(
                 at: e.at,
             }
         });
-        let ops = match &outcome {
+        let mut ops = match &outcome {
             Ok(o) => o
                 .target
                 .as_ref()
@@ -270,7 +271,12 @@ fn process_document(
                 .unwrap_or_default(),
             Err(_) => Vec::new(),
         };
-        doc_ops.extend(ops.iter().map(|op| op.prefixed(&pointer)));
+        if keep == Keep::YamlText {
+            // Only the document's operations are needed, to edit its text.
+            doc_ops.extend(ops.drain(..).map(|op| op.within(&pointer)));
+        } else {
+            doc_ops.extend(ops.iter().map(|op| op.prefixed(&pointer)));
+        }
         objects.push(ObjectResult {
             pointer,
             identity,
@@ -310,7 +316,8 @@ fn process_document(
     }
     if ambiguous {
         doc_ops.clear();
-        for o in objects.iter_mut().filter(|o| !o.ops.is_empty()) {
+        let changed = |o: &ObjectResult| o.outcome.as_ref().is_ok_and(|o| o.target.is_some());
+        for o in objects.iter_mut().filter(|o| changed(o)) {
             o.ops.clear();
             o.outcome = Err(ObjectError {
                 code: DUPLICATE_KEY,
@@ -319,35 +326,34 @@ fn process_document(
             });
         }
     }
-    // The document after the operations. Built from the planned objects (their key order
-    // is where new keys go in the text), and checked against the operations applied to
-    // the input: they must agree, or nothing is written.
+    // The document after the operations, built from the planned objects (their key order
+    // is where new keys go in the text; they are moved, not copied: nothing reads them
+    // afterwards). For YAML output the edited text is read back and compared with it before
+    // anything is written; for the other outputs, whose result is the operations, they are
+    // applied to the input and must give the same document.
     let mut target = if doc_ops.is_empty() {
         None
     } else {
-        let mut planned = parsed.value.clone();
-        for o in &objects {
-            if let (Ok(outcome), Some(slot)) = (&o.outcome, planned.pointer_mut(&o.pointer))
-                && let Some(target) = &outcome.target
-            {
-                *slot = Value::clone(target);
-            }
-        }
-        let mut applied = parsed.value.clone();
-        match patch::apply(&mut applied, &doc_ops) {
-            Ok(()) if applied == planned => Some(planned),
-            result => {
-                let why = result
-                    .err()
-                    .unwrap_or_else(|| "they give a different document".to_owned());
-                errors.push(Located::new(
-                    "kinject::internal",
-                    &input.source.name,
-                    input.shared_text(),
-                    (doc.range.start, doc.range.start),
-                    format!("internal error: the edit operations do not reproduce the injected objects: {why}"),
-                ));
-                None
+        let planned = planned(&parsed.value, &mut objects);
+        if keep == Keep::YamlText {
+            Some(planned)
+        } else {
+            let mut applied = parsed.value.clone();
+            match patch::apply(&mut applied, &doc_ops) {
+                Ok(()) if patch::equal(&applied, &planned) => Some(planned),
+                result => {
+                    let why = result
+                        .err()
+                        .unwrap_or_else(|| "they give a different document".to_owned());
+                    errors.push(Located::new(
+                        "kinject::internal",
+                        &input.source.name,
+                        input.shared_text(),
+                        (doc.range.start, doc.range.start),
+                        format!("internal error: the edit operations do not reproduce the injected objects: {why}"),
+                    ));
+                    None
+                }
             }
         }
     };
@@ -361,12 +367,6 @@ fn process_document(
             ));
         }
         // The text is made: what it was made from is not needed any more.
-        for o in &mut objects {
-            if let Ok(outcome) = &mut o.outcome {
-                outcome.target = None;
-            }
-            o.ops = Vec::new();
-        }
         doc_ops = Vec::new();
     }
     out.result = Some(DocResult {
@@ -376,6 +376,26 @@ fn process_document(
         ops: doc_ops,
     });
     out
+}
+
+/// The document with its objects' targets in their places, taken out of the outcomes.
+fn planned(document: &Value, objects: &mut [ObjectResult]) -> Value {
+    let targets = objects.iter_mut().filter_map(|o| {
+        let target = o.outcome.as_mut().ok()?.target.take()?;
+        Some((o.pointer.as_str(), target))
+    });
+    let mut planned = None;
+    for (pointer, target) in targets {
+        if pointer.is_empty() {
+            // The document is the object (all but Lists).
+            return *target;
+        }
+        let doc = planned.get_or_insert_with(|| document.clone());
+        if let Some(slot) = doc.at_pointer_mut(pointer) {
+            *slot = *target;
+        }
+    }
+    planned.unwrap_or_else(|| document.clone())
 }
 
 fn located_syntax(input: &Input, doc: &read::Document, e: &crate::yaml::ParseError) -> Located {

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::config::schema::is_template;
 use crate::patch;
+use crate::patch::Pointer;
 
 /// Upper bound on template work per render (minijinja fuel units).
 const FUEL: u64 = 200_000;
@@ -239,7 +240,7 @@ impl Templates {
                     path: pointer.clone(),
                 };
                 let _ = patch::apply(&mut out, std::slice::from_ref(&remove));
-            } else if let Some(slot) = out.pointer_mut(pointer) {
+            } else if let Some(slot) = out.at_pointer_mut(pointer) {
                 *slot = value;
             }
         }

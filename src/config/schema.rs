@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::model::{ConfigFile, SidecarBody};
+use crate::patch::Pointer;
 
 /// The JSON Schema of a configuration file.
 pub fn schema() -> &'static Value {
@@ -73,7 +74,7 @@ pub(crate) fn validate(root: &Value, pointer: &str, value: &Value) -> Vec<Violat
     let schema = if pointer.is_empty() {
         root
     } else {
-        root.pointer(pointer).unwrap_or(&Value::Null)
+        root.at_pointer(pointer).unwrap_or(&Value::Null)
     };
     v.check(schema, value, &mut Vec::new());
     v.out
@@ -107,7 +108,7 @@ impl<'a> Validator<'a> {
                 Some(r) => {
                     schema = r
                         .strip_prefix('#')
-                        .and_then(|p| self.root.pointer(p))
+                        .and_then(|p| self.root.at_pointer(p))
                         .unwrap_or(&Value::Null);
                 }
                 None => break,

@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Failure, embedded};
 use crate::config::schema::validate;
+use crate::patch::Pointer;
 use crate::yaml::Node;
 
 const PREFIX: &str = "sidecar-injector.expedia.com";
@@ -81,11 +82,11 @@ fn old_schema() -> &'static Value {
 /// document.
 pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Failure> {
     let cm_name = cm
-        .pointer("/metadata/name")
+        .at_pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let namespace = cm.pointer("/metadata/namespace").and_then(Value::as_str);
+    let namespace = cm.at_pointer("/metadata/namespace").and_then(Value::as_str);
     let old = cm["data"].get(CURRENT_KEY).is_none();
     let key = if old { OLD_KEY } else { CURRENT_KEY };
     let text = cm["data"][key].as_str().unwrap_or_default();

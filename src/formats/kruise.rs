@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::Problem;
+use crate::patch::Pointer;
 
 /// The SidecarSet as the validator sees it (only for its JSON Schema).
 #[derive(JsonSchema)]
@@ -236,14 +237,14 @@ const KRUISE_FIELDS: [&str; 6] = [
 /// The native configuration (a `ConfigFile` value) for one SidecarSet.
 pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
     let name = set
-        .pointer("/metadata/name")
+        .at_pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
     let spec = &set["spec"];
     let mut problems = Vec::new();
     refuse_unsupported(set, &mut problems);
-    let paused = spec.pointer("/injectionStrategy/paused") == Some(&Value::Bool(true));
+    let paused = spec.at_pointer("/injectionStrategy/paused") == Some(&Value::Bool(true));
     let mut sidecar = Map::new();
     sidecar.insert("name".into(), json!(name));
     sidecar.insert(
@@ -297,7 +298,10 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
                 let after =
                     c.get("podInjectPolicy").and_then(Value::as_str) == Some("AfterAppContainer");
                 positions.insert(cname.clone(), json!(if after { "after" } else { "before" }));
-                if c.pointer("/shareVolumePolicy/type").and_then(Value::as_str) == Some("enabled") {
+                if c.at_pointer("/shareVolumePolicy/type")
+                    .and_then(Value::as_str)
+                    == Some("enabled")
+                {
                     share.push(json!(cname));
                 }
             }
@@ -468,7 +472,7 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             span: None,
         });
     };
-    if spec.pointer("/injectionStrategy/revision").is_some() {
+    if spec.at_pointer("/injectionStrategy/revision").is_some() {
         refuse(
             vec!["spec".into(), "injectionStrategy".into(), "revision".into()],
             "`injectionStrategy.revision` injects a historical ControllerRevision, which only the cluster has".into(),
@@ -479,7 +483,7 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
         "apps.kruise.io/sidecarset-base",
     ] {
         if set
-            .pointer("/metadata/annotations")
+            .at_pointer("/metadata/annotations")
             .and_then(|a| a.get(annotation))
             .is_some()
         {
@@ -500,7 +504,7 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             .enumerate()
         {
             let at = |f: &str| vec!["spec".into(), list.into(), i.to_string(), f.into()];
-            if c.pointer("/upgradeStrategy/upgradeType")
+            if c.at_pointer("/upgradeStrategy/upgradeType")
                 .and_then(Value::as_str)
                 == Some("HotUpgrade")
             {
@@ -509,7 +513,7 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             if c.get("resourcesPolicy").is_some() {
                 refuse(at("resourcesPolicy"), "`resourcesPolicy` (resources computed from the app containers) is not supported".into());
             }
-            if c.pointer("/shareVolumeDevicePolicy/type")
+            if c.at_pointer("/shareVolumeDevicePolicy/type")
                 .and_then(Value::as_str)
                 == Some("enabled")
             {

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::config::model::Formats;
 use crate::config::schema::{Violation, ViolationKind, validate};
 use crate::diagnostic::Located;
+use crate::patch::Pointer;
 use crate::yaml::{Node, Parsed, offset_in_scalar, parse_document};
 
 /// A problem with a field of another format, at its path in the document.
@@ -79,7 +80,7 @@ pub(crate) fn to_native(
         // Injectors pick their ConfigMaps by label; the others sit beside them in the same
         // files (the data a sidecar mounts).
         let name = value
-            .pointer("/metadata/name")
+            .at_pointer("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or_default();
         ctx.warnings.borrow_mut().push(Problem {

@@ -23,6 +23,7 @@ use super::gotemplate::{self, Translator, quote};
 use super::{Context, Failure, Problem};
 use crate::config::schema::{coerce_scalars, validate};
 use crate::diagnostic::Located;
+use crate::patch::Pointer;
 use crate::yaml::{Node, NodeKind, ScalarKind};
 
 /// The catalog's lists, in the order salesforce reads them.
@@ -581,7 +582,7 @@ fn annotation_mounts(
     at: &dyn Fn(&str) -> Vec<String>,
 ) -> Result<(), Problem> {
     let entries = m
-        .pointer("/annotationConfig/volumeMounts")
+        .at_pointer("/annotationConfig/volumeMounts")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();

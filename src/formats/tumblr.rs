@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 use super::{Context, Failure, Problem, embedded};
 use crate::config::schema::validate;
 use crate::diagnostic::Located;
+use crate::patch::Pointer;
 
 /// tumblr's default `--annotation-namespace`.
 pub(crate) const DEFAULT_NAMESPACE: &str = "injector.tumblr.com";
@@ -108,7 +109,7 @@ pub(crate) fn config_map_to_native(
     ctx: &Context<'_>,
 ) -> Result<Value, Failure> {
     let cm_name = cm
-        .pointer("/metadata/name")
+        .at_pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or_default();
     let mut configs = Vec::new();

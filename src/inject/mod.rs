@@ -8,6 +8,9 @@ mod shape;
 mod status;
 mod strip;
 
+use std::borrow::Cow;
+
+use crate::patch::Pointer;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -142,7 +145,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         return Ok(Outcome::new(Action::Skipped(Reason::NotAWorkload)));
     };
     let Some(pod_in) = object
-        .pointer(&wk.pod_template)
+        .at_pointer(&wk.pod_template)
         .filter(|p| p.get("spec").is_some_and(Value::is_object))
     else {
         return Ok(Outcome::new(if settings.mode == Mode::Uninject {
@@ -154,13 +157,13 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     // Nothing is read or changed in a workload Kubernetes would refuse for its types.
     let containers = shape::check(object, &wk.pod_template)?;
     let namespace = object
-        .pointer("/metadata/namespace")
+        .at_pointer("/metadata/namespace")
         .and_then(Value::as_str)
         .map(str::to_owned)
         .or_else(|| settings.namespace.clone())
         .unwrap_or_default();
     let has_status = pod_in
-        .pointer("/metadata/annotations")
+        .at_pointer("/metadata/annotations")
         .and_then(|a| a.get(STATUS_ANNOTATION))
         .is_some();
     // Nothing of an earlier run to take out: an object no sidecar is for stays as it is,
@@ -185,7 +188,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     }
     let mut target = object.clone();
     let pod = target
-        .pointer_mut(&wk.pod_template)
+        .at_pointer_mut(&wk.pod_template)
         .ok_or_else(|| internal("pod template vanished"))?;
     let status = Status::read(pod).map_err(|message| {
         InjectError::new("kinject::inject::status", message)
@@ -213,14 +216,26 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         .filter(|r| !kept.contains(r))
         .map(|r| r.name.clone())
         .collect();
-    let pod0 = pod.clone();
+    // The pod template without sidecars of earlier runs: the object's own when there were
+    // none (nothing was taken out).
+    let pod0 = if status.is_some() {
+        Cow::Owned(pod.clone())
+    } else {
+        Cow::Borrowed(pod_in)
+    };
+    // Only the pod template is edited: the rest of the object need not be compared.
+    let changed = |target: &Value| {
+        !target
+            .at_pointer(&wk.pod_template)
+            .is_some_and(|p| crate::patch::equal(p, pod_in))
+    };
     if settings.mode == Mode::Uninject {
         let mut o = Outcome::new(if stripped.is_empty() {
             Action::NotInjected
         } else {
             Action::Uninjected(stripped)
         });
-        o.target = (&target != object).then(|| Box::new(target));
+        o.target = changed(&target).then(|| Box::new(target));
         return Ok(o);
     }
     let (verdicts, selection) = match chosen {
@@ -257,7 +272,12 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
                 })?;
             let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
             let mut o = Outcome::new(Action::Injected(names));
-            o.warnings = drift(object.pointer(&wk.pod_template), pod, &previous, &records);
+            o.warnings = drift(
+                object.at_pointer(&wk.pod_template),
+                pod,
+                &previous,
+                &records,
+            );
             if containers == shape::Containers::Empty {
                 // As the anchors do (a webhook is called before Kubernetes validates), but
                 // said: an empty container list is more often a mistake upstream.
@@ -277,7 +297,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
             .collect(),
         _ => stripped,
     };
-    if &target == object {
+    if !changed(&target) {
         if let Action::Injected(names) = &outcome.action {
             outcome.action = Action::Unchanged(names.clone());
         }
@@ -323,7 +343,7 @@ fn choose<'c>(
         // The request annotation sits on the pod template, or on the workload.
         let key = crate::patch::escape(select::INJECT_ANNOTATION);
         let on_pod = pod
-            .pointer("/metadata/annotations")
+            .at_pointer("/metadata/annotations")
             .and_then(|a| a.get(select::INJECT_ANNOTATION))
             .is_some();
         let at = if on_pod {
@@ -374,25 +394,29 @@ fn subject<'a>(
     namespace: &'a str,
 ) -> Subject<'a> {
     let map = |v: Option<&Value>| v.and_then(Value::as_object).cloned().unwrap_or_default();
-    let mut levels = vec![map(pod.pointer("/metadata/annotations"))];
+    let mut levels = vec![map(pod.at_pointer("/metadata/annotations"))];
     if wk.kind == "CronJob" {
-        levels.push(map(object.pointer("/spec/jobTemplate/metadata/annotations")));
+        levels.push(map(
+            object.at_pointer("/spec/jobTemplate/metadata/annotations")
+        ));
     }
     if !wk.pod_template.is_empty() {
-        levels.push(map(object.pointer("/metadata/annotations")));
+        levels.push(map(object.at_pointer("/metadata/annotations")));
     }
-    let restart = pod.pointer("/spec/restartPolicy").and_then(Value::as_str);
+    let restart = pod
+        .at_pointer("/spec/restartPolicy")
+        .and_then(Value::as_str);
     Subject {
         kind: &wk.kind,
         name: object
-            .pointer("/metadata/name")
+            .at_pointer("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or_default(),
         namespace,
         namespace_labels: None,
-        labels: map(pod.pointer("/metadata/labels")),
+        labels: map(pod.at_pointer("/metadata/labels")),
         annotation_levels: levels,
-        host_network: pod.pointer("/spec/hostNetwork") == Some(&Value::Bool(true)),
+        host_network: pod.at_pointer("/spec/hostNetwork") == Some(&Value::Bool(true)),
         runs_to_completion: wk.runs_to_completion || matches!(restart, Some("Never" | "OnFailure")),
     }
 }
@@ -666,7 +690,7 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, before
     };
     // A null container list becomes one: it is null again once its sidecars are gone.
     if before
-        .pointer("/spec/containers")
+        .at_pointer("/spec/containers")
         .is_some_and(Value::is_null)
     {
         status.created.push("/spec/containers".to_owned());
@@ -695,7 +719,7 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, before
 fn nulls(before: &Value, created: &[String]) -> Vec<String> {
     created
         .iter()
-        .filter(|p| before.pointer(p).is_some_and(Value::is_null))
+        .filter(|p| before.at_pointer(p).is_some_and(Value::is_null))
         .cloned()
         .collect()
 }
@@ -707,7 +731,7 @@ fn note_nulls(before: &Value, records: &mut [Record]) {
         for app in &mut r.app_containers {
             let container = ["/spec/containers", "/spec/initContainers"]
                 .iter()
-                .filter_map(|p| before.pointer(p)?.as_array())
+                .filter_map(|p| before.at_pointer(p)?.as_array())
                 .flatten()
                 .find(|c| pod::name_of(c) == app.name);
             if let Some(Value::Object(c)) = container {
@@ -747,7 +771,7 @@ fn drift(
         ] {
             for n in names {
                 let find = |pod: &Value| {
-                    pod.pointer(pointer)
+                    pod.at_pointer(pointer)
                         .and_then(Value::as_array)
                         .and_then(|l| l.iter().find(|c| pod::name_of(c) == n).cloned())
                 };

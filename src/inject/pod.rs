@@ -1,6 +1,7 @@
 //! Small operations on a pod template value: named list items, fields created on demand,
 //! and the strategic-merge-style overlay of a user's container over a sidecar's.
 
+use crate::patch::Pointer;
 use serde_json::{Map, Value};
 
 pub(crate) fn name_of(v: &Value) -> &str {
@@ -58,19 +59,19 @@ fn is_empty(v: &Value) -> bool {
 /// Makes the value at `pointer` null when it is an empty list or mapping (it was null before
 /// kinject made it one).
 pub(crate) fn null_if_empty(root: &mut Value, pointer: &str) {
-    if let Some(v) = root.pointer_mut(pointer).filter(|v| is_empty(v)) {
+    if let Some(v) = root.at_pointer_mut(pointer).filter(|v| is_empty(v)) {
         *v = Value::Null;
     }
 }
 
 /// Removes the value at `pointer` when it is an empty list or mapping.
 pub(crate) fn remove_if_empty(root: &mut Value, pointer: &str) {
-    if !root.pointer(pointer).is_some_and(is_empty) {
+    if !root.at_pointer(pointer).is_some_and(is_empty) {
         return;
     }
     if let Some((parent, key)) = pointer.rsplit_once('/') {
         let key = key.replace("~1", "/").replace("~0", "~");
-        if let Some(Value::Object(m)) = root.pointer_mut(parent) {
+        if let Some(Value::Object(m)) = root.at_pointer_mut(parent) {
             m.shift_remove(&key);
         }
     }

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::InjectError;
+use crate::patch::Pointer;
 use crate::patch::escape;
 
 const CODE: &str = "kinject::inject::invalid_object";
@@ -35,48 +36,60 @@ pub(crate) enum Containers {
 
 /// What the pod template at `pod_template` (a mapping with a `spec` mapping) has as
 /// containers, once the fields injection touches are known to have Kubernetes' types.
+/// Values are walked, not looked up by pointer: this runs for every workload, and a pointer
+/// is made only for an error.
 pub(crate) fn check(object: &Value, pod_template: &str) -> Result<Containers, InjectError> {
-    metadata(object, "/metadata")?;
-    metadata(object, &format!("{pod_template}/metadata"))?;
-    let spec_at = format!("{pod_template}/spec");
+    metadata(object.get("metadata"), || "/metadata".to_owned())?;
+    let Some(pod) = object.at_pointer(pod_template) else {
+        return Ok(Containers::Absent);
+    };
+    metadata(pod.get("metadata"), || format!("{pod_template}/metadata"))?;
+    let spec = pod.get("spec");
+    let spec_at = || format!("{pod_template}/spec");
     for field in SPEC_LISTS {
-        list(object, &format!("{spec_at}/{field}"))?;
+        list(spec.and_then(|s| s.get(field)), || {
+            format!("{}/{field}", spec_at())
+        })?;
     }
-    let containers = match object.pointer(&format!("{spec_at}/containers")) {
+    let containers = match spec.and_then(|s| s.get("containers")) {
         Some(Value::Array(items)) if items.is_empty() => Containers::Empty,
         Some(Value::Array(_)) => Containers::Some,
         _ => Containers::Absent,
     };
     for field in ["containers", "initContainers"] {
-        let at = format!("{spec_at}/{field}");
-        let Some(Value::Array(items)) = object.pointer(&at) else {
+        let Some(Value::Array(items)) = spec.and_then(|s| s.get(field)) else {
             continue;
         };
         for (i, item) in items.iter().enumerate() {
-            let at = format!("{at}/{i}");
-            if !item.is_object() {
-                return Err(wrong_type(&at, item, "a mapping"));
-            }
-            for field in CONTAINER_LISTS {
-                list(object, &format!("{at}/{field}"))?;
+            let at = || format!("{}/{field}/{i}", spec_at());
+            let Value::Object(container) = item else {
+                return Err(wrong_type(&at(), item, "a mapping"));
+            };
+            for list_field in CONTAINER_LISTS {
+                list(container.get(*list_field), || {
+                    format!("{}/{list_field}", at())
+                })?;
             }
         }
     }
     Ok(containers)
 }
 
-/// `metadata` at `at`, when there: a mapping whose labels and annotations map to strings.
-fn metadata(object: &Value, at: &str) -> Result<(), InjectError> {
-    let metadata = match object.pointer(at) {
+/// `metadata` (found at `at`), when there: a mapping whose labels and annotations map to
+/// strings.
+fn metadata(metadata: Option<&Value>, at: impl Fn() -> String) -> Result<(), InjectError> {
+    let metadata = match metadata {
         None | Some(Value::Null) => return Ok(()),
         Some(Value::Object(m)) => m,
-        Some(other) => return Err(wrong_type(at, other, "a mapping")),
+        Some(other) => return Err(wrong_type(&at(), other, "a mapping")),
     };
     for field in ["labels", "annotations"] {
         let map = match metadata.get(field) {
             None | Some(Value::Null) => continue,
             Some(Value::Object(m)) => m,
-            Some(other) => return Err(wrong_type(&format!("{at}/{field}"), other, "a mapping")),
+            Some(other) => {
+                return Err(wrong_type(&format!("{}/{field}", at()), other, "a mapping"));
+            }
         };
         // Null is Kubernetes' empty string; anything else but a string it refuses.
         if let Some((key, value)) = map.iter().find(|(_, v)| !(v.is_string() || v.is_null())) {
@@ -92,17 +105,17 @@ fn metadata(object: &Value, at: &str) -> Result<(), InjectError> {
                 "quote it (`{key}: \"{}\"`): Kubernetes takes only strings as {field}",
                 plain(value)
             ))
-            .at(format!("{at}/{field}/{}", escape(key))));
+            .at(format!("{}/{field}/{}", at(), escape(key))));
         }
     }
     Ok(())
 }
 
-/// The value at `at`, when there, is a list.
-fn list(object: &Value, at: &str) -> Result<(), InjectError> {
-    match object.pointer(at) {
+/// `value` (found at `at`), when there, is a list.
+fn list(value: Option<&Value>, at: impl Fn() -> String) -> Result<(), InjectError> {
+    match value {
         None | Some(Value::Null | Value::Array(_)) => Ok(()),
-        Some(other) => Err(wrong_type(at, other, "a list")),
+        Some(other) => Err(wrong_type(&at(), other, "a list")),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `kinject.dev/status` annotation: exactly what each sidecar added to a pod template,
 //! so re-injection can replace it, `uninject` can remove it, and hand edits can be noticed.
 
+use crate::patch::Pointer;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -115,7 +116,7 @@ impl Status {
     /// Reads the status of a pod template; `Ok(None)` when it has none.
     pub fn read(pod: &Value) -> Result<Option<Status>, String> {
         let Some(raw) = pod
-            .pointer("/metadata/annotations")
+            .at_pointer("/metadata/annotations")
             .and_then(|a| a.get(STATUS_ANNOTATION))
         else {
             return Ok(None);

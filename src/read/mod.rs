@@ -13,6 +13,7 @@ use miette::Diagnostic;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::patch::Pointer;
 use crate::yaml::{ParseError, Parsed, parse_document};
 
 pub(crate) use split::documents;
@@ -490,11 +491,11 @@ pub fn namespace_labels<'a>(
                 if o.get("kind").and_then(Value::as_str) != Some("Namespace") {
                     continue;
                 }
-                let Some(name) = o.pointer("/metadata/name").and_then(Value::as_str) else {
+                let Some(name) = o.at_pointer("/metadata/name").and_then(Value::as_str) else {
                     continue;
                 };
                 let labels = o
-                    .pointer("/metadata/labels")
+                    .at_pointer("/metadata/labels")
                     .and_then(Value::as_object)
                     .cloned()
                     .unwrap_or_default();

@@ -162,7 +162,7 @@ pub(crate) fn edit_document(
         }
     };
     match parse_document(&text) {
-        Ok(p) if &p.value == target => Ok((text, note)),
+        Ok(p) if crate::patch::equal(&p.value, target) => Ok((text, note)),
         Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited text:\n{text}")),
         Ok(_) => Err("internal error: the edited document reads back differently from the injected object; nothing was written".to_owned()),
         Err(e) => Err(format!(
