@@ -213,7 +213,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
     }
     let stripped: Vec<String> = previous
         .iter()
-        .filter(|r| !kept.contains(r))
+        .filter(|r| !kept.iter().any(|k| k.name == r.name))
         .map(|r| r.name.clone())
         .collect();
     // The pod template without sidecars of earlier runs: the object's own when there were

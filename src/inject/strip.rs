@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::pod::{name_of, null_if_empty, position, remove_if_empty};
 use super::status::{Record, STATUS_ANNOTATION, Status};
+use crate::patch::Pointer;
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
 /// Returns the records left in place (sidecars of other configurations).
@@ -12,11 +13,16 @@ pub(crate) fn strip(
     status: &Status,
     strip_it: impl Fn(&Record) -> bool,
 ) -> Vec<Record> {
-    if let Some(Value::Object(a)) = pod.pointer_mut("/metadata/annotations") {
+    if let Some(Value::Object(a)) = pod.at_pointer_mut("/metadata/annotations") {
         a.shift_remove(STATUS_ANNOTATION);
     }
     let (gone, kept): (Vec<&Record>, Vec<&Record>) =
         status.sidecars.iter().partition(|r| strip_it(r));
+    // Sidecars left in place claim only what the pod has. A claim on a container or volume
+    // that is gone (edited away, or a status written by hand) would keep alive the item of
+    // the same name a sidecar of this run adds, and that run's record would then differ
+    // from the next run's.
+    let kept: Vec<Record> = kept.into_iter().map(|r| present(pod, r)).collect();
     // Last added, first removed: values one sidecar changed after another are restored in turn.
     for r in gone.iter().rev() {
         strip_record(pod, r);
@@ -37,7 +43,7 @@ pub(crate) fn strip(
                 if still_used(field, name) {
                     continue;
                 }
-                if let Some(Value::Array(list)) = pod.pointer_mut(pointer)
+                if let Some(Value::Array(list)) = pod.at_pointer_mut(pointer)
                     && let Some(i) = position(list, name)
                 {
                     list.remove(i);
@@ -64,7 +70,25 @@ pub(crate) fn strip(
             remove_if_empty(pod, pointer);
         }
     }
-    kept.into_iter().cloned().collect()
+    kept
+}
+
+/// `r` with only the containers, volumes and pull secrets `pod` has.
+fn present(pod: &Value, r: &Record) -> Record {
+    let mut r = r.clone();
+    for (pointer, names) in [
+        ("/spec/containers", &mut r.containers),
+        ("/spec/initContainers", &mut r.init_containers),
+        ("/spec/volumes", &mut r.volumes),
+        ("/spec/imagePullSecrets", &mut r.image_pull_secrets),
+    ] {
+        let list = pod
+            .at_pointer(pointer)
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        names.retain(|n| position(list, n).is_some());
+    }
+    r
 }
 
 fn strip_record(pod: &mut Value, r: &Record) {
@@ -72,7 +96,7 @@ fn strip_record(pod: &mut Value, r: &Record) {
         ("/spec/containers", &r.containers),
         ("/spec/initContainers", &r.init_containers),
     ] {
-        if let Some(Value::Array(list)) = pod.pointer_mut(pointer) {
+        if let Some(Value::Array(list)) = pod.at_pointer_mut(pointer) {
             for name in names {
                 if let Some(i) = position(list, name) {
                     match r.overrides.get(name) {
@@ -89,13 +113,13 @@ fn strip_record(pod: &mut Value, r: &Record) {
         let found = ["/spec/containers", "/spec/initContainers"]
             .into_iter()
             .find_map(|p| {
-                let list = pod.pointer(p)?.as_array()?;
+                let list = pod.at_pointer(p)?.as_array()?;
                 Some((p, position(list, &app.name)?))
             });
         let Some((pointer, index)) = found else {
             continue;
         };
-        let Some(Value::Object(c)) = pod.pointer_mut(&format!("{pointer}/{index}")) else {
+        let Some(Value::Object(c)) = pod.at_pointer_mut(&format!("{pointer}/{index}")) else {
             continue;
         };
         {
@@ -134,13 +158,13 @@ fn strip_record(pod: &mut Value, r: &Record) {
         ("/metadata/annotations", &r.annotations),
         ("/metadata/labels", &r.labels),
     ] {
-        if let Some(Value::Object(m)) = pod.pointer_mut(pointer) {
+        if let Some(Value::Object(m)) = pod.at_pointer_mut(pointer) {
             for k in keys {
                 m.shift_remove(k);
             }
         }
     }
-    if let Some(Value::Object(m)) = pod.pointer_mut("/metadata/annotations") {
+    if let Some(Value::Object(m)) = pod.at_pointer_mut("/metadata/annotations") {
         for (k, previous) in &r.replaced_annotations {
             m.insert(k.clone(), previous.clone());
         }
