@@ -6,25 +6,32 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::model::{ConfigFile, SidecarBody};
+use super::model::ConfigFile;
 use crate::patch::Pointer;
 
-/// The JSON Schema of a configuration file.
-pub fn schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let schema = schemars::schema_for!(ConfigFile);
-        serde_json::to_value(schema).unwrap_or(Value::Null)
-    })
+/// The JSON Schema of a configuration file, as `kinject schema` prints it (with every
+/// field's description).
+pub fn document() -> Value {
+    serde_json::to_value(schemars::schema_for!(ConfigFile)).unwrap_or(Value::Null)
 }
 
-/// The JSON Schema of what a sidecar adds (checked again after templates are rendered).
+/// The schema configurations are checked against: `document()` without descriptions and
+/// titles, made when kinject is built (`embedded_schemas_are_current` keeps the file current).
+/// Deriving it from the types at every start took ~3 ms, most of a small run.
+pub fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| embedded(include_str!("config.validation.json")))
+}
+
+/// The schema of what a sidecar adds (checked again after templates are rendered), made as
+/// `schema()` is.
 pub fn body_schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let schema = schemars::schema_for!(SidecarBody);
-        serde_json::to_value(schema).unwrap_or(Value::Null)
-    })
+    SCHEMA.get_or_init(|| embedded(include_str!("body.validation.json")))
+}
+
+fn embedded(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("an embedded schema is not JSON: {e}"))
 }
 
 /// One way a value breaks the schema.
@@ -342,7 +349,66 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::model::SidecarBody;
     use serde_json::json;
+
+    /// `schema` without what only people read: descriptions and titles (not fields of those
+    /// names, which are keys of `properties`).
+    fn for_validation(schema: Value) -> Value {
+        match schema {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .filter(|(k, _)| k != "description" && k != "title")
+                    .map(|(k, v)| {
+                        let v = match (k.as_str(), v) {
+                            ("properties" | "$defs" | "patternProperties", Value::Object(m)) => {
+                                Value::Object(
+                                    m.into_iter().map(|(n, s)| (n, for_validation(s))).collect(),
+                                )
+                            }
+                            (_, v) => for_validation(v),
+                        };
+                        (k, v)
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.into_iter().map(for_validation).collect()),
+            other => other,
+        }
+    }
+
+    /// The embedded schemas are the types' schemas (`KINJECT_BLESS=1` rewrites them).
+    #[test]
+    fn embedded_schemas_are_current() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config");
+        let mut stale = Vec::new();
+        for (file, generated, embedded) in [
+            ("config.validation.json", document(), schema()),
+            (
+                "body.validation.json",
+                serde_json::to_value(schemars::schema_for!(SidecarBody)).unwrap_or(Value::Null),
+                body_schema(),
+            ),
+        ] {
+            let generated = for_validation(generated);
+            if &generated == embedded {
+                continue;
+            }
+            if std::env::var_os("KINJECT_BLESS").is_some() {
+                let text = serde_json::to_string_pretty(&generated).expect("JSON") + "\n";
+                std::fs::write(dir.join(file), text).expect("write schema");
+            } else {
+                stale.push(file);
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "stale: {stale:?}; run `KINJECT_BLESS=1 cargo test --lib embedded_schemas` and commit them"
+        );
+        // Fields named like the keywords taken out stay.
+        assert!(schema()["$defs"]["Sidecar"]["properties"]["description"].is_object());
+        assert!(schema().get("description").is_none());
+    }
 
     fn violations(value: Value) -> Vec<Violation> {
         validate(schema(), "", &value)

@@ -34,8 +34,7 @@ pub(crate) fn is_sidecar_config_map(value: &Value) -> bool {
 fn sidecar_schema() -> &'static Value {
     static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
     SCHEMA.get_or_init(|| {
-        let k8s = serde_json::to_value(schemars::schema_for!(crate::config::SidecarBody))
-            .unwrap_or(Value::Null);
+        let k8s = crate::config::schema::body_schema();
         let p = &k8s["properties"];
         json!({
             "type": "array",
