@@ -6,17 +6,20 @@ use std::ops::Range;
 
 /// Byte ranges of the documents of `text`; they cover the text end to end.
 pub(crate) fn documents(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
     let mut starts = vec![0];
-    let mut pos = 0;
-    while pos < text.len() {
-        let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+    // Only lines starting with `-` or `.` can be markers.
+    let candidates = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
+        .filter(|&pos| matches!(bytes.get(pos), Some(b'-' | b'.')));
+    for pos in candidates {
+        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(text.len(), |i| pos + i + 1);
         let line = &text[pos..end];
         if pos > 0 && is_marker(line, "---") && starts.last() != Some(&pos) {
             starts.push(pos);
         } else if is_marker(line, "...") && end < text.len() {
             starts.push(end);
         }
-        pos = end;
     }
     let mut ranges: Vec<Range<usize>> = starts
         .windows(2)
@@ -40,9 +43,17 @@ fn merge_directive_only(text: &str, ranges: &mut Vec<Range<usize>>) {
     let mut i = 0;
     while i + 1 < ranges.len() {
         let body = &text[ranges[i].clone()];
-        let mut lines = body.lines().map(str::trim).filter(|l| !l.is_empty());
-        let only_directives = lines.clone().any(|l| l.starts_with('%'))
-            && lines.all(|l| l.starts_with('%') || l.starts_with('#'));
+        // Read up to the first line that is neither a directive nor a comment.
+        let mut directive = false;
+        let only_directives = body
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .all(|l| {
+                directive |= l.starts_with('%');
+                l.starts_with('%') || l.starts_with('#')
+            })
+            && directive;
         if only_directives {
             ranges[i + 1].start = ranges[i].start;
             ranges.remove(i);

@@ -416,7 +416,10 @@ impl<'a> Reader<'a> {
                 .quoted(pos, pos + raw.len())
                 .map(|(s, _)| s)
                 .unwrap_or_default(),
-            _ => key_text(&resolve_plain(raw)),
+            _ => match resolve_plain(raw) {
+                Value::String(s) => s,
+                other => key_text(&other),
+            },
         }
     }
 
