@@ -251,6 +251,9 @@ impl<'a> Reader<'a> {
                     // An empty item with a comment (`- # x`): where it ends is the general
                     // parser's to say (found by fuzzing: the spans differed).
                     _ if at < l.end => return Err(GiveUp),
+                    // Spaces after the dash ending the text, no line break after them: where
+                    // the empty item ends is the general parser's to say (found by fuzzing).
+                    None if l.end == self.b.len() && at > dash + 1 => return Err(GiveUp),
                     next => (empty(dash + 1), Value::Null, next),
                 }
             } else if self.is_dash(at, l.end) {
@@ -980,6 +983,9 @@ mod tests {
             // A block scalar, then spaces ending the text (found by fuzzing).
             "a: |\n  x\n ",
             "a: |\n  x\n\n  ",
+            // An empty sequence item, then spaces ending the text (found by fuzzing).
+            "a:\n- ",
+            "a:\n- x\n-  ",
             // An empty sequence item with a comment (found by fuzzing).
             "a:\n- #c\n",
             "a:\n- x\n- # c\nb: 1\n",
