@@ -8,7 +8,7 @@ use crate::pipeline::{DocResult, FileResult};
 use crate::read::{Document, Input};
 use crate::yaml::emit::Emitter;
 use crate::yaml::style::Style;
-use crate::yaml::{NodeKind, Parsed, edit, parse_document};
+use crate::yaml::{NodeKind, Parsed, edit, parse_value};
 
 /// The text of a processed input. `notes` says which documents had to be re-emitted whole.
 #[derive(Debug, Clone)]
@@ -161,8 +161,8 @@ pub(crate) fn edit_document(
             ),
         }
     };
-    match parse_document(&text) {
-        Ok(p) if crate::patch::equal(&p.value, target) => Ok((text, note)),
+    match parse_value(&text) {
+        Ok(value) if crate::patch::equal(&value, target) => Ok((text, note)),
         Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited text:\n{text}")),
         Ok(_) => Err("internal error: the edited document reads back differently from the injected object; nothing was written".to_owned()),
         Err(e) => Err(format!(

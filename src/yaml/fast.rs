@@ -18,11 +18,18 @@ type R<T> = Result<T, GiveUp>;
 /// The document `text` read the fast way, or `None` when it uses YAML this reader leaves to
 /// the general parser.
 pub(crate) fn parse(text: &str) -> Option<Parsed> {
-    read(text, None)
+    read(text, None, true)
 }
 
-/// `text` read by a reader keeping `keep` of the root mapping (all of it when `None`).
-fn read(text: &str, keep: Option<&'static [&'static str]>) -> Option<Parsed> {
+/// Only the value of `text` as `parse` reads it, without the span tree (for reading back
+/// an edited document, where only the value is compared).
+pub(crate) fn parse_value(text: &str) -> Option<Value> {
+    read(text, None, false).map(|p| p.value)
+}
+
+/// `text` read by a reader keeping `keep` of the root mapping (all of it when `None`), and
+/// the spans of what it keeps when `spans` (without them, the root node's spans mean nothing).
+fn read(text: &str, keep: Option<&'static [&'static str]>, spans: bool) -> Option<Parsed> {
     if !plain_layout(text) {
         return None;
     }
@@ -31,6 +38,7 @@ fn read(text: &str, keep: Option<&'static [&'static str]>) -> Option<Parsed> {
         b: text.as_bytes(),
         duplicates: Vec::new(),
         build: true,
+        spans,
         keep,
         depth: 0,
     };
@@ -47,7 +55,7 @@ const IDENTITY: &[&str] = &["apiVersion", "kind", "metadata"];
 pub(crate) fn parse_shallow(text: &str) -> Option<Parsed> {
     // Keys are remembered by 32-bit offsets (`KeySet`).
     u32::try_from(text.len()).ok()?;
-    let parsed = read(text, Some(IDENTITY))?;
+    let parsed = read(text, Some(IDENTITY), true)?;
     let block_map = matches!(
         parsed.root.as_ref().map(|n| &n.kind),
         Some(NodeKind::Map { flow: false, .. })
@@ -74,6 +82,8 @@ struct Reader<'a> {
     duplicates: Vec<(usize, String)>,
     /// Build values and span trees; when off, the text is only checked.
     build: bool,
+    /// Whether nodes (spans) are built with the values.
+    spans: bool,
     /// Reading shallowly: the root mapping keeps only these keys' values.
     keep: Option<&'static [&'static str]>,
     /// Block collections open around the current one (deeper is left to the general
@@ -265,7 +275,9 @@ impl<'a> Reader<'a> {
                 self.inline_then_next(at, l.end, col, Some(col))?
             };
             if self.build {
-                items.push(node);
+                if self.spans {
+                    items.push(node);
+                }
                 values.push(value);
             }
             match next {
@@ -324,15 +336,17 @@ impl<'a> Reader<'a> {
             }
             if outer_build && kept {
                 let name = self.key_text(raw, key);
-                if map.contains_key(&name) {
+                // The last of two equal keys wins, in the first one's place.
+                if map.insert(name.clone(), value).is_some() {
                     self.duplicates.push((key, name.clone()));
                 }
-                map.insert(name.clone(), value);
-                entries.push(Entry {
-                    key: name,
-                    key_start: key,
-                    value: node,
-                });
+                if self.spans {
+                    entries.push(Entry {
+                        key: name,
+                        key_start: key,
+                        value: node,
+                    });
+                }
             } else {
                 // A key whose text is not what it reads as (quoted, or `TRUE`, `~`, `0x1`…)
                 // is compared by what it reads as, as a full read compares it.
@@ -688,7 +702,9 @@ impl<'a> Reader<'a> {
             if open == b'[' {
                 let (node, value, after) = self.flow_value(i, end, depth)?;
                 if self.build {
-                    items.push(node);
+                    if self.spans {
+                        items.push(node);
+                    }
                     values.push(value);
                 }
                 i = after;
@@ -715,15 +731,16 @@ impl<'a> Reader<'a> {
                     return Err(GiveUp);
                 }
                 if self.build {
-                    if map.contains_key(&key) {
+                    if map.insert(key.clone(), value).is_some() {
                         self.duplicates.push((i, key.clone()));
                     }
-                    map.insert(key.clone(), value);
-                    entries.push(Entry {
-                        key,
-                        key_start: i,
-                        value: node,
-                    });
+                    if self.spans {
+                        entries.push(Entry {
+                            key,
+                            key_start: i,
+                            value: node,
+                        });
+                    }
                 }
                 i = after;
             }
@@ -876,6 +893,8 @@ pub(crate) fn agrees(text: &str) -> bool {
             let general = super::parse::parse_general(text)
                 .unwrap_or_else(|e| panic!("fast read what is not YAML: {text:?}: {e:?}"));
             assert_eq!(fast, general, "{text:?}");
+            // Without spans, the same value.
+            assert_eq!(parse_value(text).as_ref(), Some(&general.value), "{text:?}");
             true
         }
         None => false,

@@ -43,6 +43,14 @@ pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
     }
 }
 
+/// Only the value of one document, as `parse_document` reads it.
+pub(crate) fn parse_value(text: &str) -> Result<serde_json::Value, ParseError> {
+    match fast::parse_value(text) {
+        Some(value) => Ok(value),
+        None => parse::parse_general(text).map(|p| p.value),
+    }
+}
+
 /// A node of a parsed document: where it sits in the text and what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
