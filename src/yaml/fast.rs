@@ -261,9 +261,9 @@ impl<'a> Reader<'a> {
                     // An empty item with a comment (`- # x`): where it ends is the general
                     // parser's to say (found by fuzzing: the spans differed).
                     _ if at < l.end => return Err(GiveUp),
-                    // Spaces after the dash ending the text, no line break after them: where
-                    // the empty item ends is the general parser's to say (found by fuzzing).
-                    None if l.end == self.b.len() && at > dash + 1 => return Err(GiveUp),
+                    // Spaces after the dash of an empty item: where it ends is the general
+                    // parser's to say (found by fuzzing).
+                    _ if at > dash + 1 => return Err(GiveUp),
                     next => (empty(dash + 1), Value::Null, next),
                 }
             } else if self.is_dash(at, l.end) {
@@ -1005,6 +1005,8 @@ mod tests {
             // An empty sequence item, then spaces ending the text (found by fuzzing).
             "a:\n- ",
             "a:\n- x\n-  ",
+            "a:\n  - x\n  - \nb: 1\n",
+            "a:\n- \n- x\n",
             // An empty sequence item with a comment (found by fuzzing).
             "a:\n- #c\n",
             "a:\n- x\n- # c\nb: 1\n",
