@@ -36,18 +36,7 @@ impl Op {
 
     /// The same operation on the object found at `prefix` of a larger document.
     pub(crate) fn prefixed(&self, prefix: &str) -> Op {
-        let p = |path: &str| format!("{prefix}{path}");
-        match self {
-            Op::Add { path, value } => Op::Add {
-                path: p(path),
-                value: value.clone(),
-            },
-            Op::Remove { path } => Op::Remove { path: p(path) },
-            Op::Replace { path, value } => Op::Replace {
-                path: p(path),
-                value: value.clone(),
-            },
-        }
+        self.clone().within(prefix)
     }
 }
 
@@ -257,7 +246,7 @@ fn diff_at(path: &mut String, from: &Value, to: &Value, ops: &mut Vec<Op>) {
             if aligned {
                 for ((k, bv), av) in b.iter().zip(a.values()) {
                     if !equal(av, bv) {
-                        within(path, k, |path| diff_at(path, av, bv, ops));
+                        descend(path, k, |path| diff_at(path, av, bv, ops));
                     }
                 }
                 return;
@@ -270,7 +259,7 @@ fn diff_at(path: &mut String, from: &Value, to: &Value, ops: &mut Vec<Op>) {
             for (k, bv) in b {
                 match a.get(k) {
                     Some(av) if equal(av, bv) => {}
-                    Some(av) => within(path, k, |path| diff_at(path, av, bv, ops)),
+                    Some(av) => descend(path, k, |path| diff_at(path, av, bv, ops)),
                     None => ops.push(Op::Add {
                         path: push(path, k),
                         value: bv.clone(),
@@ -295,7 +284,7 @@ fn diff_at(path: &mut String, from: &Value, to: &Value, ops: &mut Vec<Op>) {
 }
 
 /// Runs `f` with `token` (escaped) added to `path`, then takes it off again.
-fn within<T>(path: &mut String, token: &str, f: impl FnOnce(&mut String) -> T) -> T {
+fn descend<T>(path: &mut String, token: &str, f: impl FnOnce(&mut String) -> T) -> T {
     let len = path.len();
     path.push('/');
     if token.contains(['~', '/']) {
@@ -342,7 +331,7 @@ fn diff_named(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op>) ->
     for (i, item) in kept.iter().enumerate() {
         let target = &b[b_index[name_of(item)]];
         if !equal(item, target) {
-            within(path, &i.to_string(), |path| {
+            descend(path, &i.to_string(), |path| {
                 diff_at(path, item, target, ops)
             });
         }
@@ -384,7 +373,7 @@ fn diff_positional(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op
     if a_mid.len() == b_mid.len() {
         for (i, (x, y)) in a_mid.iter().zip(b_mid).enumerate() {
             if !equal(x, y) {
-                within(path, &(prefix + i).to_string(), |path| {
+                descend(path, &(prefix + i).to_string(), |path| {
                     diff_at(path, x, y, ops)
                 });
             }
