@@ -258,11 +258,9 @@ impl<'a> Reader<'a> {
                     // starts is the general parser's to say (found by fuzzing).
                     Some(n) if n.indent() > col && n.start != following => return Err(GiveUp),
                     Some(n) if n.indent() > col => self.block_node(n, Some(col))?,
-                    // An empty item with a comment (`- # x`): where it ends is the general
-                    // parser's to say (found by fuzzing: the spans differed).
-                    _ if at < l.end => return Err(GiveUp),
-                    // Spaces after the dash of an empty item: where it ends is the general
-                    // parser's to say (found by fuzzing).
+                    // An empty item with anything after its dash (spaces, `- # x`): where it
+                    // ends is the general parser's to say (found by fuzzing: the spans
+                    // differed).
                     _ if at > dash + 1 => return Err(GiveUp),
                     next => (empty(dash + 1), Value::Null, next),
                 }
@@ -1002,7 +1000,7 @@ mod tests {
             // A block scalar, then spaces ending the text (found by fuzzing).
             "a: |\n  x\n ",
             "a: |\n  x\n\n  ",
-            // An empty sequence item, then spaces ending the text (found by fuzzing).
+            // An empty sequence item with spaces after its dash (found by fuzzing).
             "a:\n- ",
             "a:\n- x\n-  ",
             "a:\n  - x\n  - \nb: 1\n",
