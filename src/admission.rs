@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::inject::{self, Mode, Settings};
-use crate::patch;
-use crate::patch::Pointer;
+use crate::patch::{self, Pointer};
 
 /// The response to send, and whether the request was well formed.
 pub struct Answer {

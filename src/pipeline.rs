@@ -6,8 +6,7 @@ use serde_json::Value;
 
 use crate::diagnostic::Located;
 use crate::inject::{self, Action, Outcome, Settings};
-use crate::patch::Pointer;
-use crate::patch::{self, Op};
+use crate::patch::{self, Op, Pointer};
 use crate::read::{self, Input};
 use crate::render::yaml::YamlStream;
 

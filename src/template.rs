@@ -13,8 +13,7 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use serde_json::{Map, Value};
 
 use crate::config::schema::is_template;
-use crate::patch;
-use crate::patch::Pointer;
+use crate::patch::{self, Pointer};
 
 /// Upper bound on template work per render (minijinja fuel units).
 const FUEL: u64 = 200_000;

@@ -10,7 +10,6 @@ mod strip;
 
 use std::borrow::Cow;
 
-use crate::patch::Pointer;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -20,6 +19,7 @@ pub use status::{AppRecord, Previous, Record, STATUS_ANNOTATION, Status};
 use crate::config::schema::{ViolationKind, body_schema, validate};
 use crate::config::{Config, JobPolicy, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
 use crate::kinds::{WorkloadKind, workload_kind};
+use crate::patch::Pointer;
 use crate::select::{self, Reason, Request, RuleVerdict, Subject};
 use crate::template;
 

@@ -1,8 +1,9 @@
 //! Small operations on a pod template value: named list items, fields created on demand,
 //! and the strategic-merge-style overlay of a user's container over a sidecar's.
 
-use crate::patch::Pointer;
 use serde_json::{Map, Value};
+
+use crate::patch::Pointer;
 
 pub(crate) fn name_of(v: &Value) -> &str {
     v.get("name").and_then(Value::as_str).unwrap_or_default()

@@ -6,8 +6,7 @@
 use serde_json::Value;
 
 use super::InjectError;
-use crate::patch::Pointer;
-use crate::patch::escape;
+use crate::patch::{Pointer, escape};
 
 const CODE: &str = "kinject::inject::invalid_object";
 

@@ -1,9 +1,10 @@
 //! The `kinject.dev/status` annotation: exactly what each sidecar added to a pod template,
 //! so re-injection can replace it, `uninject` can remove it, and hand edits can be noticed.
 
-use crate::patch::Pointer;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::patch::Pointer;
 
 pub const STATUS_ANNOTATION: &str = "kinject.dev/status";
 
