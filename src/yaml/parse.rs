@@ -170,7 +170,10 @@ impl<'a> Builder<'a> {
                     ScalarStyle::Plain => (ScalarKind::Plain, start),
                     ScalarStyle::SingleQuoted => (ScalarKind::SingleQuoted, start),
                     ScalarStyle::DoubleQuoted => (ScalarKind::DoubleQuoted, start),
-                    _ => (ScalarKind::Block, block_header_start(self.text, start)),
+                    _ => (
+                        ScalarKind::Block,
+                        block_header_start(self.text, start, &text),
+                    ),
                 };
                 // A block scalar's span may run into the next line's indentation: end it at
                 // the line break after its last line.
@@ -333,21 +336,25 @@ fn collect_merge(value: &Value, out: &mut Vec<Map<String, Value>>) -> Result<(),
     Ok(())
 }
 
-/// A block scalar's event span starts at its content; the node starts at its `|`/`>` header,
-/// the last token of the nearest non-blank line above the content.
-fn block_header_start(text: &str, content_start: usize) -> usize {
-    let before = &text[..content_start];
+/// A block scalar's node starts at its `|`/`>` header, the last token of the nearest
+/// non-blank line at or above its content. The event's span starts at the content, or,
+/// for a scalar with no content line at the end of the input, at the header itself, or at
+/// whatever follows the scalar (a comment line, the next key).
+fn block_header_start(text: &str, span_start: usize, value: &str) -> usize {
+    let at_header = matches!(text.as_bytes().get(span_start), Some(b'|' | b'>'));
+    if at_header && value.bytes().all(|b| b == b'\n') {
+        return span_start;
+    }
+    let before = &text[..span_start];
     let mut line_end = before.len();
     loop {
         let line_start = before[..line_end].rfind('\n').map_or(0, |i| i + 1);
-        let line = &before[line_start..line_end];
-        if line_start == 0 || line.contains(['|', '>']) {
-            let code = strip_comment(line);
-            let trimmed = code.trim_end();
-            if let Some(pos) = trimmed.rfind(['|', '>']) {
-                return line_start + pos;
-            }
-            return content_start;
+        let code = strip_comment(&before[line_start..line_end]).trim_end();
+        if let Some(pos) = code.rfind(['|', '>']) {
+            return line_start + pos;
+        }
+        if line_start == 0 || !code.trim_start().is_empty() {
+            return span_start;
         }
         line_end = line_start - 1;
     }
@@ -366,9 +373,14 @@ fn block_end(text: &str, start: usize, end: usize) -> usize {
     }
 }
 
-/// The part of a line before a ` #` comment (good enough for header lines).
+/// The part of a line before a ` #` comment, or nothing of a comment line (good enough
+/// for header lines).
 fn strip_comment(line: &str) -> &str {
-    match line.find(" #") {
+    if line.trim_start().starts_with('#') {
+        return "";
+    }
+    let bytes = line.as_bytes();
+    match (1..bytes.len()).find(|&i| bytes[i] == b'#' && matches!(bytes[i - 1], b' ' | b'\t')) {
         Some(i) => &line[..i],
         None => line,
     }
@@ -427,6 +439,55 @@ mod tests {
             root.get("e").unwrap().kind,
             NodeKind::Scalar(ScalarKind::Empty)
         ));
+    }
+
+    #[test]
+    fn block_scalars_start_at_their_header() {
+        // The parser's span for a block scalar starts at its content, at its header, or past
+        // it, depending on whether it has content and what follows.
+        for text in [
+            "a: |\n  x\nb: |\n",
+            "a: |\n  x\nb: >-\n\n",
+            "a: |+\n\n\nb: 1\n",
+            "a: >-\n\nb: 1\n",
+            "a: |2\n",
+            "- |\n- x\n",
+            "a: !!str |\n",
+            "a: | # c | d\n",
+            "a: |\t# c | d\n",
+            "a: |\n# c | d\nb: 1\n",
+            "a: |\n  # c | d\nb: 1\n",
+            "a:\n  |\n   x\n",
+            "a:\n  |\n",
+            "a: |\n  |x\n",
+            "a: |\n  |\n",
+            "a: |\n  >\nb: |\n",
+            "k: &x |\n\n  \n",
+        ] {
+            let p = parse_general(text).unwrap();
+            let mut stack = vec![p.root.unwrap()];
+            let mut blocks = 0;
+            while let Some(node) = stack.pop() {
+                match node.kind {
+                    NodeKind::Map { entries, .. } => {
+                        stack.extend(entries.into_iter().map(|e| e.value))
+                    }
+                    NodeKind::Seq { items, .. } => stack.extend(items),
+                    NodeKind::Scalar(ScalarKind::Block) => {
+                        blocks += 1;
+                        let header = text[node.start..].split('\n').next().unwrap();
+                        let header = header.split([' ', '\t']).next().unwrap();
+                        assert!(
+                            matches!(header, "|" | ">-" | "|+" | "|2"),
+                            "{text:?}: block scalar at {} ({header:?})",
+                            node.start
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            assert!(blocks > 0, "{text:?}");
+        }
     }
 
     #[test]
