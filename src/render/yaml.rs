@@ -8,7 +8,7 @@ use crate::pipeline::{DocResult, FileResult};
 use crate::read::{Document, Input};
 use crate::yaml::emit::Emitter;
 use crate::yaml::style::Style;
-use crate::yaml::{NodeKind, Parsed, edit, parse_value};
+use crate::yaml::{NodeKind, Parsed, edit, parse_value, reads_as};
 
 /// The text of a processed input. `notes` says which documents had to be re-emitted whole.
 #[derive(Debug, Clone)]
@@ -161,6 +161,10 @@ pub(crate) fn edit_document(
             ),
         }
     };
+    // Read back: most edited texts are found to hold the object without building it.
+    if reads_as(&text, target) {
+        return Ok((text, note));
+    }
     match parse_value(&text) {
         Ok(value) if crate::patch::equal(&value, target) => Ok((text, note)),
         Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited text:\n{text}")),

@@ -27,21 +27,29 @@ pub(crate) fn parse_value(text: &str) -> Option<Value> {
     read(text, None, false).map(|p| p.value)
 }
 
+/// Whether `text`, read as `parse_value` reads it, is `value` — found without building
+/// anything (for checking an edited document against the object it should hold). `false`
+/// means "not found equal here": the text differs, holds the same keys in another order, or
+/// is YAML this reader leaves to the general parser.
+pub(crate) fn matches(text: &str, value: &Value) -> bool {
+    if !plain_layout(text) {
+        return false;
+    }
+    let mut r = Reader::new(text, false);
+    r.build = false;
+    r.compare = true;
+    r.expect = Some(value);
+    r.document().is_ok()
+}
+
 /// `text` read by a reader keeping `keep` of the root mapping (all of it when `None`), and
 /// the spans of what it keeps when `spans` (without them, the root node's spans mean nothing).
 fn read(text: &str, keep: Option<&'static [&'static str]>, spans: bool) -> Option<Parsed> {
     if !plain_layout(text) {
         return None;
     }
-    let mut r = Reader {
-        text,
-        b: text.as_bytes(),
-        duplicates: Vec::new(),
-        build: true,
-        spans,
-        keep,
-        depth: 0,
-    };
+    let mut r = Reader::new(text, spans);
+    r.keep = keep;
     r.document().ok()
 }
 
@@ -89,6 +97,10 @@ struct Reader<'a> {
     /// Block collections open around the current one (deeper is left to the general
     /// parser, which refuses it).
     depth: usize,
+    /// Comparing (`matches`): nothing is built; each node read takes `expect`, the value it
+    /// must be, and gives up where it is not.
+    compare: bool,
+    expect: Option<&'a Value>,
 }
 
 /// A line of content: where it starts, its first non-blank byte, and its end (before `\n`).
@@ -106,6 +118,73 @@ impl Line {
 }
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a str, spans: bool) -> Self {
+        Reader {
+            text,
+            b: text.as_bytes(),
+            duplicates: Vec::new(),
+            build: true,
+            spans,
+            keep: None,
+            depth: 0,
+            compare: false,
+            expect: None,
+        }
+    }
+
+    /// When comparing, the value the node being read must be (taken: each node takes its
+    /// own once); `None` when not comparing.
+    fn expected(&mut self) -> R<Option<&'a Value>> {
+        if !self.compare {
+            return Ok(None);
+        }
+        self.expect.take().map(Some).ok_or(GiveUp)
+    }
+
+    /// When comparing, sets what the next node read must be: `expected` (its parent's
+    /// expectation) must hold `child`.
+    fn expect_child(&mut self, child: Option<&'a Value>) -> R<()> {
+        if self.compare {
+            debug_assert!(self.expect.is_none(), "an expectation nothing took");
+            self.expect = Some(child.ok_or(GiveUp)?);
+        }
+        Ok(())
+    }
+
+    /// When comparing, the scalar just read must be the expected value: `read` gives it
+    /// (called only when comparing, and only where the value is not the plain text itself).
+    fn check_scalar(&mut self, read: impl FnOnce() -> Value) -> R<()> {
+        match self.expected()? {
+            Some(e) if read() != *e => Err(GiveUp),
+            _ => Ok(()),
+        }
+    }
+
+    /// `check_scalar` for a scalar that reads as the string `s` (quoted, block).
+    fn check_string(&mut self, s: &str) -> R<()> {
+        match self.expected()? {
+            Some(Value::String(e)) if e != s => Err(GiveUp),
+            Some(Value::String(_)) | None => Ok(()),
+            Some(_) => Err(GiveUp),
+        }
+    }
+
+    /// `check_scalar` for a plain scalar written `raw`: most are strings read as written,
+    /// compared without being resolved.
+    fn check_plain(&mut self, raw: &str) -> R<()> {
+        if !self.compare {
+            return Ok(());
+        }
+        if let Some(Value::String(s)) = self.expect
+            && s == raw
+            && plain_reads_as_written(raw)
+        {
+            self.expect = None;
+            return Ok(());
+        }
+        self.check_scalar(|| resolve_plain(raw))
+    }
+
     fn line_end(&self, pos: usize) -> usize {
         memchr(b'\n', &self.b[pos..]).map_or(self.b.len(), |i| pos + i)
     }
@@ -153,6 +232,7 @@ impl<'a> Reader<'a> {
             duplicates: Vec::new(),
         };
         let Some(first) = first else {
+            self.check_scalar(|| Value::Null)?;
             return Ok(nothing(marker_end));
         };
         if self.is_end_marker(first) {
@@ -246,9 +326,19 @@ impl<'a> Reader<'a> {
     fn block_seq_items(&mut self, mut dash: usize, mut l: Line) -> R<(Node, Value, Option<Line>)> {
         let col = dash - l.start;
         let first_dash = dash;
+        let expected = match self.expected()? {
+            None => None,
+            Some(Value::Array(e)) => Some(e),
+            Some(_) => return Err(GiveUp),
+        };
+        let mut count = 0;
         let mut items = Vec::new();
         let mut values = Vec::new();
         let next = loop {
+            if let Some(e) = expected {
+                self.expect_child(e.get(count))?;
+            }
+            count += 1;
             let at = self.skip_blanks(dash + 1, l.end);
             let (node, value, next) = if at == l.end || self.b[at] == b'#' {
                 // The item is on the following lines, or empty.
@@ -262,7 +352,10 @@ impl<'a> Reader<'a> {
                     // ends is the general parser's to say (found by fuzzing: the spans
                     // differed).
                     _ if at > dash + 1 => return Err(GiveUp),
-                    next => (empty(dash + 1), Value::Null, next),
+                    next => {
+                        self.check_scalar(|| Value::Null)?;
+                        (empty(dash + 1), Value::Null, next)
+                    }
                 }
             } else if self.is_dash(at, l.end) {
                 // `- - x`: a sequence in the item.
@@ -287,6 +380,9 @@ impl<'a> Reader<'a> {
                 next => break next,
             }
         };
+        if expected.is_some_and(|e| e.len() != count) {
+            return Err(GiveUp);
+        }
         let end = items.last().map_or(first_dash + 1, |n| n.end);
         let node = Node {
             start: first_dash,
@@ -307,6 +403,14 @@ impl<'a> Reader<'a> {
         // Only the root of a shallow read keeps some keys; below it nothing is built.
         let keep = self.keep.take();
         let outer_build = self.build;
+        // Compared in order: the same keys in another order are left to a full comparison.
+        let expected = match self.expected()? {
+            None => None,
+            Some(Value::Object(e)) => Some(e),
+            Some(_) => return Err(GiveUp),
+        };
+        let mut pairs = expected.map(|e| e.iter());
+        let mut count = 0;
         let mut entries: Vec<Entry> = Vec::new();
         let mut map = Map::new();
         let mut seen = KeySet::default();
@@ -314,6 +418,19 @@ impl<'a> Reader<'a> {
             let Some((raw, colon)) = self.key_at(key, l.end)? else {
                 return Err(GiveUp);
             };
+            if let Some(pairs) = &mut pairs {
+                let (name, value) = pairs.next().ok_or(GiveUp)?;
+                let same = if plain_reads_as_written(raw) {
+                    name == raw
+                } else {
+                    *name == self.key_text(raw, key)
+                };
+                if !same {
+                    return Err(GiveUp);
+                }
+                self.expect_child(Some(value))?;
+            }
+            count += 1;
             let kept = keep.is_none_or(|k| k.contains(&raw));
             self.build = outer_build && kept;
             let at = self.skip_blanks(colon + 1, l.end);
@@ -324,7 +441,10 @@ impl<'a> Reader<'a> {
                     Some(n) if n.indent() == col && self.is_dash(n.content, n.end) => {
                         self.block_seq(n.content, n)?
                     }
-                    next => (empty(colon), Value::Null, next),
+                    next => {
+                        self.check_scalar(|| Value::Null)?;
+                        (empty(colon), Value::Null, next)
+                    }
                 }
             } else {
                 self.inline_then_next(at, l.end, col, Some(col))?
@@ -345,7 +465,8 @@ impl<'a> Reader<'a> {
                         value: node,
                     });
                 }
-            } else {
+            } else if expected.is_none() {
+                // (Compared keys are those of a map, in its order: no duplicates.)
                 // A key whose text is not what it reads as (quoted, or `TRUE`, `~`, `0x1`…)
                 // is compared by what it reads as, as a full read compares it.
                 let resolved = (!plain_reads_as_written(raw)).then(|| self.key_text(raw, key));
@@ -363,6 +484,9 @@ impl<'a> Reader<'a> {
                 next => break next,
             }
         };
+        if expected.is_some_and(|e| e.len() != count) {
+            return Err(GiveUp);
+        }
         self.build = outer_build;
         self.duplicates.extend(seen.duplicates(self.text));
         let start = entries.first().map_or(l.start + col, |e| e.key_start);
@@ -446,6 +570,7 @@ impl<'a> Reader<'a> {
             b'\'' | b'"' => {
                 let (s, after) = self.quoted(pos, end)?;
                 self.rest_is_comment(after, end)?;
+                self.check_string(&s)?;
                 let kind = if self.b[pos] == b'\'' {
                     ScalarKind::SingleQuoted
                 } else {
@@ -486,6 +611,7 @@ impl<'a> Reader<'a> {
                 }
                 let raw = self.text[pos..stop].trim_end_matches(' ');
                 let e = pos + raw.len();
+                self.check_plain(raw)?;
                 let value = if self.build {
                     resolve_plain(raw)
                 } else {
@@ -608,7 +734,7 @@ impl<'a> Reader<'a> {
         // The block's lines: `Some(text)` for content, `None` for a blank line (only when
         // the value is built: a large block only checked is not listed).
         let mut lines: Vec<Option<&str>> = Vec::new();
-        let build = self.build;
+        let build = self.build || self.compare;
         let mut line = self.next_line_start(pos);
         let mut block_end = line;
         while line < self.b.len() {
@@ -640,7 +766,7 @@ impl<'a> Reader<'a> {
             block_end = (le + 1).min(self.b.len());
             line = block_end;
         }
-        if !self.build {
+        if !build {
             return Ok((
                 scalar(pos, block_end, ScalarKind::Block),
                 Value::Null,
@@ -669,6 +795,7 @@ impl<'a> Reader<'a> {
                 _ => out.push('\n'),
             }
         }
+        self.check_string(&out)?;
         Ok((
             scalar(pos, block_end, ScalarKind::Block),
             Value::String(out),
@@ -684,6 +811,14 @@ impl<'a> Reader<'a> {
         }
         let open = self.b[pos];
         let close = if open == b'[' { b']' } else { b'}' };
+        let (expected_items, expected_map) = match (self.expected()?, open) {
+            (None, _) => (None, None),
+            (Some(Value::Array(e)), b'[') => (Some(e), None),
+            (Some(Value::Object(e)), b'{') => (None, Some(e)),
+            _ => return Err(GiveUp),
+        };
+        let mut pairs = expected_map.map(|e| e.iter());
+        let mut count = 0;
         let mut i = self.skip_blanks(pos + 1, end);
         let mut items = Vec::new();
         let mut values = Vec::new();
@@ -698,6 +833,10 @@ impl<'a> Reader<'a> {
                 break;
             }
             if open == b'[' {
+                if let Some(e) = expected_items {
+                    self.expect_child(e.get(count))?;
+                }
+                count += 1;
                 let (node, value, after) = self.flow_value(i, end, depth)?;
                 if self.build {
                     if self.spans {
@@ -723,6 +862,13 @@ impl<'a> Reader<'a> {
                     return Err(GiveUp);
                 }
                 long_key(i, colon)?;
+                if let Some(pairs) = &mut pairs {
+                    match pairs.next() {
+                        Some((name, value)) if *name == key => self.expect_child(Some(value))?,
+                        _ => return Err(GiveUp),
+                    }
+                }
+                count += 1;
                 let v = self.skip_blanks(colon + 1, end);
                 let (node, value, after) = self.flow_value(v, end, depth)?;
                 if key == "<<" {
@@ -748,6 +894,10 @@ impl<'a> Reader<'a> {
                 Some(&c) if c == close && i < end => {}
                 _ => return Err(GiveUp),
             }
+        }
+        let expected_len = expected_items.map(Vec::len).or(expected_map.map(Map::len));
+        if expected_len.is_some_and(|n| n != count) {
+            return Err(GiveUp);
         }
         let node = |kind| Node {
             start: pos,
@@ -790,6 +940,7 @@ impl<'a> Reader<'a> {
             b'[' | b'{' => self.flow(i, end, depth + 1),
             b'\'' | b'"' => {
                 let (s, after) = self.quoted(i, end)?;
+                self.check_string(&s)?;
                 let kind = if self.b[i] == b'\'' {
                     ScalarKind::SingleQuoted
                 } else {
@@ -803,6 +954,7 @@ impl<'a> Reader<'a> {
                 let e = self.flow_plain_end(i, end)?;
                 let raw = self.text[i..e].trim_end_matches(' ');
                 let e = i + raw.len();
+                self.check_plain(raw)?;
                 Ok((scalar(i, e, ScalarKind::Plain), resolve_plain(raw), e))
             }
         }
@@ -893,10 +1045,86 @@ pub(crate) fn agrees(text: &str) -> bool {
             assert_eq!(fast, general, "{text:?}");
             // Without spans, the same value.
             assert_eq!(parse_value(text).as_ref(), Some(&general.value), "{text:?}");
+            // Compared without being built: found to be its value (unless a duplicate key
+            // left the value with fewer keys than the text), and not any other.
+            assert!(
+                matches(text, &general.value) || !general.duplicates.is_empty(),
+                "not found to read as its value: {text:?}"
+            );
+            for other in variants(&general.value) {
+                assert!(
+                    !matches(text, &other),
+                    "found to read as {other:?}: {text:?}"
+                );
+            }
             true
         }
         None => false,
     }
+}
+
+/// Values that differ from `value` in one place each (a scalar changed, a collection given
+/// an item or a key more or less), for the first 64 nodes.
+fn variants(value: &Value) -> Vec<Value> {
+    fn paths(v: &Value, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if out.len() >= 64 {
+            return;
+        }
+        out.push(path.clone());
+        let children: Vec<&Value> = match v {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(m) => m.values().collect(),
+            _ => Vec::new(),
+        };
+        for (i, child) in children.into_iter().enumerate() {
+            path.push(i);
+            paths(child, path, out);
+            path.pop();
+        }
+    }
+    let mut all = Vec::new();
+    paths(value, &mut Vec::new(), &mut all);
+    let mut out = Vec::new();
+    for path in all {
+        for shorter in [false, true] {
+            let mut changed = value.clone();
+            let mut node = &mut changed;
+            for &i in &path {
+                node = match node {
+                    Value::Array(a) => &mut a[i],
+                    Value::Object(m) => m.values_mut().nth(i).expect("a path into the value"),
+                    _ => unreachable!("paths lead through collections"),
+                };
+            }
+            // A key no text holds: the reader refuses NUL.
+            *node = match (node.take(), shorter) {
+                (Value::Array(mut a), true) if !a.is_empty() => {
+                    a.pop();
+                    Value::Array(a)
+                }
+                (Value::Object(mut m), true) if !m.is_empty() => {
+                    let last = m.keys().next_back().cloned().unwrap_or_default();
+                    m.shift_remove(&last);
+                    Value::Object(m)
+                }
+                (_, true) => continue,
+                (Value::Array(mut a), false) => {
+                    a.push(Value::Null);
+                    Value::Array(a)
+                }
+                (Value::Object(mut m), false) => {
+                    m.insert("\0".to_owned(), Value::Null);
+                    Value::Object(m)
+                }
+                (Value::String(s), false) => Value::String(s + "x"),
+                (Value::Null, false) => Value::String(String::new()),
+                (Value::Bool(b), false) => Value::Bool(!b),
+                (Value::Number(n), false) => Value::String(n.to_string()),
+            };
+            out.push(changed);
+        }
+    }
+    out
 }
 
 /// A shallow read keeps what a full read gives for `apiVersion`, `kind` and `metadata`.
@@ -964,6 +1192,36 @@ mod tests {
         for text in read {
             assert!(agrees(text), "left to the general parser: {text:?}");
         }
+    }
+
+    #[test]
+    fn compares_without_building() {
+        use serde_json::json;
+        let text = "a: 1\n\"b c\": [x, {k: 'z'}]\nd:\n- |\n  lit\n-\ne: {}\nf: \"on\"\n";
+        let value =
+            json!({"a": 1, "b c": ["x", {"k": "z"}], "d": ["lit\n", null], "e": {}, "f": "on"});
+        assert!(matches(text, &value));
+        assert!(variants(&value).iter().all(|v| !matches(text, v)));
+        // The same keys in another order: not found here (a full comparison finds them
+        // equal).
+        let reordered =
+            json!({"b c": ["x", {"k": "z"}], "a": 1, "d": ["lit\n", null], "e": {}, "f": "on"});
+        assert!(!matches(text, &reordered));
+        // Scalars compared by what they read as.
+        for v in [json!({"a": "on"}), json!({"a": true})] {
+            assert_eq!(matches("a: on\n", &v), parse_value("a: on\n") == Some(v));
+        }
+        assert!(matches(
+            "a: '1'\nb: 1.5\nc: ~\n",
+            &json!({"a": "1", "b": 1.5, "c": null})
+        ));
+        assert!(!matches("a: '1'\n", &json!({"a": 1})));
+        assert!(!matches("a: 1\n", &json!({"a": "1"})));
+        // Duplicate keys and what the fast reader leaves alone: not found.
+        assert!(!matches("a: 1\na: 1\n", &json!({"a": 1})));
+        assert!(!matches("a: &x 1\n", &json!({"a": 1})));
+        assert!(matches("", &json!(null)));
+        assert!(!matches("", &json!({})));
     }
 
     #[test]

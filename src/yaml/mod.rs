@@ -43,6 +43,13 @@ pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
     }
 }
 
+/// Whether one document's text reads as `value`, found the fast way: `true` only when it
+/// does; `false` when it does not or when this could not tell (keys in another order, YAML
+/// the fast reader leaves to the general parser), where `parse_value` and a comparison tell.
+pub(crate) fn reads_as(text: &str, value: &serde_json::Value) -> bool {
+    fast::matches(text, value)
+}
+
 /// Only the value of one document, as `parse_document` reads it.
 pub(crate) fn parse_value(text: &str) -> Result<serde_json::Value, ParseError> {
     match fast::parse_value(text) {
