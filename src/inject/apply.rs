@@ -94,8 +94,14 @@ fn add_to_spec(
     let app_names: Vec<String> = app.iter().map(|c| name_of(c).to_owned()).collect();
     let init_names: Vec<String> = inits.iter().map(|c| name_of(c).to_owned()).collect();
     // The app's own containers, as they are before any sidecar (for shared mounts and
-    // transferred env).
-    let originals = app.clone();
+    // transferred env, the only things `prepare` reads them for).
+    let reads_app =
+        |s: &Rendered| !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty();
+    let originals = if sidecars.iter().any(reads_app) {
+        app.clone()
+    } else {
+        Vec::new()
+    };
     let (mut before, mut after, mut init_before, mut init_after) = (vec![], vec![], vec![], vec![]);
     let mut init_owner: Option<usize> = None;
     let original_sa = spec
