@@ -6,11 +6,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    // Documents are read, injected and freed on the worker threads, recursively, down to the
-    // deepest nesting kinject accepts (`yaml::MAX_DEPTH`): they get the main thread's stack
-    // size, not the 2 MiB threads get by default. Only what is used is ever touched.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .stack_size(16 << 20)
-        .build_global();
-    kinject::cli::main()
+    // On a thread with the stack documents are processed with (`pipeline::STACK`), whatever
+    // the main thread's is: one file, standard input and KRM input are processed here.
+    kinject::pipeline::on_stack(kinject::cli::main)
 }

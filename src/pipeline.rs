@@ -126,6 +126,40 @@ pub enum Keep {
     Verdicts,
 }
 
+/// Starts the worker threads, once, before their first use (a run that needs none, such as
+/// `--version` or one small file, starts none). Documents are read, injected and freed on
+/// them, recursively, down to the deepest nesting kinject accepts (`yaml::MAX_DEPTH`): they
+/// get the main thread's stack size, not the 2 MiB threads get by default. Only what is used
+/// is ever touched.
+pub fn threads() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        // Already built (a program using the library built its own): kept.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .stack_size(STACK)
+            .build_global();
+    });
+}
+
+/// The stack of every thread documents are processed on.
+pub const STACK: usize = 16 << 20;
+
+/// `work` on a thread with the workers' stack (the command line runs on one: a run that
+/// processes one input needs no workers).
+pub fn on_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(scope, work)
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(e) => panic!("cannot start a thread: {e}"),
+        }
+    })
+}
+
 /// Runs every object of `input` through injection. Documents are read (parsed) here when the
 /// input was loaded without reading them, several at a time on several cores; results stay in
 /// document order.
@@ -164,6 +198,7 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
     for chunk in documents.chunks_mut(256) {
         let outs: Vec<DocOut> = if parallel {
             use rayon::prelude::*;
+            threads();
             chunk.par_iter_mut().map(work).collect()
         } else {
             chunk.iter_mut().map(work).collect()

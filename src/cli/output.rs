@@ -77,12 +77,16 @@ pub(crate) fn process_inputs(
         super::EXIT_ERROR
     })?;
     settings.explain = keep == crate::pipeline::Keep::Verdicts;
-    // Files side by side on every core; results in the order the files were named.
-    use rayon::prelude::*;
-    let files = inputs
-        .into_par_iter()
-        .map(|i| crate::pipeline::process(i, &settings, keep))
-        .collect();
+    // Files side by side on every core; results in the order the files were named. One
+    // file is processed here (in parallel inside when it is large).
+    let process = |i| crate::pipeline::process(i, &settings, keep);
+    let files = if inputs.len() == 1 {
+        inputs.into_iter().map(process).collect()
+    } else {
+        use rayon::prelude::*;
+        crate::pipeline::threads();
+        inputs.into_par_iter().map(process).collect()
+    };
     Ok((files, errors))
 }
 
