@@ -106,7 +106,7 @@ impl Input {
                 return Vec::new();
             }
             std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(i, _)| i as u32 + 1))
+                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i as u32 + 1))
                 .collect()
         });
         if starts.is_empty() {

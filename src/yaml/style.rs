@@ -66,7 +66,7 @@ impl Style {
             } else {
                 Quote::Double
             },
-            crlf: text.contains("\r\n"),
+            crlf: memchr::memmem::find(text.as_bytes(), b"\r\n").is_some(),
             seq_indent_by_key: seen.by_key,
         }
     }
@@ -127,7 +127,7 @@ impl Seen {
 
 /// Byte offset of the start of the line holding `offset`.
 pub(crate) fn line_start(text: &str, offset: usize) -> usize {
-    text[..offset].rfind('\n').map_or(0, |i| i + 1)
+    memchr::memrchr(b'\n', &text.as_bytes()[..offset]).map_or(0, |i| i + 1)
 }
 
 /// Column of `offset` in its line (bytes; indentation is ASCII).
@@ -137,7 +137,7 @@ pub(crate) fn column(text: &str, offset: usize) -> usize {
 
 fn same_line(text: &str, a: usize, b: usize) -> bool {
     let (a, b) = if a <= b { (a, b) } else { (b, a) };
-    !text[a..b].contains('\n')
+    memchr::memchr(b'\n', &text.as_bytes()[a..b]).is_none()
 }
 
 #[cfg(test)]
