@@ -8,10 +8,19 @@ use std::ops::Range;
 pub(crate) fn documents(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut starts = vec![0];
-    // Only lines starting with `-` or `.` can be markers.
-    let candidates = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
-        .filter(|&pos| matches!(bytes.get(pos), Some(b'-' | b'.')));
+    // Only lines starting with `---` or `...` can be markers: found by substring search,
+    // which skips the rest of the text much faster than visiting every line.
+    let after_break = |marker: &[u8]| {
+        memchr::memmem::find_iter(bytes, marker)
+            .map(|i| i + 1)
+            .collect::<Vec<_>>()
+    };
+    let mut candidates = after_break(b"\n---");
+    candidates.extend(after_break(b"\n..."));
+    if bytes.starts_with(b"---") || bytes.starts_with(b"...") {
+        candidates.push(0);
+    }
+    candidates.sort_unstable();
     for pos in candidates {
         let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(text.len(), |i| pos + i + 1);
         let line = &text[pos..end];
