@@ -17,21 +17,45 @@ pub fn document() -> Value {
 
 /// The schema configurations are checked against: `document()` without descriptions and
 /// titles, made when kinject is built (`embedded_schemas_are_current` keeps the file current).
-/// Deriving it from the types at every start took ~3 ms, most of a small run.
+/// Deriving it from the types at every start took ~3 ms, most of a small run. Its `$defs` are
+/// left out: they are the embedded definitions, parsed when first referred to.
 pub fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| embedded(include_str!("config.validation.json")))
+    SCHEMA.get_or_init(|| parse_embedded(split::CONFIG_TOP))
 }
 
 /// The schema of what a sidecar adds (checked again after templates are rendered), made as
 /// `schema()` is.
 pub fn body_schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| embedded(include_str!("body.validation.json")))
+    SCHEMA.get_or_init(|| parse_embedded(split::BODY_TOP))
 }
 
-fn embedded(text: &str) -> Value {
+/// The embedded schemas split by `build.rs`: the top level of each, without `$defs`, and the
+/// definitions of both by name (a name both hold means the same in both; the build checks).
+mod split {
+    include!(concat!(env!("OUT_DIR"), "/schemas.rs"));
+}
+
+fn parse_embedded(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("an embedded schema is not JSON: {e}"))
+}
+
+/// What `#<pointer>` refers to among the embedded definitions (`/$defs/<name>...`), each
+/// parsed when first referred to: a configuration refers to a few of the hundred, and parsing
+/// them all was most of the instructions of a one-document run.
+fn embedded_definition(pointer: &str) -> Option<&'static Value> {
+    static PARSED: [OnceLock<Value>; split::DEFINITIONS.len()] =
+        [const { OnceLock::new() }; split::DEFINITIONS.len()];
+    let rest = pointer.strip_prefix("/$defs/")?;
+    let (name, within) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+    let name = name.replace("~1", "/").replace("~0", "~");
+    let i = split::DEFINITIONS
+        .binary_search_by(|(n, _)| (*n).cmp(name.as_str()))
+        .ok()?;
+    PARSED[i]
+        .get_or_init(|| parse_embedded(split::DEFINITIONS[i].1))
+        .at_pointer(within)
 }
 
 /// One way a value breaks the schema.
@@ -81,7 +105,9 @@ pub(crate) fn validate(root: &Value, pointer: &str, value: &Value) -> Vec<Violat
     let schema = if pointer.is_empty() {
         root
     } else {
-        root.at_pointer(pointer).unwrap_or(&Value::Null)
+        root.at_pointer(pointer)
+            .or_else(|| embedded_definition(pointer))
+            .unwrap_or(&Value::Null)
     };
     v.check(schema, value, &mut Vec::new());
     v.out
@@ -115,7 +141,7 @@ impl<'a> Validator<'a> {
                 Some(r) => {
                     schema = r
                         .strip_prefix('#')
-                        .and_then(|p| self.root.at_pointer(p))
+                        .and_then(|p| self.root.at_pointer(p).or_else(|| embedded_definition(p)))
                         .unwrap_or(&Value::Null);
                 }
                 None => break,
@@ -352,6 +378,9 @@ mod tests {
     use crate::config::model::SidecarBody;
     use serde_json::json;
 
+    const CONFIG_SCHEMA: &str = include_str!("config.validation.json");
+    const BODY_SCHEMA: &str = include_str!("body.validation.json");
+
     /// `schema` without what only people read: descriptions and titles (not fields of those
     /// names, which are keys of `properties`).
     fn for_validation(schema: Value) -> Value {
@@ -383,15 +412,15 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config");
         let mut stale = Vec::new();
         for (file, generated, embedded) in [
-            ("config.validation.json", document(), schema()),
+            ("config.validation.json", document(), CONFIG_SCHEMA),
             (
                 "body.validation.json",
                 serde_json::to_value(schemars::schema_for!(SidecarBody)).unwrap_or(Value::Null),
-                body_schema(),
+                BODY_SCHEMA,
             ),
         ] {
             let generated = for_validation(generated);
-            if &generated == embedded {
+            if generated == serde_json::from_str::<Value>(embedded).expect("JSON") {
                 continue;
             }
             if std::env::var_os("KINJECT_BLESS").is_some() {
@@ -406,8 +435,30 @@ mod tests {
             "stale: {stale:?}; run `KINJECT_BLESS=1 cargo test --lib embedded_schemas` and commit them"
         );
         // Fields named like the keywords taken out stay.
-        assert!(schema()["$defs"]["Sidecar"]["properties"]["description"].is_object());
+        let sidecar = embedded_definition("/$defs/Sidecar").expect("Sidecar");
+        assert!(sidecar["properties"]["description"].is_object());
         assert!(schema().get("description").is_none());
+    }
+
+    /// The schemas as used (top level, definitions parsed on first use) are the files.
+    #[test]
+    fn embedded_definitions_agree() {
+        for (text, top) in [(CONFIG_SCHEMA, schema()), (BODY_SCHEMA, body_schema())] {
+            let mut whole: Value = serde_json::from_str(text).expect("JSON");
+            let defs = whole
+                .as_object_mut()
+                .and_then(|m| m.shift_remove("$defs"))
+                .expect("$defs");
+            assert_eq!(&whole, top);
+            for (name, def) in defs.as_object().expect("object") {
+                let pointer = format!("/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
+                assert_eq!(embedded_definition(&pointer), Some(def), "{name}");
+            }
+        }
+        let sidecar = embedded_definition("/$defs/Sidecar/properties/containers");
+        assert_eq!(sidecar.and_then(|c| c.get("type")), Some(&json!("array")));
+        assert_eq!(embedded_definition("/$defs/NoSuchThing"), None);
+        assert_eq!(embedded_definition("/properties"), None);
     }
 
     fn violations(value: Value) -> Vec<Violation> {

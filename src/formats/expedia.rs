@@ -30,7 +30,8 @@ pub(crate) fn is_sidecar_config_map(value: &Value) -> bool {
             .is_some_and(|d| d.get(CURRENT_KEY).is_some() || d.get(OLD_KEY).is_some())
 }
 
-/// The JSON Schema of one sidecar of the current format.
+/// The JSON Schema of one sidecar of the current format (its `$ref`s are to the embedded
+/// definitions, which the validator finds by name).
 fn sidecar_schema() -> &'static Value {
     static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
     SCHEMA.get_or_init(|| {
@@ -51,7 +52,6 @@ fn sidecar_schema() -> &'static Value {
                     "labels": p["labels"],
                 },
             },
-            "$defs": k8s["$defs"],
         })
     })
 }
@@ -72,7 +72,6 @@ fn old_schema() -> &'static Value {
                     "type": "object", "additionalProperties": false, "properties": body,
                 }},
             }}},
-            "$defs": current["$defs"],
         })
     })
 }
