@@ -1,6 +1,8 @@
 //! One input through the stages: its documents, the objects in them, the injection plan for
 //! each object, and the edit operations that the renderers turn into output.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -9,6 +11,7 @@ use crate::inject::{self, Action, Outcome, Settings};
 use crate::patch::{self, Op, Pointer};
 use crate::read::{self, Input};
 use crate::render::yaml::YamlStream;
+use crate::yaml::{NodeKind, ScalarKind};
 
 /// Who an object is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -89,6 +92,22 @@ pub struct DocResult {
     pub target: Option<Value>,
     /// Operations on the document (object operations with their pointer in front).
     pub ops: Vec<Op>,
+}
+
+impl DocResult {
+    /// How the nulls the operations write were written before kinject filled them, where
+    /// not empty, by pointer of the document.
+    pub(crate) fn null_as(&self) -> BTreeMap<String, String> {
+        null_as(&self.objects)
+    }
+}
+
+fn null_as(objects: &[ObjectResult]) -> BTreeMap<String, String> {
+    objects
+        .iter()
+        .filter_map(|o| Some((&o.pointer, &o.outcome.as_ref().ok()?.null_as)))
+        .flat_map(|(at, by)| by.iter().map(move |(p, s)| (format!("{at}{p}"), s.clone())))
+        .collect()
 }
 
 /// An input's result: the input itself, its documents, and its errors.
@@ -268,7 +287,15 @@ fn process_document(
         let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
         let (line, _) = input.line_col(start);
         let identity = Identity::of(object);
-        let outcome = inject::plan(object, settings).map_err(|e| {
+        // How a null of the object is written, where not empty (`null`, `~`).
+        let null_text = |p: &str| {
+            let mut path = toks.clone();
+            path.extend(patch::tokens(p));
+            let n = root.at(&path)?;
+            let plain = matches!(n.kind, NodeKind::Scalar(ScalarKind::Plain)) && !n.decorated;
+            plain.then(|| input.doc_text(doc)[n.start..n.end].to_owned())
+        };
+        let outcome = inject::plan_in_text(object, settings, &null_text).map_err(|e| {
             // Point at what the error is about, or at the object.
             let at = e.at.as_deref().and_then(|p| {
                 let mut path = toks.clone();
@@ -398,6 +425,7 @@ fn process_document(
                 parsed,
                 &doc_ops,
                 &t,
+                &null_as(&objects),
             ));
         }
         // The text is made: what it was made from is not needed any more.

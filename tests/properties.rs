@@ -50,6 +50,8 @@ struct Style {
     quoting: u8,
     comments: bool,
     start_marker: bool,
+    /// How a null is written: empty (`key:`, as templates leave a field), `null` or `~`.
+    null: &'static str,
 }
 
 fn style() -> impl Strategy<Value = Style> {
@@ -60,15 +62,19 @@ fn style() -> impl Strategy<Value = Style> {
         0u8..3,
         any::<bool>(),
         any::<bool>(),
+        prop_oneof![Just(""), Just("null"), Just("~")],
     )
         .prop_map(
-            |(indent, seq_indented, flow_scalar_lists, quoting, comments, start_marker)| Style {
-                indent,
-                seq_indented,
-                flow_scalar_lists,
-                quoting,
-                comments,
-                start_marker,
+            |(indent, seq_indented, flow_scalar_lists, quoting, comments, start_marker, null)| {
+                Style {
+                    indent,
+                    seq_indented,
+                    flow_scalar_lists,
+                    quoting,
+                    comments,
+                    start_marker,
+                    null,
+                }
             },
         )
 }
@@ -370,9 +376,8 @@ fn block(v: &Value, level: usize, style: &Style, out: &mut String) {
                         }
                     }
                     Value::Object(_) => out.push_str(&format!("{pad}{key}: {{}}\n")),
-                    // As templates leave an empty field. (An explicit `null` that kinject fills
-                    // comes back as this form: `containers-null`'s `no-uninject` says so.)
-                    Value::Null => out.push_str(&format!("{pad}{key}:\n")),
+                    Value::Null if style.null.is_empty() => out.push_str(&format!("{pad}{key}:\n")),
+                    Value::Null => out.push_str(&format!("{pad}{key}: {}\n", style.null)),
                     Value::Array(_) => out.push_str(&format!("{pad}{key}: []\n")),
                     s => out.push_str(&format!("{pad}{key}: {}\n", scalar(s, style))),
                 }

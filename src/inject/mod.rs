@@ -9,6 +9,7 @@ mod status;
 mod strip;
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -108,6 +109,9 @@ pub struct Outcome {
     pub removed: Vec<String>,
     pub warnings: Vec<String>,
     pub verdicts: Vec<RuleVerdict>,
+    /// Nulls of `target` that were written other than empty before kinject filled them
+    /// (`null`, `~`), and how, by pointer: a text editor writes them so again.
+    pub null_as: BTreeMap<String, String>,
 }
 
 impl Outcome {
@@ -118,12 +122,24 @@ impl Outcome {
             removed: Vec::new(),
             warnings: Vec::new(),
             verdicts: Vec::new(),
+            null_as: BTreeMap::new(),
         }
     }
 }
 
 /// Decides and performs injection (or uninjection) for one object.
 pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
+    plan_in_text(object, settings, &|_| None)
+}
+
+/// `plan` for an object read from text: `null_text` gives, for a pointer of the object, how
+/// a null there is written when that is not empty (`null`, `~`), so that the status can
+/// record it and `uninject` write it so again.
+pub fn plan_in_text(
+    object: &Value,
+    settings: &Settings<'_>,
+    null_text: &dyn Fn(&str) -> Option<String>,
+) -> Result<Outcome, InjectError> {
     let config = settings.config;
     // `uninject` needs no configuration: a pod template of an unknown kind is found by the
     // status annotation kinject wrote into it.
@@ -206,8 +222,9 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         .map(|s| s.sidecars.clone())
         .unwrap_or_default();
     let mut kept = Vec::new();
+    let mut respelled = BTreeMap::new();
     if let Some(st) = &status {
-        kept = strip::strip(pod, st, |r| {
+        (kept, respelled) = strip::strip(pod, st, |r| {
             settings.mode == Mode::Uninject || config.sidecar(&r.name).is_some()
         });
     }
@@ -235,16 +252,26 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         } else {
             Action::Uninjected(stripped)
         });
-        o.target = changed(&target).then(|| Box::new(target));
+        if changed(&target) {
+            o.target = Some(Box::new(target));
+            o.null_as = within(&wk.pod_template, respelled);
+        }
         return Ok(o);
     }
+    let spelling = Spelling {
+        respelled: &respelled,
+        before: &pod0,
+        text: pod_in,
+        prefix: &wk.pod_template,
+        null_text,
+    };
     let (verdicts, selection) = match chosen {
         Some(c) => c,
         None => choose(object, &pod0, &wk, &namespace, settings)?,
     };
     let mut outcome = match selection {
         Err(reason) => {
-            write_status(pod, kept, Vec::new(), &pod0);
+            write_status(pod, kept, Vec::new(), &spelling);
             Outcome::new(Action::Skipped(reason))
         }
         Ok(selected) => {
@@ -285,8 +312,8 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
                     "the pod template had no containers: the sidecars are its only ones".to_owned(),
                 );
             }
-            note_nulls(&pod0, &mut records);
-            write_status(pod, kept, records, &pod0);
+            note_nulls(&spelling, &mut records);
+            write_status(pod, kept, records, &spelling);
             o
         }
     };
@@ -303,6 +330,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
         }
     } else {
         outcome.target = Some(Box::new(target));
+        outcome.null_as = within(&wk.pod_template, respelled);
     }
     if settings.explain {
         outcome.verdicts = verdicts;
@@ -675,8 +703,63 @@ fn check_container(sidecar: &str, c: &Value) -> Result<(), InjectError> {
     Ok(())
 }
 
+/// Pod-template pointers as pointers of the object, whose pod template is at `prefix`.
+fn within(prefix: &str, by_pointer: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    by_pointer
+        .into_iter()
+        .map(|(p, s)| (format!("{prefix}{p}"), s))
+        .collect()
+}
+
+/// How the nulls of the pod template `before` this run's sidecars were written, where that
+/// was not empty: as recorded for those an earlier run's sidecars filled (and `strip` made
+/// null again), else as the object's text writes them.
+struct Spelling<'a> {
+    /// From `strip`, by pointer of `before`.
+    respelled: &'a BTreeMap<String, String>,
+    before: &'a Value,
+    /// The pod template as the text holds it (with an earlier run's sidecars).
+    text: &'a Value,
+    /// Where the pod template is in the object.
+    prefix: &'a str,
+    null_text: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Spelling<'_> {
+    /// Of the pod-template pointers `null`, how each was written where not empty.
+    fn pod(&self, null: &[String]) -> BTreeMap<String, String> {
+        null.iter()
+            .filter_map(|p| {
+                let s = self.respelled.get(p).cloned();
+                let s = s.or_else(|| (self.null_text)(&format!("{}{p}", self.prefix)))?;
+                Some((p.clone(), s))
+            })
+            .collect()
+    }
+
+    /// Of the fields `null` of the app container `name`, how each was written where not
+    /// empty.
+    fn app(&self, name: &str, null: &[String]) -> BTreeMap<String, String> {
+        let field_at = |pod: &Value, field: &str| {
+            let (list, i) = pod::container_at(pod, name)?;
+            Some(format!("{list}/{i}/{}", crate::patch::escape(field)))
+        };
+        null.iter()
+            .filter_map(|f| {
+                let s = field_at(self.before, f).and_then(|p| self.respelled.get(&p).cloned());
+                let s = s.or_else(|| {
+                    let p = field_at(self.text, f)?;
+                    (self.null_text)(&format!("{}{p}", self.prefix))
+                })?;
+                Some((f.clone(), s))
+            })
+            .collect()
+    }
+}
+
 /// Writes the status annotation for `records` (or leaves none when there are none).
-fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, before: &Value) {
+fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, spelling: &Spelling) {
+    let before = spelling.before;
     let sidecars: Vec<Record> = kept.into_iter().chain(records).collect();
     if sidecars.is_empty() {
         return;
@@ -687,6 +770,7 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, before
         sidecars,
         created: Vec::new(),
         null: Vec::new(),
+        null_as: BTreeMap::new(),
     };
     // A null container list becomes one: it is null again once its sidecars are gone.
     if before
@@ -707,6 +791,7 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, before
         status.created.push("/metadata/annotations".to_owned());
     }
     status.null = nulls(before, &status.created);
+    status.null_as = spelling.pod(&status.null);
     if let Some(Value::Object(a)) = metadata.get_mut("annotations") {
         a.insert(
             STATUS_ANNOTATION.to_owned(),
@@ -724,16 +809,16 @@ fn nulls(before: &Value, created: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Notes in each record which of the fields it created were null in the pod `before`.
-fn note_nulls(before: &Value, records: &mut [Record]) {
+/// Notes in each record which of the fields it created were null in the pod before, and how
+/// they were written.
+fn note_nulls(spelling: &Spelling, records: &mut [Record]) {
+    let before = spelling.before;
     for r in records {
         r.null = nulls(before, &r.created);
+        r.null_as = spelling.pod(&r.null);
         for app in &mut r.app_containers {
-            let container = ["/spec/containers", "/spec/initContainers"]
-                .iter()
-                .filter_map(|p| before.at_pointer(p)?.as_array())
-                .flatten()
-                .find(|c| pod::name_of(c) == app.name);
+            let container = pod::container_at(before, &app.name)
+                .and_then(|(list, i)| before.at_pointer(list)?.get(i));
             if let Some(Value::Object(c)) = container {
                 app.null = app
                     .created
@@ -741,6 +826,7 @@ fn note_nulls(before: &Value, records: &mut [Record]) {
                     .filter(|f| c.get(f.as_str()).is_some_and(Value::is_null))
                     .cloned()
                     .collect();
+                app.null_as = spelling.app(&app.name, &app.null);
             }
         }
     }

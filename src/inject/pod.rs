@@ -57,6 +57,14 @@ fn is_empty(v: &Value) -> bool {
     }
 }
 
+/// The list (`/spec/containers` or `/spec/initContainers`) and index of the container
+/// `name` of `pod`.
+pub(crate) fn container_at(pod: &Value, name: &str) -> Option<(&'static str, usize)> {
+    ["/spec/containers", "/spec/initContainers"]
+        .into_iter()
+        .find_map(|p| Some((p, position(pod.at_pointer(p)?.as_array()?, name)?)))
+}
+
 /// Makes the value at `pointer` null when it is an empty list or mapping (it was null before
 /// kinject made it one).
 pub(crate) fn null_if_empty(root: &mut Value, pointer: &str) {

@@ -1,6 +1,8 @@
 //! The `kinject.dev/status` annotation: exactly what each sidecar added to a pod template,
 //! so re-injection can replace it, `uninject` can remove it, and hand edits can be noticed.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -20,6 +22,9 @@ pub struct Status {
     /// null again, not removed, when left empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub null: Vec<String>,
+    /// Of those, the ones written other than empty, and how (`null`, `~`): written so again.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_as: BTreeMap<String, String>,
 }
 
 /// What one sidecar added.
@@ -65,6 +70,9 @@ pub struct Record {
     /// Of those, the ones that were null before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub null: Vec<String>,
+    /// Of those, the ones written other than empty, and how.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_as: BTreeMap<String, String>,
 }
 
 /// What a sidecar added to one of the pod's own containers.
@@ -90,6 +98,9 @@ pub struct AppRecord {
     /// Of those, the ones that were null before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub null: Vec<String>,
+    /// Of those, the ones written other than empty, and how.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub null_as: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,18 +1,21 @@
 //! Removing what earlier injections added, exactly as the status annotation records it.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
-use super::pod::{name_of, null_if_empty, position, remove_if_empty};
+use super::pod::{container_at, name_of, null_if_empty, position, remove_if_empty};
 use super::status::{Record, STATUS_ANNOTATION, Status};
-use crate::patch::Pointer;
+use crate::patch::{Pointer, escape};
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
-/// Returns the records left in place (sidecars of other configurations).
+/// Returns the records left in place (sidecars of other configurations), and how the fields
+/// made null again were written before where that was not empty (`null`, `~`), by pointer.
 pub(crate) fn strip(
     pod: &mut Value,
     status: &Status,
     strip_it: impl Fn(&Record) -> bool,
-) -> Vec<Record> {
+) -> (Vec<Record>, BTreeMap<String, String>) {
     if let Some(Value::Object(a)) = pod.at_pointer_mut("/metadata/annotations") {
         a.shift_remove(STATUS_ANNOTATION);
     }
@@ -24,8 +27,9 @@ pub(crate) fn strip(
     // from the next run's.
     let kept: Vec<Record> = kept.into_iter().map(|r| present(pod, r)).collect();
     // Last added, first removed: values one sidecar changed after another are restored in turn.
+    let mut app_nulls = Vec::new();
     for r in gone.iter().rev() {
-        strip_record(pod, r);
+        strip_record(pod, r, &mut app_nulls);
     }
     // Shared pod-level items go only when no remaining sidecar still uses them.
     let still_used = |field: fn(&Record) -> &Vec<String>, name: &str| {
@@ -61,16 +65,36 @@ pub(crate) fn strip(
         .flat_map(|r| &r.null)
         .chain(&status.null)
         .collect();
+    let null_as: BTreeMap<&String, &String> = gone
+        .iter()
+        .flat_map(|r| &r.null_as)
+        .chain(&status.null_as)
+        .collect();
+    let mut spelled = BTreeMap::new();
     // Deepest first, so `/metadata/annotations` goes before `/metadata`.
     created.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
     for pointer in created {
         if null.contains(&pointer) {
             null_if_empty(pod, pointer);
+            if let Some(s) = null_as.get(pointer)
+                && pod.at_pointer(pointer).is_some_and(Value::is_null)
+            {
+                spelled.insert(pointer.clone(), (*s).clone());
+            }
         } else {
             remove_if_empty(pod, pointer);
         }
     }
-    kept
+    // The app containers' fields, where their containers are now.
+    for (name, field, s) in app_nulls {
+        if let Some((list, i)) = container_at(pod, name) {
+            let pointer = format!("{list}/{i}/{}", escape(field));
+            if pod.at_pointer(&pointer).is_some_and(Value::is_null) {
+                spelled.insert(pointer, s.clone());
+            }
+        }
+    }
+    (kept, spelled)
 }
 
 /// `r` with only the containers, volumes and pull secrets `pod` has.
@@ -91,7 +115,13 @@ fn present(pod: &Value, r: &Record) -> Record {
     r
 }
 
-fn strip_record(pod: &mut Value, r: &Record) {
+/// Takes out what `r` added. Fields of app containers it makes null again that were written
+/// other than empty go to `app_nulls` (container, field, how it was written).
+fn strip_record<'r>(
+    pod: &mut Value,
+    r: &'r Record,
+    app_nulls: &mut Vec<(&'r str, &'r str, &'r String)>,
+) {
     for (pointer, names) in [
         ("/spec/containers", &r.containers),
         ("/spec/initContainers", &r.init_containers),
@@ -110,13 +140,7 @@ fn strip_record(pod: &mut Value, r: &Record) {
         }
     }
     for app in &r.app_containers {
-        let found = ["/spec/containers", "/spec/initContainers"]
-            .into_iter()
-            .find_map(|p| {
-                let list = pod.at_pointer(p)?.as_array()?;
-                Some((p, position(list, &app.name)?))
-            });
-        let Some((pointer, index)) = found else {
+        let Some((pointer, index)) = container_at(pod, &app.name) else {
             continue;
         };
         let Some(Value::Object(c)) = pod.at_pointer_mut(&format!("{pointer}/{index}")) else {
@@ -148,6 +172,9 @@ fn strip_record(pod: &mut Value, r: &Record) {
                 };
                 if empty && app.null.contains(field) {
                     c.insert(field.clone(), Value::Null);
+                    if let Some(s) = app.null_as.get(field) {
+                        app_nulls.push((&app.name, field, s));
+                    }
                 } else if empty {
                     c.shift_remove(field);
                 }

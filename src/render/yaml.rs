@@ -46,13 +46,21 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
     for doc in &input.documents {
         let made = match (file.doc(doc.index), doc.value()) {
             (
-                Some(DocResult {
-                    target: Some(target),
-                    ops,
-                    ..
-                }),
+                Some(
+                    d @ DocResult {
+                        target: Some(target),
+                        ops,
+                        ..
+                    },
+                ),
                 Some(parsed),
-            ) => Some(edit_document(input.doc_text(doc), parsed, ops, target)),
+            ) => Some(edit_document(
+                input.doc_text(doc),
+                parsed,
+                ops,
+                target,
+                &d.null_as(),
+            )),
             _ => None,
         };
         stream.push(input, doc, made);
@@ -145,6 +153,7 @@ pub(crate) fn edit_document(
     parsed: &Parsed,
     ops: &[crate::patch::Op],
     target: &Value,
+    null_as: &std::collections::BTreeMap<String, String>,
 ) -> Result<(String, Option<String>), String> {
     let Some(root) = &parsed.root else {
         return Err("internal error: an edit of an empty document".to_owned());
@@ -153,7 +162,7 @@ pub(crate) fn edit_document(
     let (text, note) = if is_json(raw, root) {
         (json_document(raw, root.start, root.end, target), None)
     } else {
-        match edit::apply(raw, root, ops, target, &style) {
+        match edit::apply(raw, root, ops, target, &style, null_as) {
             Ok(t) => (t, None),
             Err(edit::Unsupported(why)) => (
                 reemit(raw, root.start, target, &style),

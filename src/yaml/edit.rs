@@ -2,6 +2,8 @@
 //! parsed nodes (which original items stay, which are new); rendering turns that into splices,
 //! so every byte outside an edited spot is the author's. New lines follow the document's style.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::emit::{Emitter, flow_text, scalar};
@@ -23,22 +25,38 @@ fn unsupported<T>(why: impl Into<String>) -> Res<T> {
 
 /// Applies `ops` (paths relative to the document root) to `text`. `target` is the value after
 /// all ops; it decides where new mapping keys go among existing ones.
+///
+/// A null that replaces a value is written `key:` alone, or with the text `null_as` gives
+/// for its path (`null`, `~`: how it was written before kinject filled it).
 pub(crate) fn apply(
     text: &str,
     root: &Node,
     ops: &[Op],
     target: &Value,
     style: &Style,
+    null_as: &BTreeMap<String, String>,
 ) -> Res<String> {
     let mut tree = V::Orig(root);
+    // How a null is written, by the start of the node it replaces.
+    let mut spelled = BTreeMap::new();
     for op in ops {
         let toks = patch::tokens(op.path());
         if toks.is_empty() {
             return unsupported("the whole document is replaced");
         }
-        apply_op(&mut tree, &toks, 0, op, target)?;
+        let replaced = apply_op(&mut tree, &toks, 0, op, target)?;
+        if let (Op::Replace { path, value }, Some(start)) = (op, replaced)
+            && value.is_null()
+            && let Some(s) = null_as.get(path)
+        {
+            spelled.insert(start, s.as_str());
+        }
     }
-    let ctx = Ctx { text, style };
+    let ctx = Ctx {
+        text,
+        style,
+        spelled,
+    };
     let mut splices = Vec::new();
     ctx.render(&tree, Place::Root, &mut splices)?;
     splice(text, splices)
@@ -100,7 +118,15 @@ fn touch<'t>(v: &mut V<'t>) -> Res<()> {
     Ok(())
 }
 
-fn apply_op<'t>(v: &mut V<'t>, toks: &[String], depth: usize, op: &Op, target: &Value) -> Res<()> {
+/// Applies `op` to the virtual tree; for a replacement of an original node, gives that
+/// node's start.
+fn apply_op<'t>(
+    v: &mut V<'t>,
+    toks: &[String],
+    depth: usize,
+    op: &Op,
+    target: &Value,
+) -> Res<Option<usize>> {
     if let V::New(value) | V::Replaced(_, value) = v {
         let rest: String = toks[depth..]
             .iter()
@@ -117,7 +143,9 @@ fn apply_op<'t>(v: &mut V<'t>, toks: &[String], depth: usize, op: &Op, target: &
                 value: value.clone(),
             },
         };
-        return patch::apply(value, &[relative]).map_err(Unsupported);
+        return patch::apply(value, &[relative])
+            .map(|()| None)
+            .map_err(Unsupported);
     }
     touch(v)?;
     let token = &toks[depth];
@@ -151,9 +179,11 @@ fn apply_op<'t>(v: &mut V<'t>, toks: &[String], depth: usize, op: &Op, target: &
             }
         }
         (Op::Replace { value, .. }, Some(i)) | (Op::Add { value, .. }, Some(i)) if is_map => {
-            replace_child(&mut children[i].v, value.clone());
+            return Ok(replace_child(&mut children[i].v, value.clone()));
         }
-        (Op::Replace { value, .. }, Some(i)) => replace_child(&mut children[i].v, value.clone()),
+        (Op::Replace { value, .. }, Some(i)) => {
+            return Ok(replace_child(&mut children[i].v, value.clone()));
+        }
         (Op::Add { value, .. }, _) if is_map => {
             let at = key_position(children, toks, depth, target);
             children.insert(
@@ -182,14 +212,19 @@ fn apply_op<'t>(v: &mut V<'t>, toks: &[String], depth: usize, op: &Op, target: &
         }
         _ => return unsupported(format!("nothing at `{token}`")),
     }
-    Ok(())
+    Ok(None)
 }
 
-fn replace_child(v: &mut V<'_>, value: Value) {
-    *v = match v {
-        V::Orig(n) | V::Seq(n, ..) | V::Map(n, ..) | V::Replaced(n, _) => V::Replaced(n, value),
-        V::New(_) => V::New(value),
+/// Replaces `v` by `value`; gives the start of the original node replaced, if any.
+fn replace_child(v: &mut V<'_>, value: Value) -> Option<usize> {
+    let (next, start) = match v {
+        V::Orig(n) | V::Seq(n, ..) | V::Map(n, ..) | V::Replaced(n, _) => {
+            (V::Replaced(n, value), Some(n.start))
+        }
+        V::New(_) => (V::New(value), None),
     };
+    *v = next;
+    start
 }
 
 /// Where a new key goes: before the first existing key that follows it in `target`.
@@ -287,6 +322,8 @@ fn merge_deletions(text: &str, splices: Vec<Splice>) -> Vec<Splice> {
 struct Ctx<'a> {
     text: &'a str,
     style: &'a Style,
+    /// How a null that replaces the node starting at an offset is written, when not empty.
+    spelled: BTreeMap<usize, &'a str>,
 }
 
 impl Ctx<'_> {
@@ -361,7 +398,10 @@ impl Ctx<'_> {
                 colon,
             } => {
                 if inline_old && inline_new {
-                    let text = scalar_like(node, value, self.style);
+                    let text = match self.spelled.get(&node.start) {
+                        Some(s) if value.is_null() => (*s).to_owned(),
+                        _ => scalar_like(node, value, self.style),
+                    };
                     let (start, text) = if matches!(node.kind, NodeKind::Scalar(ScalarKind::Empty))
                     {
                         (colon + 1, format!(" {text}"))
@@ -377,7 +417,12 @@ impl Ctx<'_> {
                 }
                 let mut e = self.emitter();
                 if value.is_null() {
-                    // `key:` alone is how a null is most often written.
+                    // `key:` alone is how a null is most often written, unless this one was
+                    // written otherwise before.
+                    if let Some(s) = self.spelled.get(&node.start) {
+                        e.out.push(' ');
+                        e.out.push_str(s);
+                    }
                     e.out.push_str(self.style.newline());
                 } else {
                     e.after_key(key, value, key_col);

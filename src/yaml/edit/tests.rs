@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
 use super::apply;
@@ -11,7 +13,15 @@ fn edit(text: &str, target: &Value) -> String {
     let parsed = parse_document(text).unwrap();
     let ops = diff(&parsed.value, target);
     let style = Style::detect(text, parsed.root.as_ref());
-    let out = apply(text, parsed.root.as_ref().unwrap(), &ops, target, &style).unwrap();
+    let out = apply(
+        text,
+        parsed.root.as_ref().unwrap(),
+        &ops,
+        target,
+        &style,
+        &BTreeMap::new(),
+    )
+    .unwrap();
     let back = parse_document(&out).unwrap();
     assert_eq!(&back.value, target, "edited text:\n{out}");
     let undo = diff(&back.value, &parsed.value);
@@ -21,6 +31,7 @@ fn edit(text: &str, target: &Value) -> String {
         &undo,
         &parsed.value,
         &style,
+        &BTreeMap::new(),
     )
     .unwrap();
     assert_eq!(restored, text, "undo of:\n{out}");
@@ -206,5 +217,15 @@ fn anchors_are_refused() {
     target["a"]["z"] = json!(2);
     let ops = diff(&parsed.value, &target);
     let style = Style::default();
-    assert!(apply(text, parsed.root.as_ref().unwrap(), &ops, &target, &style).is_err());
+    assert!(
+        apply(
+            text,
+            parsed.root.as_ref().unwrap(),
+            &ops,
+            &target,
+            &style,
+            &BTreeMap::new()
+        )
+        .is_err()
+    );
 }
