@@ -287,25 +287,25 @@ fn process_document(
         let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
         let (line, _) = input.line_col(start);
         let identity = Identity::of(object);
-        // How a null of the object is written, where not empty (`null`, `~`).
-        let null_text = |p: &str| {
+        // The node of a pointer of the object.
+        let node_at = |p: &str| {
             let mut path = toks.clone();
             path.extend(patch::tokens(p));
-            let n = root.at(&path)?;
+            root.at(&path)
+        };
+        // How a null of the object is written, where not empty (`null`, `~`).
+        let null_text = |p: &str| {
+            let n = node_at(p)?;
             let plain = matches!(n.kind, NodeKind::Scalar(ScalarKind::Plain)) && !n.decorated;
             plain.then(|| input.doc_text(doc)[n.start..n.end].to_owned())
         };
         let outcome = inject::plan_in_text(object, settings, &null_text).map_err(|e| {
             // Point at what the error is about, or at the object.
-            let at = e.at.as_deref().and_then(|p| {
-                let mut path = toks.clone();
-                path.extend(patch::tokens(p));
-                root.at(&path).map(|n| {
-                    (
-                        doc.range.start + n.start,
-                        doc.range.start + n.end.max(n.start),
-                    )
-                })
+            let at = e.at.as_deref().and_then(node_at).map(|n| {
+                (
+                    doc.range.start + n.start,
+                    doc.range.start + n.end.max(n.start),
+                )
             });
             let mut l = Located::new(
                 e.code,

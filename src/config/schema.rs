@@ -41,6 +41,12 @@ fn parse_embedded(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("an embedded schema is not JSON: {e}"))
 }
 
+/// What `#<pointer>` refers to in the schema `root`, or else among the embedded definitions.
+fn lookup<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+    root.at_pointer(pointer)
+        .or_else(|| embedded_definition(pointer))
+}
+
 /// What `#<pointer>` refers to among the embedded definitions (`/$defs/<name>...`), each
 /// parsed when first referred to: a configuration refers to a few of the hundred, and parsing
 /// them all was most of the instructions of a one-document run.
@@ -105,9 +111,7 @@ pub(crate) fn validate(root: &Value, pointer: &str, value: &Value) -> Vec<Violat
     let schema = if pointer.is_empty() {
         root
     } else {
-        root.at_pointer(pointer)
-            .or_else(|| embedded_definition(pointer))
-            .unwrap_or(&Value::Null)
+        lookup(root, pointer).unwrap_or(&Value::Null)
     };
     v.check(schema, value, &mut Vec::new());
     v.out
@@ -141,7 +145,7 @@ impl<'a> Validator<'a> {
                 Some(r) => {
                     schema = r
                         .strip_prefix('#')
-                        .and_then(|p| self.root.at_pointer(p).or_else(|| embedded_definition(p)))
+                        .and_then(|p| lookup(self.root, p))
                         .unwrap_or(&Value::Null);
                 }
                 None => break,

@@ -740,15 +740,12 @@ impl Spelling<'_> {
     /// Of the fields `null` of the app container `name`, how each was written where not
     /// empty.
     fn app(&self, name: &str, null: &[String]) -> BTreeMap<String, String> {
-        let field_at = |pod: &Value, field: &str| {
-            let (list, i) = pod::container_at(pod, name)?;
-            Some(format!("{list}/{i}/{}", crate::patch::escape(field)))
-        };
         null.iter()
             .filter_map(|f| {
-                let s = field_at(self.before, f).and_then(|p| self.respelled.get(&p).cloned());
+                let s = pod::container_field(self.before, name, f)
+                    .and_then(|p| self.respelled.get(&p).cloned());
                 let s = s.or_else(|| {
-                    let p = field_at(self.text, f)?;
+                    let p = pod::container_field(self.text, name, f)?;
                     (self.null_text)(&format!("{}{p}", self.prefix))
                 })?;
                 Some((f.clone(), s))

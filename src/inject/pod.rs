@@ -65,6 +65,12 @@ pub(crate) fn container_at(pod: &Value, name: &str) -> Option<(&'static str, usi
         .find_map(|p| Some((p, position(pod.at_pointer(p)?.as_array()?, name)?)))
 }
 
+/// The pointer of `field` of the container `name` of `pod`.
+pub(crate) fn container_field(pod: &Value, name: &str, field: &str) -> Option<String> {
+    let (list, i) = container_at(pod, name)?;
+    Some(format!("{list}/{i}/{}", crate::patch::escape(field)))
+}
+
 /// Makes the value at `pointer` null when it is an empty list or mapping (it was null before
 /// kinject made it one).
 pub(crate) fn null_if_empty(root: &mut Value, pointer: &str) {

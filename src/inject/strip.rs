@@ -4,9 +4,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::pod::{container_at, name_of, null_if_empty, position, remove_if_empty};
+use super::pod::{
+    container_at, container_field, name_of, null_if_empty, position, remove_if_empty,
+};
 use super::status::{Record, STATUS_ANNOTATION, Status};
-use crate::patch::{Pointer, escape};
+use crate::patch::Pointer;
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
 /// Returns the records left in place (sidecars of other configurations), and how the fields
@@ -87,11 +89,10 @@ pub(crate) fn strip(
     }
     // The app containers' fields, where their containers are now.
     for (name, field, s) in app_nulls {
-        if let Some((list, i)) = container_at(pod, name) {
-            let pointer = format!("{list}/{i}/{}", escape(field));
-            if pod.at_pointer(&pointer).is_some_and(Value::is_null) {
-                spelled.insert(pointer, s.clone());
-            }
+        if let Some(pointer) = container_field(pod, name, field)
+            && pod.at_pointer(&pointer).is_some_and(Value::is_null)
+        {
+            spelled.insert(pointer, s.clone());
         }
     }
     (kept, spelled)
