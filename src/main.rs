@@ -1,7 +1,8 @@
 //! The `kinject` binary: everything lives in the library; this only runs the command line.
 
 /// kinject allocates many small values per document; mimalloc serves them several times
-/// faster than the system allocator (docs/performance.md).
+/// faster than the system allocator. Its v2 line: a little faster here than v3 and a few
+/// megabytes smaller (docs/performance.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
