@@ -59,6 +59,10 @@ impl Templates {
     pub fn new() -> Self {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // Errors say what was undefined (`values.tracerVersion` is undefined): minijinja
+        // tracks it in debug mode, which is on by default only in debug builds (the release
+        // binary said "undefined value (undefined value)").
+        env.set_debug(true);
         env.set_fuel(Some(FUEL));
         // Python string methods (`startswith`, `split`…) as Jinja users expect them.
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);

@@ -8,7 +8,7 @@ use crate::pipeline::FileResult;
 use crate::render;
 use crate::report;
 
-use super::output::{StdinWindows, diagnostics, process_inputs, stdout};
+use super::output::{Loaded, StdinWindows, diagnostics, process_inputs, stdout};
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
     eprint,
@@ -42,6 +42,11 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
             }
         }
     }
+    let early = args
+        .emit_kustomize
+        .is_none()
+        .then(|| read_early(&args.input, stdin.as_ref()))
+        .flatten();
     let Some(config) = args.config.load() else {
         return EXIT_ERROR;
     };
@@ -50,8 +55,11 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
         None => run(
             &config,
             Mode::Inject,
-            &args.input,
-            stdin,
+            Inputs {
+                args: &args.input,
+                stdin,
+                early,
+            },
             &args.output,
             &args.edit,
         ),
@@ -60,6 +68,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     let stdin = open_stdin(&args.input, &args.edit);
+    let early = read_early(&args.input, stdin.as_ref());
     let paths: Vec<&std::path::Path> = args.configs.iter().map(|p| p.as_path()).collect();
     let config = if paths.is_empty() {
         Ok(Config::empty())
@@ -70,8 +79,11 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
         Ok(config) => run(
             &config,
             Mode::Uninject,
-            &args.input,
-            stdin,
+            Inputs {
+                args: &args.input,
+                stdin,
+                early,
+            },
             &args.output,
             &args.edit,
         ),
@@ -89,14 +101,37 @@ fn open_stdin(input: &InputArgs, edit: &EditArgs) -> Option<StdinWindows> {
     (stdin_only && !edit.any()).then(StdinWindows::open)
 }
 
+/// Where a run's manifests come from.
+struct Inputs<'a> {
+    args: &'a InputArgs,
+    stdin: Option<StdinWindows>,
+    /// Files being read while the configuration loads.
+    early: Option<std::thread::JoinHandle<Loaded>>,
+}
+
+/// `output::read_early`, unless standard input is read.
+fn read_early(
+    input: &InputArgs,
+    stdin: Option<&StdinWindows>,
+) -> Option<std::thread::JoinHandle<Loaded>> {
+    stdin
+        .is_none()
+        .then(|| super::output::read_early(input))
+        .flatten()
+}
+
 fn run(
     config: &Config,
     mode: Mode,
-    input: &InputArgs,
-    stdin: Option<StdinWindows>,
+    inputs: Inputs<'_>,
     output: &OutputArgs,
     edit: &EditArgs,
 ) -> u8 {
+    let Inputs {
+        args: input,
+        stdin,
+        early,
+    } = inputs;
     if edit.any() && output.output != Format::Yaml {
         eprint(
             "error: --in-place, --check and --diff work on YAML output, not -o json or -o patch\n",
@@ -121,7 +156,7 @@ fn run(
         Some(s) => Some(s.whole()),
         None => None,
     };
-    let (files, input_errors) = match process_inputs(input, stdin, config, mode, keep) {
+    let (files, input_errors) = match process_inputs(input, stdin, early, config, mode, keep) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -62,16 +62,48 @@ pub(crate) fn load_inputs(
     (inputs, errors)
 }
 
-/// Loads the inputs and runs injection (in `mode`) over each. `Err` is the exit code when
-/// the settings are wrong.
+/// What `load_inputs` gives: the inputs read, and why the others could not be.
+pub(crate) type Loaded = (Vec<read::Input>, Vec<InputError>);
+
+/// Above this many bytes an input is processed in parallel (`pipeline::process`).
+const LARGE: u64 = 64 * 1024;
+
+/// Files read on another thread, and the worker threads started on a third, while the
+/// configuration loads: with a large input these are a tenth of a run. `None` when standard
+/// input is read, or when no input is large enough to be worth the threads.
+pub(crate) fn read_early(args: &InputArgs) -> Option<std::thread::JoinHandle<Loaded>> {
+    let paths = args.all_paths();
+    if paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-") {
+        return None;
+    }
+    let large = paths
+        .iter()
+        .any(|p| std::fs::metadata(p).is_ok_and(|m| m.is_dir() || m.len() > LARGE));
+    if !large {
+        return None;
+    }
+    let _ = std::thread::Builder::new().spawn(crate::pipeline::threads);
+    let args = args.clone();
+    std::thread::Builder::new()
+        .spawn(move || load_inputs(&args, None))
+        .ok()
+}
+
+/// Loads the inputs (or takes those `early` read) and runs injection (in `mode`) over each.
+/// `Err` is the exit code when the settings are wrong.
 pub(crate) fn process_inputs(
     args: &InputArgs,
     stdin: Option<Result<read::Input, InputError>>,
+    early: Option<std::thread::JoinHandle<Loaded>>,
     config: &crate::config::Config,
     mode: crate::inject::Mode,
     keep: crate::pipeline::Keep,
 ) -> Result<(Vec<FileResult>, Vec<InputError>), u8> {
-    let (inputs, errors) = load_inputs(args, stdin);
+    let (inputs, errors) = match early.map(std::thread::JoinHandle::join) {
+        Some(Ok(loaded)) => loaded,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => load_inputs(args, stdin),
+    };
     let mut settings = args.settings(config, mode, &inputs).map_err(|e| {
         super::eprint(&format!("error: {e}\n"));
         super::EXIT_ERROR
