@@ -47,7 +47,7 @@ pub(crate) fn run(
                 let written = render::yaml::render(f)
                     .map_err(|e| e.to_string())
                     .and_then(|y| {
-                        let bytes = encode(&y.into_cow(&f.input), f.input.encoding);
+                        let bytes = encode(&y.text(&f.input), f.input.encoding);
                         atomic_write(path, &bytes).map_err(|e| e.to_string())
                     });
                 if let Err(e) = written {

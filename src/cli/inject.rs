@@ -1,6 +1,6 @@
 //! `kinject inject` and `kinject uninject`: wiring only.
 
-use std::borrow::Cow;
+use std::io::Write;
 
 use crate::config::{self, Config};
 use crate::inject::Mode;
@@ -8,7 +8,7 @@ use crate::pipeline::FileResult;
 use crate::render;
 use crate::report;
 
-use super::output::{Loaded, StdinWindows, diagnostics, process_inputs, stdout};
+use super::output::{Loaded, StdinWindows, diagnostics, process_inputs, stdout, write_stdout};
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
     eprint,
@@ -187,7 +187,14 @@ fn run(
         eprint("error: nothing was written because of the errors above\n");
         return EXIT_ERROR;
     }
-    stdout(&text)
+    match text {
+        Output::Yaml(yaml) => write_stdout(|out| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+            write_yaml(&yaml, &mut out)?;
+            out.flush()
+        }),
+        Output::Text(text) => stdout(&text),
+    }
 }
 
 /// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
@@ -226,39 +233,40 @@ pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>)
     }
 }
 
-/// Renders every file in `format`: (text, notes, errors). An input nothing changed is
-/// not copied.
+/// What goes to stdout.
+enum Output<'a> {
+    /// Each input's YAML output, in order, for one stream.
+    Yaml(Vec<(&'a crate::read::Input, render::yaml::YamlOutput)>),
+    Text(String),
+}
+
+/// Renders every file in `format`: (output, notes, errors). No input's text is copied: the
+/// YAML stream is written from the inputs and their edited documents.
 fn render_all(
     files: &[FileResult],
     made: Vec<Result<render::yaml::YamlOutput, render::RenderError>>,
     format: Format,
-) -> (Cow<'_, str>, Vec<String>, Vec<render::RenderError>) {
+) -> (Output<'_>, Vec<String>, Vec<render::RenderError>) {
     let mut notes = Vec::new();
     let mut errors = Vec::new();
     let text = match format {
         Format::Yaml => {
-            let mut out = Cow::Borrowed("");
+            let mut yaml = Vec::with_capacity(files.len());
             for (f, y) in files.iter().zip(made) {
                 match y {
                     Ok(mut y) => {
                         notes.append(&mut y.notes);
-                        let text = y.into_cow(&f.input);
-                        if out.is_empty() {
-                            // The first (often the only) file: its text is the stream so far.
-                            out = text;
-                        } else {
-                            join_stream(out.to_mut(), &text);
-                        }
+                        yaml.push((&f.input, y));
                     }
                     Err(e) => errors.push(e),
                 }
             }
-            out
+            Output::Yaml(yaml)
         }
         Format::Json => {
             let values: Vec<serde_json::Value> =
                 files.iter().flat_map(render::json::documents).collect();
-            Cow::Owned(render::json::render(&values))
+            Output::Text(render::json::render(&values))
         }
         Format::Patch => {
             let mut out = String::new();
@@ -267,31 +275,88 @@ fn render_all(
                 array.push(&render::patch::entries(f), &mut out);
             }
             array.finish(&mut out);
-            Cow::Owned(out)
+            Output::Text(out)
         }
     };
     (text, notes, errors)
 }
 
-/// Appends one file's YAML to a stream of several: a line break and a `---` between them
-/// where the next file does not start with one.
-fn join_stream(out: &mut String, next: &str) {
-    if out.is_empty() {
-        out.push_str(next);
-        return;
+/// Writes the inputs' YAML as one stream: between two inputs a line break and a `---` where
+/// the next does not start with one; an input with nothing but blanks adds nothing.
+fn write_yaml(
+    yaml: &[(&crate::read::Input, render::yaml::YamlOutput)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    // Whether anything was written, and whether it ended a line.
+    let (mut any, mut line_ended) = (false, false);
+    for (input, y) in yaml {
+        if any {
+            if y.pieces(input).all(|p| p.trim().is_empty()) {
+                continue;
+            }
+            if !line_ended {
+                out.write_all(b"\n")?;
+            }
+            if !starts_with_marker(y.pieces(input)) {
+                out.write_all(b"---\n")?;
+            }
+        }
+        for p in y.pieces(input).filter(|p| !p.is_empty()) {
+            out.write_all(p.as_bytes())?;
+            any = true;
+            line_ended = p.ends_with('\n');
+        }
     }
-    if next.trim().is_empty() {
-        return;
+    Ok(())
+}
+
+/// Whether the first line of `text` (in pieces) that is neither blank nor a comment is a
+/// document start marker.
+fn starts_with_marker<'a>(text: impl Iterator<Item = &'a str>) -> bool {
+    let content = |l: &str| {
+        let t = l.trim();
+        (!t.is_empty() && !t.starts_with('#')).then(|| l.starts_with("---"))
+    };
+    // The line read so far (a line may go on in the next piece).
+    let mut line = String::new();
+    for piece in text {
+        let mut parts = piece.split('\n').peekable();
+        while let Some(part) = parts.next() {
+            line.push_str(part);
+            if parts.peek().is_none() {
+                break;
+            }
+            if let Some(marker) = content(&line) {
+                return marker;
+            }
+            line.clear();
+        }
     }
-    if !out.ends_with('\n') {
-        out.push('\n');
+    content(&line).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::starts_with_marker;
+
+    #[test]
+    fn the_first_content_line_decides_whatever_the_pieces() {
+        let cases: [(&[&str], bool); 8] = [
+            (&["---\na: 1\n"], true),
+            (&["a: 1\n"], false),
+            (&["# c\n\n", "--- # x\n"], true),
+            (&["  # c\n-", "--\n"], true),
+            (&["#", " c\n", "-", "-", "-"], true),
+            (&["\n", "", "a: 1\n---\n"], false),
+            (&["", "# only a comment\n"], false),
+            (&[], false),
+        ];
+        for (pieces, marker) in cases {
+            assert_eq!(
+                starts_with_marker(pieces.iter().copied()),
+                marker,
+                "{pieces:?}"
+            );
+        }
     }
-    let starts_with_marker = next
-        .lines()
-        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .is_some_and(|l| l.starts_with("---"));
-    if !starts_with_marker {
-        out.push_str("---\n");
-    }
-    out.push_str(next);
 }

@@ -76,7 +76,9 @@ pub(crate) fn run(
             Format::Yaml => match render::yaml::render_taking(&mut file) {
                 // A window nothing changed is written from its own text, without a copy.
                 Ok(y) => {
-                    let held = hold(&mut spool, y.text(&file.input), "output");
+                    let held = y
+                        .pieces(&file.input)
+                        .all(|piece| hold(&mut spool, piece, "output"));
                     notes.extend(y.notes);
                     held
                 }

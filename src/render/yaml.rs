@@ -1,6 +1,8 @@
 //! YAML output: untouched documents byte for byte; touched ones edited in place (comments,
 //! order, quoting and indentation kept), then read back and compared with the intended value.
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 use super::RenderError;
@@ -14,25 +16,79 @@ use crate::yaml::{NodeKind, Parsed, edit, parse_value, reads_as};
 #[derive(Debug, Clone)]
 pub struct YamlOutput {
     /// `None` when no document changed: the output is the input's text (not copied).
-    edited: Option<String>,
+    made: Option<Made>,
     pub notes: Vec<String>,
 }
 
+/// The output of an input some documents of which changed, in pieces: the unchanged text
+/// is not copied, only the edited documents' texts are held (packed into blocks that are
+/// never reallocated).
+#[derive(Debug, Clone, Default)]
+struct Made {
+    blocks: Vec<String>,
+    pieces: Vec<Piece>,
+}
+
+#[derive(Debug, Clone)]
+enum Piece {
+    /// Bytes of the input's text.
+    Input(Range<usize>),
+    /// Bytes of a block.
+    Made(usize, Range<usize>),
+}
+
+/// The size of a block of edited texts (a larger text is a block alone).
+const BLOCK: usize = 1 << 20;
+
+impl Made {
+    fn push(&mut self, text: &str) {
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|b| b.capacity() - b.len() >= text.len());
+        if !fits {
+            self.blocks
+                .push(String::with_capacity(BLOCK.max(text.len())));
+        }
+        let i = self.blocks.len() - 1;
+        let block = &mut self.blocks[i];
+        let start = block.len();
+        block.push_str(text);
+        self.pieces.push(Piece::Made(i, start..block.len()));
+    }
+}
+
 impl YamlOutput {
-    /// The output text of `input` (the input this output was made from).
-    pub fn text<'a>(&'a self, input: &'a Input) -> &'a str {
-        self.edited.as_deref().unwrap_or(&input.text)
+    /// The output text of `input` (the input this output was made from), in pieces.
+    pub fn pieces<'a>(&'a self, input: &'a Input) -> impl Iterator<Item = &'a str> + 'a {
+        let (whole, made) = match &self.made {
+            None => (Some(input.text.as_str()), None),
+            Some(m) => (None, Some(m)),
+        };
+        whole.into_iter().chain(
+            made.into_iter()
+                .flat_map(|m| m.pieces.iter().map(|p| m.piece(p, input))),
+        )
+    }
+
+    /// The whole output text of `input`, copied only when something changed.
+    pub fn text<'a>(&'a self, input: &'a Input) -> std::borrow::Cow<'a, str> {
+        match &self.made {
+            None => std::borrow::Cow::Borrowed(input.text.as_str()),
+            Some(_) => std::borrow::Cow::Owned(self.pieces(input).collect()),
+        }
     }
 
     pub fn into_text(self, input: &Input) -> String {
-        self.into_cow(input).into_owned()
+        self.text(input).into_owned()
     }
+}
 
-    /// `into_text`, without a copy of an unchanged input.
-    pub fn into_cow(self, input: &Input) -> std::borrow::Cow<'_, str> {
-        match self.edited {
-            Some(t) => std::borrow::Cow::Owned(t),
-            None => std::borrow::Cow::Borrowed(&input.text),
+impl Made {
+    fn piece<'a>(&'a self, piece: &Piece, input: &'a Input) -> &'a str {
+        match piece {
+            Piece::Input(r) => &input.text[r.clone()],
+            Piece::Made(b, r) => &self.blocks[*b][r.clone()],
         }
     }
 }
@@ -78,11 +134,11 @@ pub fn render_taking(file: &mut FileResult) -> Result<YamlOutput, RenderError> {
 }
 
 /// The YAML output of an input, made document by document in order; the first document
-/// that could not be made is the error. Unchanged text is copied only once an edited
-/// document follows it, so an input nothing changed is never copied.
+/// that could not be made is the error. Unchanged text is not copied: the output refers to
+/// the input's.
 pub(crate) struct YamlStream {
-    edited: Option<String>,
-    /// How much of the input's text is accounted for in `edited`.
+    made: Option<Made>,
+    /// How much of the input's text is accounted for in `made`.
     copied: usize,
     notes: Vec<String>,
     error: Option<RenderError>,
@@ -91,7 +147,7 @@ pub(crate) struct YamlStream {
 impl YamlStream {
     pub(crate) fn new() -> Self {
         YamlStream {
-            edited: None,
+            made: None,
             copied: 0,
             notes: Vec::new(),
             error: None,
@@ -108,12 +164,12 @@ impl YamlStream {
         match made {
             None => {}
             Some(Ok((text, note))) => {
-                let out = self.edited.get_or_insert_with(|| {
-                    String::with_capacity(input.text.len() + input.text.len() / 8 + 1024)
-                });
+                let out = self.made.get_or_insert_with(Made::default);
                 // What comes before: unchanged documents, or a byte-order mark.
-                out.push_str(&input.text[self.copied..doc.range.start]);
-                out.push_str(&text);
+                if self.copied < doc.range.start {
+                    out.pieces.push(Piece::Input(self.copied..doc.range.start));
+                }
+                out.push(&text);
                 self.copied = doc.range.end;
                 if let Some(n) = note {
                     self.notes.push(format!(
@@ -137,11 +193,13 @@ impl YamlStream {
         if let Some(e) = self.error {
             return Err(e);
         }
-        if let Some(out) = &mut self.edited {
-            out.push_str(&input.text[self.copied..]);
+        if let Some(out) = &mut self.made
+            && self.copied < input.text.len()
+        {
+            out.pieces.push(Piece::Input(self.copied..input.text.len()));
         }
         Ok(YamlOutput {
-            edited: self.edited,
+            made: self.made,
             notes: self.notes,
         })
     }
