@@ -55,8 +55,8 @@ pub fn starts_with_resource_list(input: &mut Input) -> bool {
         }
         let parsed = doc
             .parsed
-            .get_or_insert_with(|| crate::yaml::parse_document(text));
-        match parsed {
+            .get_or_insert_with(|| Box::new(crate::yaml::parse_document(text)));
+        match &**parsed {
             Ok(p) if p.root.is_none() => continue,
             Ok(p) => return p.value.get("kind").and_then(Value::as_str) == Some("ResourceList"),
             Err(_) => return false,

@@ -189,7 +189,7 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
     let shallow = keep == Keep::YamlText && settings.mode == inject::Mode::Inject;
     let config = settings.config;
     let work = |doc: &mut read::Document| {
-        let parsed = doc.parsed.take().unwrap_or_else(|| {
+        let parsed = doc.parsed.take().map(|p| *p).unwrap_or_else(|| {
             let text = input.doc_text(doc);
             shallow
                 .then(|| {
@@ -202,7 +202,7 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
         });
         let out = process_document(&input, doc, &parsed, settings, keep);
         if keep != Keep::YamlText {
-            doc.parsed = Some(parsed);
+            doc.parsed = Some(Box::new(parsed));
         }
         out
     };

@@ -61,8 +61,8 @@ pub struct Input {
     pub documents: Vec<Document>,
     /// Lines of the source before this text (a window of standard input starts further on).
     pub first_line: usize,
-    /// Where each line starts, built when a line number is first asked for (empty for a
-    /// text too long for 32-bit offsets, whose lines are then counted).
+    /// Where every `LINES_PER_MARK`th line starts, built when a line number is first asked
+    /// for (empty for a text too long for 32-bit offsets, whose lines are then counted).
     lines: std::sync::OnceLock<Vec<u32>>,
 }
 
@@ -74,13 +74,14 @@ pub struct Document {
     /// What the text parses to: `None` until it is read (inputs loaded with
     /// `load_unparsed` are read document by document as they are processed, and let go of
     /// each once its output is made).
-    pub parsed: Option<Result<Parsed, ParseError>>,
+    /// (Boxed: a document's entry stays in memory while the input is processed.)
+    pub parsed: Option<Box<Result<Parsed, ParseError>>>,
 }
 
 impl Document {
     /// The parsed document, when it has been read and is YAML.
     pub fn value(&self) -> Option<&Parsed> {
-        self.parsed.as_ref()?.as_ref().ok()
+        self.parsed.as_deref()?.as_ref().ok()
     }
 }
 
@@ -93,31 +94,42 @@ impl Input {
     pub fn parse_all(&mut self) {
         for doc in &mut self.documents {
             if doc.parsed.is_none() {
-                doc.parsed = Some(parse_document(&self.text[doc.range.clone()]));
+                doc.parsed = Some(Box::new(parse_document(&self.text[doc.range.clone()])));
             }
         }
     }
 
     /// 1-based line and column (in characters) of a byte offset of the text, without
-    /// counting from the start each time.
+    /// counting from the start each time: the index holds where every `LINES_PER_MARK`th
+    /// line starts (an index of every line was a sixth of the memory of a large input), and
+    /// the lines after the mark are counted.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let starts = self.lines.get_or_init(|| {
+        let marks = self.lines.get_or_init(|| {
             if u32::try_from(self.text.len()).is_err() {
                 return Vec::new();
             }
             std::iter::once(0)
-                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i as u32 + 1))
+                .chain(
+                    memchr::memchr_iter(b'\n', self.text.as_bytes())
+                        .skip(LINES_PER_MARK - 1)
+                        .step_by(LINES_PER_MARK)
+                        .map(|i| i as u32 + 1),
+                )
                 .collect()
         });
-        if starts.is_empty() {
+        if marks.is_empty() {
             let (line, column) = line_col(&self.text, offset);
             return (line + self.first_line, column);
         }
         let offset = char_start(&self.text, offset);
-        let line = starts.partition_point(|&s| s as usize <= offset);
-        let start = starts[line - 1] as usize;
+        let mark = marks.partition_point(|&s| s as usize <= offset) - 1;
+        let from = marks[mark] as usize;
+        let between = &self.text.as_bytes()[from..offset];
+        // Counted a byte at a time: the compiler makes it a vector loop.
+        let breaks = between.iter().filter(|&&b| b == b'\n').count();
+        let start = memchr::memrchr(b'\n', between).map_or(from, |i| from + i + 1);
         (
-            line + self.first_line,
+            mark * LINES_PER_MARK + breaks + 1 + self.first_line,
             self.text[start..offset].chars().count() + 1,
         )
     }
@@ -187,6 +199,9 @@ pub(crate) fn char_end(text: &str, offset: usize) -> usize {
     }
     offset
 }
+
+/// How many lines apart the marks of `Input::line_col`'s index are.
+const LINES_PER_MARK: usize = 32;
 
 /// 1-based line and column (in characters) of a byte offset.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -468,7 +483,7 @@ pub fn namespace_labels<'a>(
         for doc in &input.documents {
             // A document not read yet is read here only when it may hold a Namespace.
             let read_now;
-            let parsed = match &doc.parsed {
+            let parsed = match doc.parsed.as_deref() {
                 Some(Ok(p)) => p,
                 Some(Err(_)) => continue,
                 None => {
@@ -611,11 +626,16 @@ mod tests {
 
     #[test]
     fn line_numbers_from_the_index_agree() {
-        let text = "a: 1\n---\nb: é\n\nc: 3";
-        let input = from_bytes(Source::stdin(), text.as_bytes()).unwrap();
-        for offset in 0..=text.len() {
-            if text.is_char_boundary(offset) {
-                assert_eq!(input.line_col(offset), line_col(text, offset), "{offset}");
+        // Short texts, and lines on both sides of the index's marks.
+        let long: String = (0..200)
+            .map(|i| format!("k{i}: {}\n", "é".repeat(i % 7)).repeat(1 + i % 2))
+            .collect();
+        for text in ["a: 1\n---\nb: é\n\nc: 3", "\n\n\n", "", &long] {
+            let input = from_bytes(Source::stdin(), text.as_bytes()).unwrap();
+            for offset in 0..=text.len() {
+                if text.is_char_boundary(offset) {
+                    assert_eq!(input.line_col(offset), line_col(text, offset), "{offset}");
+                }
             }
         }
     }
