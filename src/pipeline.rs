@@ -213,8 +213,21 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
     let mut warnings = Vec::new();
     let mut yaml = (keep == Keep::YamlText).then(YamlStream::new);
     // A chunk at a time: the edited texts of one chunk are in the output (and let go of)
-    // before the next is made.
-    for chunk in documents.chunks_mut(256) {
+    // before the next is made. Chunks are large: each ends with the cores waiting for its
+    // slowest document (chunks of 256 documents took 5-10 % longer).
+    let mut rest = &mut documents[..];
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let len = rest
+            .iter()
+            .take_while(|d| {
+                bytes += d.range.len();
+                bytes <= CHUNK
+            })
+            .count()
+            .max(1);
+        let (chunk, tail) = rest.split_at_mut(len);
+        rest = tail;
         let outs: Vec<DocOut> = if parallel {
             use rayon::prelude::*;
             threads();
@@ -241,6 +254,9 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
         yaml,
     }
 }
+
+/// How much text `process` processes at a time.
+const CHUNK: usize = 4 << 20;
 
 const DUPLICATE_KEY: &str = "kinject::input::duplicate_key";
 
