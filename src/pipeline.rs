@@ -207,7 +207,7 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
         out
     };
     // Small inputs are not worth the threads.
-    let parallel = documents.len() > 16 && input.text.len() > 64 * 1024;
+    let parallel = documents.len() > 16 && input.text.len() > PARALLEL_BYTES;
     let mut docs = Vec::with_capacity(documents.len());
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
@@ -254,6 +254,9 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
         yaml,
     }
 }
+
+/// Above this many bytes of text an input is processed on several cores.
+pub(crate) const PARALLEL_BYTES: usize = 64 * 1024;
 
 /// How much text `process` processes at a time.
 const CHUNK: usize = 4 << 20;

@@ -8,7 +8,9 @@ use crate::pipeline::FileResult;
 use crate::render;
 use crate::report;
 
-use super::output::{Loaded, StdinWindows, diagnostics, process_inputs, stdout, write_stdout};
+use super::output::{
+    Loaded, StdinWindows, diagnostics, process_inputs, read_early, stdout, write_stdout,
+};
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
     eprint,
@@ -45,7 +47,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
     let early = args
         .emit_kustomize
         .is_none()
-        .then(|| read_early(&args.input, stdin.as_ref()))
+        .then(|| read_early(&args.input))
         .flatten();
     let Some(config) = args.config.load() else {
         return EXIT_ERROR;
@@ -68,7 +70,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     let stdin = open_stdin(&args.input, &args.edit);
-    let early = read_early(&args.input, stdin.as_ref());
+    let early = read_early(&args.input);
     let paths: Vec<&std::path::Path> = args.configs.iter().map(|p| p.as_path()).collect();
     let config = if paths.is_empty() {
         Ok(Config::empty())
@@ -107,17 +109,6 @@ struct Inputs<'a> {
     stdin: Option<StdinWindows>,
     /// Files being read while the configuration loads.
     early: Option<std::thread::JoinHandle<Loaded>>,
-}
-
-/// `output::read_early`, unless standard input is read.
-fn read_early(
-    input: &InputArgs,
-    stdin: Option<&StdinWindows>,
-) -> Option<std::thread::JoinHandle<Loaded>> {
-    stdin
-        .is_none()
-        .then(|| super::output::read_early(input))
-        .flatten()
 }
 
 fn run(

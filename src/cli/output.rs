@@ -65,9 +65,6 @@ pub(crate) fn load_inputs(
 /// What `load_inputs` gives: the inputs read, and why the others could not be.
 pub(crate) type Loaded = (Vec<read::Input>, Vec<InputError>);
 
-/// Above this many bytes an input is processed in parallel (`pipeline::process`).
-const LARGE: u64 = 64 * 1024;
-
 /// Files read on another thread, and the worker threads started on a third, while the
 /// configuration loads: with a large input these are a tenth of a run. `None` when standard
 /// input is read, or when no input is large enough to be worth the threads.
@@ -76,9 +73,10 @@ pub(crate) fn read_early(args: &InputArgs) -> Option<std::thread::JoinHandle<Loa
     if paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-") {
         return None;
     }
-    let large = paths
-        .iter()
-        .any(|p| std::fs::metadata(p).is_ok_and(|m| m.is_dir() || m.len() > LARGE));
+    let large = paths.iter().any(|p| {
+        std::fs::metadata(p)
+            .is_ok_and(|m| m.is_dir() || m.len() > crate::pipeline::PARALLEL_BYTES as u64)
+    });
     if !large {
         return None;
     }

@@ -56,6 +56,13 @@ impl Made {
         block.push_str(text);
         self.pieces.push(Piece::Made(i, start..block.len()));
     }
+
+    fn piece<'a>(&'a self, piece: &Piece, input: &'a Input) -> &'a str {
+        match piece {
+            Piece::Input(r) => &input.text[r.clone()],
+            Piece::Made(b, r) => &self.blocks[*b][r.clone()],
+        }
+    }
 }
 
 impl YamlOutput {
@@ -81,15 +88,6 @@ impl YamlOutput {
 
     pub fn into_text(self, input: &Input) -> String {
         self.text(input).into_owned()
-    }
-}
-
-impl Made {
-    fn piece<'a>(&'a self, piece: &Piece, input: &'a Input) -> &'a str {
-        match piece {
-            Piece::Input(r) => &input.text[r.clone()],
-            Piece::Made(b, r) => &self.blocks[*b][r.clone()],
-        }
     }
 }
 
