@@ -174,7 +174,7 @@ fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput 
             .docs
             .iter()
             .find(|d| d.index == index)
-            .and_then(|d| d.target.clone())
+            .and_then(|d| d.target.as_deref().cloned())
             .unwrap_or_else(|| parsed.value.clone());
         if let Value::Object(m) = &mut target {
             m.insert("results".to_owned(), Value::Array(results));
@@ -182,13 +182,13 @@ fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput 
         let ops = patch::diff(&parsed.value, &target);
         match file.docs.iter_mut().find(|d| d.index == index) {
             Some(d) => {
-                d.target = Some(target);
+                d.target = Some(Box::new(target));
                 d.ops = ops;
             }
             None => file.docs.push(pipeline::DocResult {
                 index,
                 objects: Vec::new(),
-                target: Some(target),
+                target: Some(Box::new(target)),
                 ops,
             }),
         }

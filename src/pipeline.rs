@@ -89,7 +89,8 @@ pub struct DocResult {
     pub index: usize,
     pub objects: Vec<ObjectResult>,
     /// The document's value after the operations, when any changed it (with `Keep::Values`).
-    pub target: Option<Value>,
+    /// Boxed: most documents have none, and a result is kept for every document.
+    pub target: Option<Box<Value>>,
     /// Operations on the document (object operations with their pointer in front).
     pub ops: Vec<Op>,
 }
@@ -268,7 +269,7 @@ struct DocOut {
     result: Option<DocResult>,
     /// Its edited YAML text (and a note when it had to be re-emitted whole), or why it could
     /// not be made, when it changed (with `Keep::YamlText`).
-    made: Option<Result<(String, Option<String>), String>>,
+    made: Option<Result<(crate::render::yaml::Edited, Option<String>), String>>,
     errors: Vec<Located>,
     warnings: Vec<String>,
 }
@@ -352,8 +353,13 @@ fn process_document(
             Err(_) => Vec::new(),
         };
         if keep == Keep::YamlText {
-            // Only the document's operations are needed, to edit its text.
-            doc_ops.extend(ops.drain(..).map(|op| op.within(&pointer)));
+            // Only the document's operations are needed, to edit its text (the object's
+            // are let go of, with their room: a report entry is kept per object).
+            doc_ops.extend(
+                std::mem::take(&mut ops)
+                    .into_iter()
+                    .map(|op| op.within(&pointer)),
+            );
         } else {
             doc_ops.extend(ops.iter().map(|op| op.prefixed(&pointer)));
         }
@@ -416,11 +422,11 @@ fn process_document(
     } else {
         let planned = planned(&parsed.value, &mut objects);
         if keep == Keep::YamlText {
-            Some(planned)
+            Some(Box::new(planned))
         } else {
             let mut applied = parsed.value.clone();
             match patch::apply(&mut applied, &doc_ops) {
-                Ok(()) if patch::equal(&applied, &planned) => Some(planned),
+                Ok(()) if patch::equal(&applied, &planned) => Some(Box::new(planned)),
                 result => {
                     let why = result
                         .err()

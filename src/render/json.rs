@@ -15,7 +15,7 @@ pub fn documents(file: &FileResult) -> Vec<Value> {
             let result = file.doc(doc.index);
             Some(
                 result
-                    .and_then(|r| r.target.clone())
+                    .and_then(|r| r.target.as_deref().cloned())
                     .unwrap_or_else(|| parsed.value.clone()),
             )
         })

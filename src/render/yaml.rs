@@ -8,9 +8,10 @@ use serde_json::Value;
 use super::RenderError;
 use crate::pipeline::{DocResult, FileResult};
 use crate::read::{Document, Input};
+use crate::yaml::edit::{self, Splice};
 use crate::yaml::emit::Emitter;
 use crate::yaml::style::Style;
-use crate::yaml::{NodeKind, Parsed, edit, parse_value, reads_as};
+use crate::yaml::{NodeKind, Parsed, parse_value, reads_as};
 
 /// The text of a processed input. `notes` says which documents had to be re-emitted whole.
 #[derive(Debug, Clone)]
@@ -21,8 +22,8 @@ pub struct YamlOutput {
 }
 
 /// The output of an input some documents of which changed, in pieces: the unchanged text
-/// is not copied, only the edited documents' texts are held (packed into blocks that are
-/// never reallocated).
+/// is not copied, only what the edits wrote is held (packed into blocks that are never
+/// reallocated).
 #[derive(Debug, Clone, Default)]
 struct Made {
     blocks: Vec<String>,
@@ -40,8 +41,15 @@ enum Piece {
 /// The size of a block of edited texts (a larger text is a block alone).
 const BLOCK: usize = 1 << 20;
 
+/// Unchanged text between two edits this short is copied with them rather than referred to
+/// (a piece of the input costs as much as this many bytes).
+const SHORT: usize = 32;
+
 impl Made {
     fn push(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
         let fits = self
             .blocks
             .last()
@@ -54,7 +62,22 @@ impl Made {
         let block = &mut self.blocks[i];
         let start = block.len();
         block.push_str(text);
-        self.pieces.push(Piece::Made(i, start..block.len()));
+        let end = block.len();
+        // Right after the last piece: the same piece, longer.
+        match self.pieces.last_mut() {
+            Some(Piece::Made(b, r)) if *b == i && r.end == start => r.end = end,
+            _ => self.pieces.push(Piece::Made(i, start..end)),
+        }
+    }
+
+    /// Appends `range` of the input's `text`: referred to, or copied when short and right
+    /// after an edit.
+    fn input(&mut self, text: &str, range: Range<usize>) {
+        if range.len() <= SHORT && matches!(self.pieces.last(), Some(Piece::Made(..))) {
+            self.push(&text[range]);
+        } else if !range.is_empty() {
+            self.pieces.push(Piece::Input(range));
+        }
     }
 
     fn piece<'a>(&'a self, piece: &Piece, input: &'a Input) -> &'a str {
@@ -152,23 +175,34 @@ impl YamlStream {
         }
     }
 
-    /// Appends `doc`: its edited text when one was made, else its text as it is.
+    /// Appends `doc`: its edits when it was edited, else its text as it is.
     pub(crate) fn push(
         &mut self,
         input: &Input,
         doc: &Document,
-        made: Option<Result<(String, Option<String>), String>>,
+        made: Option<Result<(Edited, Option<String>), String>>,
     ) {
         match made {
             None => {}
-            Some(Ok((text, note))) => {
+            Some(Ok((edited, note))) => {
                 let out = self.made.get_or_insert_with(Made::default);
-                // What comes before: unchanged documents, or a byte-order mark.
-                if self.copied < doc.range.start {
-                    out.pieces.push(Piece::Input(self.copied..doc.range.start));
+                // What comes before each edit: unchanged text (of this document, of those
+                // before it, or a byte-order mark) is referred to.
+                let at = doc.range.start;
+                match edited {
+                    Edited::Splices(splices) => {
+                        for s in splices {
+                            out.input(&input.text, self.copied..at + s.start);
+                            out.push(&s.text);
+                            self.copied = at + s.end;
+                        }
+                    }
+                    Edited::Whole(text) => {
+                        out.input(&input.text, self.copied..at);
+                        out.push(&text);
+                        self.copied = doc.range.end;
+                    }
                 }
-                out.push(&text);
-                self.copied = doc.range.end;
                 if let Some(n) = note {
                     self.notes.push(format!(
                         "{} document {}: {n}",
@@ -191,16 +225,23 @@ impl YamlStream {
         if let Some(e) = self.error {
             return Err(e);
         }
-        if let Some(out) = &mut self.made
-            && self.copied < input.text.len()
-        {
-            out.pieces.push(Piece::Input(self.copied..input.text.len()));
+        if let Some(out) = &mut self.made {
+            out.input(&input.text, self.copied..input.text.len());
         }
         Ok(YamlOutput {
             made: self.made,
             notes: self.notes,
         })
     }
+}
+
+/// A document's edited text.
+#[derive(Debug)]
+pub(crate) enum Edited {
+    /// Its text with these splices (`edit::apply`'s: in order, none overlapping).
+    Splices(Vec<Splice>),
+    /// A new text.
+    Whole(String),
 }
 
 /// The document's text with `ops` applied, and a note when it had to be re-emitted whole.
@@ -210,28 +251,38 @@ pub(crate) fn edit_document(
     ops: &[crate::patch::Op],
     target: &Value,
     null_as: &std::collections::BTreeMap<String, String>,
-) -> Result<(String, Option<String>), String> {
+) -> Result<(Edited, Option<String>), String> {
     let Some(root) = &parsed.root else {
         return Err("internal error: an edit of an empty document".to_owned());
     };
     let style = Style::detect(raw, Some(root));
-    let (text, note) = if is_json(raw, root) {
-        (json_document(raw, root.start, root.end, target), None)
+    let (edited, note) = if is_json(raw, root) {
+        let text = json_document(raw, root.start, root.end, target);
+        (Edited::Whole(text), None)
     } else {
         match edit::apply(raw, root, ops, target, &style, null_as) {
-            Ok(t) => (t, None),
+            Ok(splices) => (Edited::Splices(splices), None),
             Err(edit::Unsupported(why)) => (
-                reemit(raw, root.start, target, &style),
+                Edited::Whole(reemit(raw, root.start, target, &style)),
                 Some(format!("re-emitted whole (comments in it are lost): {why}")),
             ),
         }
     };
-    // Read back: most edited texts are found to hold the object without building it.
-    if reads_as(&text, target) {
-        return Ok((text, note));
+    // Read back: most edited texts are found to hold the object without building it. The
+    // text of splices is made for this only: the output refers to the input around them.
+    let spliced;
+    let text = match &edited {
+        Edited::Splices(splices) => {
+            spliced = edit::spliced(raw, splices);
+            &spliced
+        }
+        Edited::Whole(text) => text,
+    };
+    if reads_as(text, target) {
+        return Ok((edited, note));
     }
-    match parse_value(&text) {
-        Ok(value) if crate::patch::equal(&value, target) => Ok((text, note)),
+    match parse_value(text) {
+        Ok(value) if crate::patch::equal(&value, target) => Ok((edited, note)),
         Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited text:\n{text}")),
         Ok(_) => Err("internal error: the edited document reads back differently from the injected object; nothing was written".to_owned()),
         Err(e) => Err(format!(
@@ -271,4 +322,63 @@ fn reemit(raw: &str, root_start: usize, target: &Value, style: &Style) -> String
     let mut e = Emitter::new(style);
     e.document(target);
     format!("{}{}", &raw[..prefix_end], e.out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Edited, Piece, Splice, YamlStream};
+    use crate::read::{Source, from_bytes};
+
+    fn splice(start: usize, end: usize, text: &str) -> Splice {
+        Splice {
+            start,
+            end,
+            text: text.to_owned(),
+        }
+    }
+
+    /// Edits are held, the text around them is referred to (or copied when it is short),
+    /// and the pieces make the edited stream.
+    #[test]
+    fn splices_become_pieces_around_the_input() {
+        let long = "x".repeat(100);
+        let text = format!("a: 1\nb: {long}\nc: 3\n---\nd: 4\n---\ne: 5\n");
+        let input = from_bytes(Source::stdin(), text.as_bytes()).unwrap();
+        let [first, second, third] = &input.documents[..] else {
+            panic!("three documents: {:?}", input.documents);
+        };
+        let c = input.doc_text(first).find("c: 3").unwrap();
+        let mut stream = YamlStream::new();
+        let edits = vec![
+            // Replaces `1`; the next edit is a long way off.
+            splice(3, 4, "2"),
+            // Inserts before `c`, deletes `c: 3\n`.
+            splice(c, c, "z: 0\n"),
+            splice(c, c + 5, ""),
+        ];
+        stream.push(&input, first, Some(Ok((Edited::Splices(edits), None))));
+        stream.push(&input, second, None);
+        let e = input.doc_text(third).find('5').unwrap();
+        let whole = Edited::Splices(vec![splice(e, e + 1, "6")]);
+        stream.push(&input, third, Some(Ok((whole, None))));
+        let out = stream.finish(&input).unwrap();
+        assert_eq!(
+            out.text(&input),
+            format!("a: 2\nb: {long}\nz: 0\n---\nd: 4\n---\ne: 6\n")
+        );
+        let made = out.made.as_ref().unwrap();
+        // The long line and the unchanged document are referred to; what is between
+        // the last two edits is short and was copied with them.
+        let input_pieces: Vec<_> = made
+            .pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Input(r) => Some(&text[r.clone()]),
+                Piece::Made(..) => None,
+            })
+            .collect();
+        assert_eq!(input_pieces, ["a: ", format!("\nb: {long}\n").as_str()]);
+        assert_eq!(made.blocks.len(), 1);
+        assert_eq!(made.blocks[0], "2z: 0\n---\nd: 4\n---\ne: 6\n");
+    }
 }

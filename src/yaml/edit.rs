@@ -23,7 +23,8 @@ fn unsupported<T>(why: impl Into<String>) -> Res<T> {
     Err(Unsupported(why.into()))
 }
 
-/// Applies `ops` (paths relative to the document root) to `text`. `target` is the value after
+/// Applies `ops` (paths relative to the document root) to `text`: the splices that make the
+/// edited text, in order, none overlapping (`spliced` writes it). `target` is the value after
 /// all ops; it decides where new mapping keys go among existing ones.
 ///
 /// A null that replaces a value is written `key:` alone, or with the text `null_as` gives
@@ -35,7 +36,7 @@ pub(crate) fn apply(
     target: &Value,
     style: &Style,
     null_as: &BTreeMap<String, String>,
-) -> Res<String> {
+) -> Res<Vec<Splice>> {
     let mut tree = V::Orig(root);
     // How a null is written, by the start of the node it replaces.
     let mut spelled = BTreeMap::new();
@@ -59,7 +60,7 @@ pub(crate) fn apply(
     };
     let mut splices = Vec::new();
     ctx.render(&tree, Place::Root, &mut splices)?;
-    splice(text, splices)
+    arrange(text, splices)
 }
 
 /// The virtual tree: original nodes, or original collections with items added or removed.
@@ -269,29 +270,37 @@ enum Place<'k> {
     Flow,
 }
 
-struct Splice {
-    start: usize,
-    end: usize,
-    text: String,
+/// `start..end` of a text replaced by `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Splice {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
 }
 
-fn splice(text: &str, mut splices: Vec<Splice>) -> Res<String> {
+/// `splices` in order, back-to-back deletions joined; an error when two overlap.
+fn arrange(text: &str, mut splices: Vec<Splice>) -> Res<Vec<Splice>> {
     // Stable: insertions at one spot keep their order, and come before a deletion there.
     splices.sort_by_key(|s| (s.start, s.end));
     let splices = merge_deletions(text, splices);
+    if splices.windows(2).any(|w| w[1].start < w[0].end) {
+        return unsupported("two edits overlap");
+    }
+    Ok(splices)
+}
+
+/// `text` with `splices` (as `arrange` leaves them) applied.
+pub(crate) fn spliced(text: &str, splices: &[Splice]) -> String {
     let extra: usize = splices.iter().map(|s| s.text.len()).sum();
     let mut out = String::with_capacity(text.len() + extra);
     let mut pos = 0;
     for s in splices {
-        if s.start < pos {
-            return unsupported("two edits overlap");
-        }
         out.push_str(&text[pos..s.start]);
         out.push_str(&s.text);
         pos = s.end;
     }
     out.push_str(&text[pos..]);
-    Ok(out)
+    out
 }
 
 /// Joins back-to-back deletions. A deletion that reaches the end of a text without a final
@@ -706,7 +715,8 @@ impl Ctx<'_> {
                             text: s.text,
                         })
                         .collect();
-                    parts.push(splice(&self.text[start..end], shifted)?);
+                    let text = &self.text[start..end];
+                    parts.push(spliced(text, &arrange(text, shifted)?));
                 }
                 (None, _) => return unsupported("a new item that is not new"),
             }

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::apply;
+use super::{apply, spliced};
 use crate::patch::diff;
 use crate::yaml::parse_document;
 use crate::yaml::style::Style;
@@ -21,6 +21,7 @@ fn edit(text: &str, target: &Value) -> String {
         &style,
         &BTreeMap::new(),
     )
+    .map(|s| spliced(text, &s))
     .unwrap();
     let back = parse_document(&out).unwrap();
     assert_eq!(&back.value, target, "edited text:\n{out}");
@@ -33,6 +34,7 @@ fn edit(text: &str, target: &Value) -> String {
         &style,
         &BTreeMap::new(),
     )
+    .map(|s| spliced(&out, &s))
     .unwrap();
     assert_eq!(restored, text, "undo of:\n{out}");
     out
