@@ -267,8 +267,8 @@ const DUPLICATE_KEY: &str = "kinject::input::duplicate_key";
 /// One document's share of a `FileResult`.
 struct DocOut {
     result: Option<DocResult>,
-    /// Its edited YAML text (and a note when it had to be re-emitted whole), or why it could
-    /// not be made, when it changed (with `Keep::YamlText`).
+    /// The edits of its YAML text (and a note when it had to be re-emitted whole), or why
+    /// they could not be made, when it changed (with `Keep::YamlText`).
     made: Option<Result<(crate::render::yaml::Edited, Option<String>), String>>,
     errors: Vec<Located>,
     warnings: Vec<String>,
