@@ -189,8 +189,9 @@ impl<'a> Reader<'a> {
         memchr(b'\n', &self.b[pos..]).map_or(self.b.len(), |i| pos + i)
     }
 
-    fn next_line_start(&self, pos: usize) -> usize {
-        (self.line_end(pos) + 1).min(self.b.len())
+    /// The start of the line after the one ending at `end` (its `\n`, or the end of the text).
+    fn after_line(&self, end: usize) -> usize {
+        (end + 1).min(self.b.len())
     }
 
     /// The first line at or after the line start `pos` that holds content (not blank, not
@@ -224,7 +225,7 @@ impl<'a> Reader<'a> {
                 return Err(GiveUp);
             }
             marker_end = Some(l.content + 3);
-            first = self.content_line(self.next_line_start(l.start));
+            first = self.content_line(self.after_line(l.end));
         }
         let nothing = |marker_end: Option<usize>| Parsed {
             value: Value::Null,
@@ -260,7 +261,7 @@ impl<'a> Reader<'a> {
         if !marker_alone(&self.text[l.content + 3..l.end]) {
             return Err(GiveUp);
         }
-        match self.content_line(self.next_line_start(l.start)) {
+        match self.content_line(self.after_line(l.end)) {
             None => Ok(()),
             Some(_) => Err(GiveUp),
         }
@@ -342,7 +343,7 @@ impl<'a> Reader<'a> {
             let at = self.skip_blanks(dash + 1, l.end);
             let (node, value, next) = if at == l.end || self.b[at] == b'#' {
                 // The item is on the following lines, or empty.
-                let following = self.next_line_start(l.start);
+                let following = self.after_line(l.end);
                 match self.content_line(following) {
                     // Comment or blank lines between the dash and the item: where the item
                     // starts is the general parser's to say (found by fuzzing).
@@ -435,7 +436,7 @@ impl<'a> Reader<'a> {
             self.build = outer_build && kept;
             let at = self.skip_blanks(colon + 1, l.end);
             let (node, value, next) = if at == l.end || self.b[at] == b'#' {
-                match self.content_line(self.next_line_start(l.start)) {
+                match self.content_line(self.after_line(l.end)) {
                     Some(n) if n.indent() > col => self.block_node(n, Some(col))?,
                     // A sequence may sit at its key's column.
                     Some(n) if n.indent() == col && self.is_dash(n.content, n.end) => {
@@ -528,7 +529,11 @@ impl<'a> Reader<'a> {
             b'[' | b'{' | b'#' => Ok(None),
             _ => {
                 let mut i = pos;
-                while i < end {
+                loop {
+                    i = find_either(self.b, i, end, b':', b'#');
+                    if i == end {
+                        return Ok(None);
+                    }
                     match self.b[i] {
                         b':' if i + 1 == end || self.b[i + 1] == b' ' => {
                             let raw = self.text[pos..i].trim_end_matches(' ');
@@ -543,7 +548,6 @@ impl<'a> Reader<'a> {
                     }
                     i += 1;
                 }
-                Ok(None)
             }
         }
     }
@@ -579,13 +583,13 @@ impl<'a> Reader<'a> {
                 Ok((
                     scalar(pos, after, kind),
                     Value::String(s),
-                    self.next_line_start(pos),
+                    self.after_line(end),
                 ))
             }
             b'[' | b'{' => {
                 let (node, value, after) = self.flow(pos, end, 0)?;
                 self.rest_is_comment(after, end)?;
-                Ok((node, value, self.next_line_start(pos)))
+                Ok((node, value, self.after_line(end)))
             }
             b'|' => self.literal(pos, end, indent),
             // Indicators no plain scalar starts with (flow indicators included, found by
@@ -597,7 +601,11 @@ impl<'a> Reader<'a> {
             _ => {
                 let mut i = pos;
                 let mut stop = end;
-                while i < end {
+                loop {
+                    i = find_either(self.b, i, end, b'#', b':');
+                    if i == end {
+                        break;
+                    }
                     match self.b[i] {
                         b'#' if self.b[i - 1] == b' ' => {
                             stop = i;
@@ -620,7 +628,7 @@ impl<'a> Reader<'a> {
                 Ok((
                     scalar(pos, e, ScalarKind::Plain),
                     value,
-                    self.next_line_start(pos),
+                    self.after_line(end),
                 ))
             }
         }
@@ -735,7 +743,7 @@ impl<'a> Reader<'a> {
         // the value is built: a large block only checked is not listed).
         let mut lines: Vec<Option<&str>> = Vec::new();
         let build = self.build || self.compare;
-        let mut line = self.next_line_start(pos);
+        let mut line = self.after_line(end);
         let mut block_end = line;
         while line < self.b.len() {
             let le = self.line_end(line);
@@ -923,7 +931,16 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// The first byte from `i` that is not a space (`end` when there is none). Eight bytes
+    /// at a time: indentation is most of what a manifest's lines begin with.
     fn skip_blanks(&self, mut i: usize, end: usize) -> usize {
+        while let Some(chunk) = self.b[i..end].first_chunk::<8>() {
+            let other = u64::from_le_bytes(*chunk) ^ EACH * u64::from(b' ');
+            if other != 0 {
+                return i + (other.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
         while i < end && self.b[i] == b' ' {
             i += 1;
         }
@@ -991,6 +1008,29 @@ fn scalar(start: usize, end: usize, kind: ScalarKind) -> Node {
 /// it (on the `:` of a key, right after the `-` of an item).
 fn empty(at: usize) -> Node {
     scalar(at, at, ScalarKind::Empty)
+}
+
+/// A word with every byte 1: `EACH * c` is `c` in every byte.
+const EACH: u64 = u64::from_le_bytes([1; 8]);
+
+/// The first `a` or `b` in `bytes[i..end]` (`end` when neither is there), eight bytes at a
+/// time: most keys and values are short, too short for `memchr`'s vectors to pay off.
+fn find_either(bytes: &[u8], mut i: usize, end: usize, a: u8, b: u8) -> usize {
+    // A byte of `x` is zero where `x - EACH` borrowed into its high bit and `x`'s was clear;
+    // the lowest such byte is the first zero (borrows only flag bytes above it).
+    let zeros = |x: u64| x.wrapping_sub(EACH) & !x & (EACH << 7);
+    while let Some(chunk) = bytes[i..end].first_chunk::<8>() {
+        let word = u64::from_le_bytes(*chunk);
+        let found = zeros(word ^ EACH * u64::from(a)) | zeros(word ^ EACH * u64::from(b));
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    bytes[i..end]
+        .iter()
+        .position(|&c| c == a || c == b)
+        .map_or(end, |p| i + p)
 }
 
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
