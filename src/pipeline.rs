@@ -305,7 +305,7 @@ fn process_document(
     for (pointer, object) in found {
         let toks = patch::tokens(&pointer);
         let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
-        let (line, _) = input.line_col(start);
+        let line = input.line_in(doc, start);
         let identity = Identity::of(object);
         // The node of a pointer of the object.
         let node_at = |p: &str| {

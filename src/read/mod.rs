@@ -71,6 +71,9 @@ pub struct Input {
 pub struct Document {
     pub index: usize,
     pub range: Range<usize>,
+    /// Line breaks in the input's text before the document (its line is this + 1 in the
+    /// input, `Input::first_line` more in the source).
+    pub line: usize,
     /// What the text parses to: `None` until it is read (inputs loaded with
     /// `load_unparsed` are read document by document as they are processed, and let go of
     /// each once its output is made).
@@ -125,13 +128,18 @@ impl Input {
         let mark = marks.partition_point(|&s| s as usize <= offset) - 1;
         let from = marks[mark] as usize;
         let between = &self.text.as_bytes()[from..offset];
-        // Counted a byte at a time: the compiler makes it a vector loop.
-        let breaks = between.iter().filter(|&&b| b == b'\n').count();
         let start = memchr::memrchr(b'\n', between).map_or(from, |i| from + i + 1);
         (
-            mark * LINES_PER_MARK + breaks + 1 + self.first_line,
+            mark * LINES_PER_MARK + breaks(between) + 1 + self.first_line,
             self.text[start..offset].chars().count() + 1,
         )
+    }
+
+    /// 1-based line (in the source) of a byte offset of document `doc`'s text, counted from
+    /// the document's start.
+    pub fn line_in(&self, doc: &Document, offset: usize) -> usize {
+        let offset = char_start(&self.text, offset);
+        doc.line + breaks(&self.text.as_bytes()[doc.range.start..offset]) + 1 + self.first_line
     }
 
     /// The text, for diagnostics that point into it (with its line numbers in the source).
@@ -204,6 +212,11 @@ pub(crate) fn char_end(text: &str, offset: usize) -> usize {
 const LINES_PER_MARK: usize = 32;
 
 /// 1-based line and column (in characters) of a byte offset.
+/// How many line breaks `bytes` holds.
+fn breaks(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
+}
+
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     // An offset inside a character is that character's.
     let offset = char_start(text, offset);
@@ -339,16 +352,23 @@ fn split_text(
     // The decoded text itself, not a copy: inputs can be large.
     let text = Arc::new(text);
     let body_start = if encoding == Encoding::Utf8Bom { 3 } else { 0 };
+    // Lines counted once here, for every document (a count is a vector loop; the line of
+    // each object in a document is then counted from the document's start).
+    let mut line = 0;
+    let mut counted = 0;
     let documents = documents(&text[body_start..])
         .into_iter()
         .enumerate()
         .map(|(index, r)| {
             // A byte-order mark stays outside every document (renderers write it first).
             let range = r.start + body_start..r.end + body_start;
+            line += breaks(&text.as_bytes()[counted..range.start]);
+            counted = range.start;
             Document {
                 index: first_doc + index,
                 parsed: None,
                 range,
+                line,
             }
         })
         .collect();
@@ -635,6 +655,20 @@ mod tests {
             for offset in 0..=text.len() {
                 if text.is_char_boundary(offset) {
                     assert_eq!(input.line_col(offset), line_col(text, offset), "{offset}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn line_numbers_from_a_document_agree() {
+        let many: String = (0..40).map(|i| format!("# {i}\n---\nk: {i}\n\n")).collect();
+        for text in ["\u{feff}a: 1\n---\n\nb: é\n--- \nc: 3\n", "\n\n---\n\n", &many] {
+            let input = from_bytes(Source::stdin(), text.as_bytes()).unwrap();
+            assert!(!input.documents.is_empty());
+            for doc in &input.documents {
+                for offset in doc.range.clone().filter(|&o| text.is_char_boundary(o)) {
+                    assert_eq!(input.line_in(doc, offset), line_col(text, offset).0, "{offset}");
                 }
             }
         }
