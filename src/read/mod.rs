@@ -663,12 +663,20 @@ mod tests {
     #[test]
     fn line_numbers_from_a_document_agree() {
         let many: String = (0..40).map(|i| format!("# {i}\n---\nk: {i}\n\n")).collect();
-        for text in ["\u{feff}a: 1\n---\n\nb: é\n--- \nc: 3\n", "\n\n---\n\n", &many] {
+        for text in [
+            "\u{feff}a: 1\n---\n\nb: é\n--- \nc: 3\n",
+            "\n\n---\n\n",
+            &many,
+        ] {
             let input = from_bytes(Source::stdin(), text.as_bytes()).unwrap();
             assert!(!input.documents.is_empty());
             for doc in &input.documents {
                 for offset in doc.range.clone().filter(|&o| text.is_char_boundary(o)) {
-                    assert_eq!(input.line_in(doc, offset), line_col(text, offset).0, "{offset}");
+                    assert_eq!(
+                        input.line_in(doc, offset),
+                        line_col(text, offset).0,
+                        "{offset}"
+                    );
                 }
             }
         }

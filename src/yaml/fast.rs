@@ -935,7 +935,7 @@ impl<'a> Reader<'a> {
     /// at a time: indentation is most of what a manifest's lines begin with.
     fn skip_blanks(&self, mut i: usize, end: usize) -> usize {
         while let Some(chunk) = self.b[i..end].first_chunk::<8>() {
-            let other = u64::from_le_bytes(*chunk) ^ EACH * u64::from(b' ');
+            let other = u64::from_le_bytes(*chunk) ^ (EACH * u64::from(b' '));
             if other != 0 {
                 return i + (other.trailing_zeros() / 8) as usize;
             }
@@ -1021,7 +1021,7 @@ fn find_either(bytes: &[u8], mut i: usize, end: usize, a: u8, b: u8) -> usize {
     let zeros = |x: u64| x.wrapping_sub(EACH) & !x & (EACH << 7);
     while let Some(chunk) = bytes[i..end].first_chunk::<8>() {
         let word = u64::from_le_bytes(*chunk);
-        let found = zeros(word ^ EACH * u64::from(a)) | zeros(word ^ EACH * u64::from(b));
+        let found = zeros(word ^ (EACH * u64::from(a))) | zeros(word ^ (EACH * u64::from(b)));
         if found != 0 {
             return i + (found.trailing_zeros() / 8) as usize;
         }
