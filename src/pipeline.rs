@@ -156,9 +156,25 @@ pub fn threads() {
     STARTED.call_once(|| {
         // Already built (a program using the library built its own): kept.
         let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(cores())
             .stack_size(STACK)
             .build_global();
     });
+}
+
+/// How many worker threads `threads` starts: `RAYON_NUM_THREADS` when it is a number above
+/// zero (as rayon reads it), otherwise the cores this process may use. Counted once: finding
+/// the cores reads the cgroup files (a few hundred microseconds), which a run with a large
+/// input does while the input is read.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+    })
 }
 
 /// The stack of every thread documents are processed on.

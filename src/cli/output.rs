@@ -119,6 +119,10 @@ pub(crate) fn process_inputs(
     mode: crate::inject::Mode,
     keep: crate::pipeline::Keep,
 ) -> Result<(Vec<FileResult>, Vec<InputError>), u8> {
+    if early.is_some() {
+        // While the files are read.
+        crate::pipeline::cores();
+    }
     let (inputs, errors) = match early.map(std::thread::JoinHandle::join) {
         Some(Ok(loaded)) => loaded,
         Some(Err(panic)) => std::panic::resume_unwind(panic),
