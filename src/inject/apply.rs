@@ -1,6 +1,7 @@
 //! Adding rendered sidecars to a pod template, recording each addition, and refusing
 //! conflicts instead of silently replacing anything.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use globset::GlobMatcher;
@@ -50,7 +51,7 @@ fn conflict(message: String) -> InjectError {
 /// sidecar.
 pub(crate) fn apply(
     pod: &mut Value,
-    sidecars: &[Rendered],
+    sidecars: &[Cow<'_, Rendered>],
     sort_inits: bool,
 ) -> Result<Vec<Record>, InjectError> {
     let Value::Object(pod) = pod else {
@@ -83,7 +84,7 @@ struct Ctx<'a> {
 
 fn add_to_spec(
     spec: &mut Map<String, Value>,
-    sidecars: &[Rendered],
+    sidecars: &[Cow<'_, Rendered>],
     owners: &mut Owners,
     ctx: &Ctx<'_>,
 ) -> Result<Vec<Record>, InjectError> {
@@ -95,8 +96,9 @@ fn add_to_spec(
     let init_names: Vec<String> = inits.iter().map(|c| name_of(c).to_owned()).collect();
     // The app's own containers, as they are before any sidecar (for shared mounts and
     // transferred env, the only things `prepare` reads them for).
-    let reads_app =
-        |s: &Rendered| !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty();
+    let reads_app = |s: &Cow<'_, Rendered>| {
+        !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty()
+    };
     let originals = if sidecars.iter().any(reads_app) {
         app.clone()
     } else {

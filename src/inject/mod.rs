@@ -283,12 +283,15 @@ pub fn plan_in_text(
                 .iter()
                 .map(|(def, native)| {
                     if config.templates.is_static(&def.spec.name) {
-                        // The same for every object: rendered once per run.
-                        def.rendered[usize::from(*native)]
+                        // The same for every object: rendered once per run, and lent.
+                        match def.rendered[usize::from(*native)]
                             .get_or_init(|| render(def, config, ctx(), *native))
-                            .clone()
+                        {
+                            Ok(r) => Ok(Cow::Borrowed(r)),
+                            Err(e) => Err(e.clone()),
+                        }
                     } else {
-                        render(def, config, ctx(), *native)
+                        render(def, config, ctx(), *native).map(Cow::Owned)
                     }
                 })
                 .collect::<Result<Vec<_>, _>>()?;
