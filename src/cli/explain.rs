@@ -6,7 +6,7 @@ use crate::inject::{Action, Mode};
 use crate::pipeline::{Identity, sidecar_names};
 use crate::select::RuleVerdict;
 
-use super::output::{diagnostics, process_inputs, read_early, stdout, take_errors};
+use super::output::{diagnostics, process_inputs, read_while, stdout, take_errors};
 use super::{EXIT_ERROR, ExplainArgs, ReportFormat};
 
 #[derive(Serialize)]
@@ -28,8 +28,8 @@ struct Explanation {
 }
 
 pub(crate) fn run(args: &ExplainArgs) -> u8 {
-    let early = read_early(&args.input);
-    let Some(config) = args.config.load() else {
+    let (config, early) = read_while(&args.input, || args.config.load());
+    let Some(config) = config else {
         return EXIT_ERROR;
     };
     let (mut files, input_errors) = match process_inputs(

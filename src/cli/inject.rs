@@ -9,7 +9,7 @@ use crate::render;
 use crate::report;
 
 use super::output::{
-    Loaded, StdinWindows, diagnostics, process_inputs, read_early, stdout, write_stdout,
+    Loaded, StdinWindows, diagnostics, process_inputs, read_while, stdout, write_stdout,
 };
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
@@ -44,12 +44,11 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
             }
         }
     }
-    let early = args
-        .emit_kustomize
-        .is_none()
-        .then(|| read_early(&args.input))
-        .flatten();
-    let Some(config) = args.config.load() else {
+    let (config, early) = match &args.emit_kustomize {
+        None => read_while(&args.input, || args.config.load()),
+        Some(_) => (args.config.load(), None),
+    };
+    let Some(config) = config else {
         return EXIT_ERROR;
     };
     match &args.emit_kustomize {
@@ -70,13 +69,14 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     let stdin = open_stdin(&args.input, &args.edit);
-    let early = read_early(&args.input);
     let paths: Vec<&std::path::Path> = args.configs.iter().map(|p| p.as_path()).collect();
-    let config = if paths.is_empty() {
-        Ok(Config::empty())
-    } else {
-        config::load(&paths, &[])
-    };
+    let (config, early) = read_while(&args.input, || {
+        if paths.is_empty() {
+            Ok(Config::empty())
+        } else {
+            config::load(&paths, &[])
+        }
+    });
     match config {
         Ok(config) => run(
             &config,
@@ -107,8 +107,8 @@ fn open_stdin(input: &InputArgs, edit: &EditArgs) -> Option<StdinWindows> {
 struct Inputs<'a> {
     args: &'a InputArgs,
     stdin: Option<StdinWindows>,
-    /// Files being read while the configuration loads.
-    early: Option<std::thread::JoinHandle<Loaded>>,
+    /// Files read while the configuration loaded.
+    early: Option<Loaded>,
 }
 
 fn run(

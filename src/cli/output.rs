@@ -65,28 +65,54 @@ pub(crate) fn load_inputs(
 /// What `load_inputs` gives: the inputs read, and why the others could not be.
 pub(crate) type Loaded = (Vec<read::Input>, Vec<InputError>);
 
-/// Files read on another thread while the configuration loads: with a large input this is a
-/// tenth of a run. `None` when standard input is read, or when no input is large enough to
-/// be worth the thread. (The worker threads start when there is work for them: started here
-/// too, on a two-core machine they took the cores from the reading while they waited, and
-/// then came back from sleep slower than new ones start; 1000 Deployments, 100 runs each:
-/// median 24.6 ms started here, 22.3 ms started with the work.)
-pub(crate) fn read_early(args: &InputArgs) -> Option<std::thread::JoinHandle<Loaded>> {
+/// `work` (loading the configuration) on another thread while the files are read on this
+/// one, when an input is large enough to be worth the thread: with a large input reading is a
+/// tenth of a run, and the thread that reads is the one already running (a new thread takes a
+/// third of a millisecond to start, and to fault in its first memory, before it can read).
+/// The files come back read when they were: `None` when standard input is read or no input
+/// is large, `work` then done here. (The worker threads start when there is work for them:
+/// started here too, on a two-core machine they took the cores from the reading while they
+/// waited, and then came back from sleep slower than new ones start; 1000 Deployments, 100
+/// runs each: median 24.6 ms started here, 22.3 ms started with the work.)
+pub(crate) fn read_while<T: Send>(
+    args: &InputArgs,
+    work: impl FnOnce() -> T + Send,
+) -> (T, Option<Loaded>) {
     let paths = args.all_paths();
-    if paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-") {
-        return None;
-    }
-    let large = paths.iter().any(|p| {
-        std::fs::metadata(p)
-            .is_ok_and(|m| m.is_dir() || m.len() > crate::pipeline::PARALLEL_BYTES as u64)
-    });
+    let large = !paths.iter().any(|p| p.as_os_str() == "-")
+        && paths.iter().any(|p| {
+            std::fs::metadata(p)
+                .is_ok_and(|m| m.is_dir() || m.len() > crate::pipeline::PARALLEL_BYTES as u64)
+        });
     if !large {
-        return None;
+        return (work(), None);
     }
-    let args = args.clone();
-    std::thread::Builder::new()
-        .spawn(move || load_inputs(&args, None))
-        .ok()
+    let mut work = Some(work);
+    let mut done = None;
+    let loaded = std::thread::scope(|scope| {
+        let other = std::thread::Builder::new()
+            // The configuration is read recursively, as documents are.
+            .stack_size(crate::pipeline::STACK)
+            .spawn_scoped(scope, || {
+                done = work.take().map(|w| w());
+                // Counted there, off the way: it reads the cgroup files.
+                crate::pipeline::cores();
+            });
+        let loaded = load_inputs(args, None);
+        if let Ok(other) = other
+            && let Err(panic) = other.join()
+        {
+            std::panic::resume_unwind(panic);
+        }
+        loaded
+    });
+    // The thread could not start: the work is done here.
+    let done = match (done, work) {
+        (Some(done), _) => done,
+        (None, Some(work)) => work(),
+        (None, None) => unreachable!("the work is taken only to be done"),
+    };
+    (done, Some(loaded))
 }
 
 /// Once inputs of more than `SMALL_PAGES_ABOVE` bytes are in memory, the process's memory
@@ -109,25 +135,17 @@ fn small_pages_for(inputs: &[read::Input]) {
     let _ = large;
 }
 
-/// Loads the inputs (or takes those `early` read) and runs injection (in `mode`) over each.
+/// Loads the inputs (or takes those read `early`) and runs injection (in `mode`) over each.
 /// `Err` is the exit code when the settings are wrong.
 pub(crate) fn process_inputs(
     args: &InputArgs,
     stdin: Option<Result<read::Input, InputError>>,
-    early: Option<std::thread::JoinHandle<Loaded>>,
+    early: Option<Loaded>,
     config: &crate::config::Config,
     mode: crate::inject::Mode,
     keep: crate::pipeline::Keep,
 ) -> Result<(Vec<FileResult>, Vec<InputError>), u8> {
-    if early.is_some() {
-        // While the files are read.
-        crate::pipeline::cores();
-    }
-    let (inputs, errors) = match early.map(std::thread::JoinHandle::join) {
-        Some(Ok(loaded)) => loaded,
-        Some(Err(panic)) => std::panic::resume_unwind(panic),
-        None => load_inputs(args, stdin),
-    };
+    let (inputs, errors) = early.unwrap_or_else(|| load_inputs(args, stdin));
     small_pages_for(&inputs);
     let mut settings = args.settings(config, mode, &inputs).map_err(|e| {
         super::eprint(&format!("error: {e}\n"));
