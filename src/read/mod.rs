@@ -211,12 +211,12 @@ pub(crate) fn char_end(text: &str, offset: usize) -> usize {
 /// How many lines apart the marks of `Input::line_col`'s index are.
 const LINES_PER_MARK: usize = 32;
 
-/// 1-based line and column (in characters) of a byte offset.
 /// How many line breaks `bytes` holds.
 fn breaks(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
 }
 
+/// 1-based line and column (in characters) of a byte offset.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     // An offset inside a character is that character's.
     let offset = char_start(text, offset);
