@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::config::CustomKind;
+use crate::patch::Fields;
 
 /// A workload kind: where its pod template is, and whether its pods run to completion.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,9 +43,9 @@ fn built_in_group(kind: &str) -> &'static [&'static str] {
 
 /// The workload kind of `object`, looking at custom kinds first.
 pub fn workload_kind(object: &Value, custom: &[CustomKind]) -> Option<WorkloadKind> {
-    let kind = object.get("kind")?.as_str()?;
+    let kind = object.field("kind")?.as_str()?;
     let api_version = object
-        .get("apiVersion")
+        .field("apiVersion")
         .and_then(Value::as_str)
         .unwrap_or("");
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);

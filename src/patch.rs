@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
@@ -67,6 +67,52 @@ pub(crate) fn unescape(token: &str) -> Cow<'_, str> {
     }
 }
 
+/// A mapping's value for a key, as `Map::get` finds it, but without hashing the key when the
+/// mapping is small, as Kubernetes objects' mappings nearly all are: their keys are compared
+/// one by one (most differ in length, compared first), cheaper than the map's keyed hash of
+/// the key. Lookups are on every object's hot path.
+pub(crate) trait Fields {
+    fn field(&self, key: &str) -> Option<&Value>;
+    fn field_mut(&mut self, key: &str) -> Option<&mut Value>;
+}
+
+/// Up to how many keys a mapping is searched by comparing them one by one.
+const SCANNED: usize = 16;
+
+impl Fields for Map<String, Value> {
+    fn field(&self, key: &str) -> Option<&Value> {
+        if self.len() <= SCANNED {
+            self.iter().find_map(|(k, v)| (k == key).then_some(v))
+        } else {
+            self.get(key)
+        }
+    }
+
+    fn field_mut(&mut self, key: &str) -> Option<&mut Value> {
+        if self.len() <= SCANNED {
+            self.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+        } else {
+            self.get_mut(key)
+        }
+    }
+}
+
+impl Fields for Value {
+    fn field(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(map) => map.field(key),
+            _ => None,
+        }
+    }
+
+    fn field_mut(&mut self, key: &str) -> Option<&mut Value> {
+        match self {
+            Value::Object(map) => map.field_mut(key),
+            _ => None,
+        }
+    }
+}
+
 /// JSON pointer lookups, as `Value::pointer` reads them but without its two new strings for
 /// every token: lookups are on every object's hot path.
 pub(crate) trait Pointer {
@@ -83,7 +129,7 @@ impl Pointer for Value {
             .strip_prefix('/')?
             .split('/')
             .try_fold(self, |target, token| match target {
-                Value::Object(map) => map.get(unescape(token).as_ref()),
+                Value::Object(map) => map.field(&unescape(token)),
                 Value::Array(list) => list.get(array_index(token)?),
                 _ => None,
             })
@@ -97,7 +143,7 @@ impl Pointer for Value {
             .strip_prefix('/')?
             .split('/')
             .try_fold(self, |target, token| match target {
-                Value::Object(map) => map.get_mut(unescape(token).as_ref()),
+                Value::Object(map) => map.field_mut(&unescape(token)),
                 Value::Array(list) => list.get_mut(array_index(token)?),
                 _ => None,
             })
@@ -146,7 +192,7 @@ fn apply_one(root: &mut Value, op: &Op) -> Result<(), String> {
     let mut parent = root;
     for t in &toks {
         parent = match parent {
-            Value::Object(m) => m.get_mut(t).ok_or("no such key")?,
+            Value::Object(m) => m.field_mut(t).ok_or("no such key")?,
             Value::Array(a) => {
                 let i = index(t, a.len())?;
                 &mut a[i]
@@ -159,7 +205,7 @@ fn apply_one(root: &mut Value, op: &Op) -> Result<(), String> {
             m.insert(last, value.clone());
         }
         (Value::Object(m), Op::Replace { value, .. }) => {
-            *m.get_mut(&last).ok_or("no such key")? = value.clone();
+            *m.field_mut(&last).ok_or("no such key")? = value.clone();
         }
         (Value::Object(m), Op::Remove { .. }) => {
             m.shift_remove(&last).ok_or("no such key")?;
@@ -219,8 +265,8 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
                 if kx != ky {
                     // The keys before are the same in both: the rest of `x`'s are among the
                     // rest of `y`'s, or the two differ.
-                    return y.get(kx).is_some_and(|v| equal(vx, v))
-                        && pairs.all(|((k, v), _)| y.get(k).is_some_and(|w| equal(v, w)));
+                    return y.field(kx).is_some_and(|v| equal(vx, v))
+                        && pairs.all(|((k, v), _)| y.field(k).is_some_and(|w| equal(v, w)));
                 }
                 if !equal(vx, vy) {
                     return false;
@@ -257,7 +303,7 @@ fn diff_at(path: &mut String, from: &Value, to: &Value, ops: &mut Vec<Op>) {
                 });
             }
             for (k, bv) in b {
-                match a.get(k) {
+                match a.field(k) {
                     Some(av) if equal(av, bv) => {}
                     Some(av) => descend(path, k, |path| diff_at(path, av, bv, ops)),
                     None => ops.push(Op::Add {
@@ -299,7 +345,7 @@ fn descend<T>(path: &mut String, token: &str, f: impl FnOnce(&mut String) -> T) 
 
 /// Unique `name` of every item, or `None` when the list is not a list of named objects.
 fn names(items: &[Value]) -> Option<Vec<&str>> {
-    let names: Option<Vec<&str>> = items.iter().map(|v| v.get("name")?.as_str()).collect();
+    let names: Option<Vec<&str>> = items.iter().map(|v| v.field("name")?.as_str()).collect();
     let names = names?;
     let mut seen = std::collections::HashSet::new();
     names.iter().all(|n| seen.insert(*n)).then_some(names)
@@ -356,7 +402,7 @@ fn diff_named(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op>) ->
 }
 
 fn name_of(v: &Value) -> &str {
-    v.get("name").and_then(Value::as_str).unwrap_or_default()
+    v.field("name").and_then(Value::as_str).unwrap_or_default()
 }
 
 fn diff_positional(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op>) {
@@ -404,6 +450,29 @@ fn diff_positional(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn fields_are_found_as_the_map_finds_them() {
+        // Small mappings are searched key by key, large ones through the map's index.
+        for size in [0, 1, 2, SCANNED, SCANNED + 1, 3 * SCANNED] {
+            let mut map: Map<String, Value> =
+                (0..size).map(|i| (format!("k{i}"), json!(i))).collect();
+            map.insert("a".repeat(size + 1), json!("long"));
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for key in keys.iter().map(String::as_str).chain(["", "k", "missing"]) {
+                assert_eq!(map.field(key), map.get(key), "{key} in {size}");
+                let value = Value::Object(map.clone());
+                assert_eq!(value.field(key), map.get(key), "{key} in {size}");
+            }
+            for key in &keys {
+                *map.field_mut(key).expect("there") = json!(key);
+                assert_eq!(map[key.as_str()], json!(key));
+            }
+            assert!(map.field_mut("missing").is_none());
+        }
+        assert_eq!(json!([1]).field("0"), None);
+        assert_eq!(json!("a").field("a"), None);
+    }
 
     #[test]
     fn pointers_read_as_serde_json_reads_them() {

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::{JobPolicy, Match};
+use crate::patch::Fields;
 
 /// The annotation that opts an object out (`"false"`) or requests sidecars (`"a,b"`).
 pub const INJECT_ANNOTATION: &str = "kinject.dev/inject";
@@ -87,7 +88,7 @@ impl Selector {
     /// Parses a `LabelSelector` value; the error says what is wrong.
     pub fn parse(value: &Value) -> Result<Self, String> {
         let mut s = Selector::default();
-        if let Some(labels) = value.get("matchLabels").and_then(Value::as_object) {
+        if let Some(labels) = value.field("matchLabels").and_then(Value::as_object) {
             for (k, v) in labels {
                 let v = v
                     .as_str()
@@ -96,16 +97,16 @@ impl Selector {
             }
         }
         for expr in value
-            .get("matchExpressions")
+            .field("matchExpressions")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
         {
             let key = expr
-                .get("key")
+                .field("key")
                 .and_then(Value::as_str)
                 .ok_or("a matchExpression needs a `key`")?;
-            let op = match expr.get("operator").and_then(Value::as_str) {
+            let op = match expr.field("operator").and_then(Value::as_str) {
                 Some("In") => Operator::In,
                 Some("NotIn") => Operator::NotIn,
                 Some("Exists") => Operator::Exists,
@@ -118,7 +119,7 @@ impl Selector {
                 }
             };
             let values: Vec<String> = expr
-                .get("values")
+                .field("values")
                 .and_then(Value::as_array)
                 .map(|vs| {
                     vs.iter()
@@ -141,7 +142,7 @@ impl Selector {
     }
 
     pub fn matches(&self, labels: &Map<String, Value>) -> bool {
-        let get = |k: &str| labels.get(k).and_then(Value::as_str);
+        let get = |k: &str| labels.field(k).and_then(Value::as_str);
         self.labels.iter().all(|(k, v)| get(k) == Some(v.as_str()))
             && self.expressions.iter().all(|(k, op, values)| match op {
                 Operator::In => get(k).is_some_and(|v| values.iter().any(|x| x == v)),
@@ -298,7 +299,7 @@ impl Subject<'_> {
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.annotation_levels
             .iter()
-            .find_map(|m| m.get(key))
+            .find_map(|m| m.field(key))
             .and_then(Value::as_str)
     }
 

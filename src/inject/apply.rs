@@ -11,6 +11,7 @@ use super::InjectError;
 use super::pod::{list_field, name_of, object_field, overlay, position};
 use super::status::{Previous, Record};
 use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
+use crate::patch::Fields;
 
 /// A sidecar rendered for one object, ready to add.
 #[derive(Debug, Clone)]
@@ -58,7 +59,7 @@ pub(crate) fn apply(
         return Err(conflict("the pod template is not a mapping".to_owned()));
     };
     let mut owners = Owners::default();
-    let metadata = pod.get("metadata").cloned().unwrap_or(Value::Null);
+    let metadata = pod.field("metadata").cloned().unwrap_or(Value::Null);
     let ctx = Ctx {
         metadata: &metadata,
         sort_inits,
@@ -90,7 +91,7 @@ fn add_to_spec(
 ) -> Result<Vec<Record>, InjectError> {
     let mut records = Vec::new();
     let mut app = take_list(spec, "containers");
-    let had_inits = matches!(spec.get("initContainers"), Some(Value::Array(_)));
+    let had_inits = matches!(spec.field("initContainers"), Some(Value::Array(_)));
     let mut inits = take_list(spec, "initContainers");
     let app_names: Vec<String> = app.iter().map(|c| name_of(c).to_owned()).collect();
     let init_names: Vec<String> = inits.iter().map(|c| name_of(c).to_owned()).collect();
@@ -107,8 +108,8 @@ fn add_to_spec(
     let (mut before, mut after, mut init_before, mut init_after) = (vec![], vec![], vec![], vec![]);
     let mut init_owner: Option<usize> = None;
     let original_sa = spec
-        .get("serviceAccountName")
-        .or_else(|| spec.get("serviceAccount"))
+        .field("serviceAccountName")
+        .or_else(|| spec.field("serviceAccount"))
         .and_then(Value::as_str)
         .map(str::to_owned);
     for s in sidecars {
@@ -257,7 +258,7 @@ fn add_metadata(
         if items.is_empty() {
             continue;
         }
-        let created_md = !matches!(pod.get("metadata"), Some(Value::Object(_)));
+        let created_md = !matches!(pod.field("metadata"), Some(Value::Object(_)));
         if created_md {
             pod.shift_insert(0, "metadata".to_owned(), Value::Object(Map::new()));
             rec.created.push("/metadata".to_owned());
@@ -279,7 +280,7 @@ fn add_metadata(
                     .or(s.spec.annotation_policy)
                     .unwrap_or_default()
             };
-            let Some(existing) = map.get(k).cloned() else {
+            let Some(existing) = map.field(k).cloned() else {
                 map.insert(k.clone(), v.clone());
                 owners.set(field, k, &s.name);
                 if field == "annotations" {
@@ -365,7 +366,7 @@ fn append_list(existing: &Value, ours: &Value) -> Value {
 }
 
 fn take_list(spec: &mut Map<String, Value>, key: &str) -> Vec<Value> {
-    match spec.get_mut(key) {
+    match spec.field_mut(key) {
         Some(Value::Array(a)) => std::mem::take(a),
         _ => Vec::new(),
     }
@@ -543,7 +544,7 @@ fn add_to_app_container(
     }
     // Volume names the container mounted before this sidecar (with `mountsByName` only).
     let mounted: Vec<String> = if s.spec.mounts_by_name {
-        cm.get("volumeMounts")
+        cm.field("volumeMounts")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -557,7 +558,7 @@ fn add_to_app_container(
             continue;
         }
         let path = m
-            .get("mountPath")
+            .field("mountPath")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
@@ -566,7 +567,7 @@ fn add_to_app_container(
         let list = list_field(cm, "volumeMounts", &mut created);
         let existing = list
             .iter()
-            .position(|x| x.get("mountPath").and_then(Value::as_str) == Some(path.as_str()));
+            .position(|x| x.field("mountPath").and_then(Value::as_str) == Some(path.as_str()));
         match existing {
             Some(i) if &list[i] == m => {
                 if owners.get("mount", &key).is_some() {
@@ -623,7 +624,7 @@ fn append_words(
     if words.is_empty() {
         return Ok(());
     }
-    if !may_create && !matches!(cm.get(field), Some(Value::Array(_))) {
+    if !may_create && !matches!(cm.field(field), Some(Value::Array(_))) {
         return Err(());
     }
     let mut created = false;
@@ -656,7 +657,7 @@ fn set_service_account(
     rec: &mut Record,
 ) -> Result<bool, InjectError> {
     let current = spec
-        .get("serviceAccountName")
+        .field("serviceAccountName")
         .and_then(Value::as_str)
         .map(str::to_owned);
     if let Some(other) = owners.get("serviceAccount", "") {
@@ -700,13 +701,13 @@ const TOKEN_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 /// admission controller mounts the new account's; recorded to be put back on strip.
 fn remove_token_mounts(c: &mut Value, rec: &mut Record) {
     let cname = name_of(c).to_owned();
-    let Some(Value::Array(mounts)) = c.get_mut("volumeMounts") else {
+    let Some(Value::Array(mounts)) = c.field_mut("volumeMounts") else {
         return;
     };
     let mut removed = Vec::new();
     let mut i = 0;
     while i < mounts.len() {
-        if mounts[i].get("mountPath").and_then(Value::as_str) == Some(TOKEN_MOUNT) {
+        if mounts[i].field("mountPath").and_then(Value::as_str) == Some(TOKEN_MOUNT) {
             removed.push(super::status::RemovedMount {
                 index: i + removed.len(),
                 mount: mounts.remove(i),
@@ -735,7 +736,7 @@ fn add_host_settings(spec: &mut Map<String, Value>, s: &Rendered, rec: &mut Reco
         ("hostNetwork", s.body.host_network, &mut rec.host_network),
         ("hostPID", s.body.host_pid, &mut rec.host_pid),
     ] {
-        let current = spec.get(field).and_then(Value::as_bool);
+        let current = spec.field(field).and_then(Value::as_bool);
         if wanted && current != Some(true) {
             spec.insert(field.to_owned(), Value::Bool(true));
             *slot = Some(super::status::PreviousBool { previous: current });
@@ -764,17 +765,17 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
         let mut envs = Vec::new();
         for a in app {
             for m in a
-                .get("volumeMounts")
+                .field("volumeMounts")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
             {
                 let path = m
-                    .get("mountPath")
+                    .field("mountPath")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 let taken = mounts.iter().any(|x| {
-                    x.get("mountPath").and_then(Value::as_str) == Some(path)
+                    x.field("mountPath").and_then(Value::as_str) == Some(path)
                         || name_of(x) == name_of(m)
                 });
                 if path == TOKEN_MOUNT || taken {
@@ -783,7 +784,7 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
                 mounts.push(m.clone());
                 // `subPathExpr: foo/$(POD_NAME)` needs POD_NAME in the sidecar too.
                 let expr = m
-                    .get("subPathExpr")
+                    .field("subPathExpr")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 for var in expr
@@ -830,7 +831,7 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
     }
     merge_env(cm, transferred);
     if let Some(from) = &s.spec.env_from_annotations {
-        let annotations = ctx.metadata.get("annotations").and_then(Value::as_object);
+        let annotations = ctx.metadata.field("annotations").and_then(Value::as_object);
         let envs = annotations.into_iter().flatten().filter_map(|(k, v)| {
             let name = k.strip_prefix(&from.prefix)?;
             (!name.is_empty() && !from.exclude.iter().any(|x| x == name))
@@ -854,7 +855,7 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
             } else {
                 mounts
                     .iter()
-                    .any(|x| x.get("mountPath") == m.get("mountPath"))
+                    .any(|x| x.field("mountPath") == m.field("mountPath"))
             };
             if !taken {
                 mounts.push(m.clone());
@@ -862,7 +863,7 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
         }
         for field in ["env", "volumeMounts"] {
             if cm
-                .get(field)
+                .field(field)
                 .and_then(Value::as_array)
                 .is_some_and(Vec::is_empty)
             {
@@ -874,7 +875,7 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
 }
 
 fn env_of<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
-    c.get("env")?
+    c.field("env")?
         .as_array()?
         .iter()
         .find(|e| name_of(e) == name)
@@ -897,7 +898,13 @@ fn merge_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
 
 /// `metadata.name`, `metadata.labels['k']` or `metadata.annotations['k']` of the pod.
 fn field_value(metadata: &Value, path: &str) -> Option<String> {
-    let get = |field: &str, key: &str| metadata.get(field)?.get(key)?.as_str().map(str::to_owned);
+    let get = |field: &str, key: &str| {
+        metadata
+            .field(field)?
+            .field(key)?
+            .as_str()
+            .map(str::to_owned)
+    };
     let keyed = |prefix: &str| {
         path.strip_prefix(prefix)?
             .strip_suffix("']")
@@ -905,7 +912,7 @@ fn field_value(metadata: &Value, path: &str) -> Option<String> {
             .map(str::to_owned)
     };
     if path == "metadata.name" {
-        return metadata.get("name")?.as_str().map(str::to_owned);
+        return metadata.field("name")?.as_str().map(str::to_owned);
     }
     if let Some(k) = keyed("metadata.labels['").or_else(|| keyed("metadata.labels[\"")) {
         return get("labels", &k);

@@ -20,7 +20,7 @@ pub use status::{AppRecord, Previous, Record, STATUS_ANNOTATION, Status};
 use crate::config::schema::{ViolationKind, body_schema, validate};
 use crate::config::{Config, JobPolicy, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
 use crate::kinds::{WorkloadKind, workload_kind};
-use crate::patch::Pointer;
+use crate::patch::{Fields, Pointer};
 use crate::select::{self, Reason, Request, RuleVerdict, Subject};
 use crate::template;
 
@@ -149,7 +149,7 @@ pub fn plan_in_text(
             .flatten()
             .map(|pod_template| WorkloadKind {
                 kind: object
-                    .get("kind")
+                    .field("kind")
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_owned(),
@@ -162,7 +162,7 @@ pub fn plan_in_text(
     };
     let Some(pod_in) = object
         .at_pointer(&wk.pod_template)
-        .filter(|p| p.get("spec").is_some_and(Value::is_object))
+        .filter(|p| p.field("spec").is_some_and(Value::is_object))
     else {
         return Ok(Outcome::new(if settings.mode == Mode::Uninject {
             Action::NotInjected
@@ -180,7 +180,7 @@ pub fn plan_in_text(
         .unwrap_or_default();
     let has_status = pod_in
         .at_pointer("/metadata/annotations")
-        .and_then(|a| a.get(STATUS_ANNOTATION))
+        .and_then(|a| a.field(STATUS_ANNOTATION))
         .is_some();
     // Nothing of an earlier run to take out: an object no sidecar is for stays as it is,
     // uncopied.
@@ -375,7 +375,7 @@ fn choose<'c>(
         let key = crate::patch::escape(select::INJECT_ANNOTATION);
         let on_pod = pod
             .at_pointer("/metadata/annotations")
-            .and_then(|a| a.get(select::INJECT_ANNOTATION))
+            .and_then(|a| a.field(select::INJECT_ANNOTATION))
             .is_some();
         let at = if on_pod {
             format!("{}/metadata/annotations/{key}", wk.pod_template)
@@ -396,11 +396,11 @@ fn status_holder(value: &Value, pointer: String) -> Option<String> {
     match value {
         Value::Object(m) => {
             let has_status = m
-                .get("metadata")
-                .and_then(|md| md.get("annotations"))
-                .and_then(|a| a.get(STATUS_ANNOTATION))
+                .field("metadata")
+                .and_then(|md| md.field("annotations"))
+                .and_then(|a| a.field(STATUS_ANNOTATION))
                 .is_some();
-            if has_status && m.get("spec").is_some_and(Value::is_object) {
+            if has_status && m.field("spec").is_some_and(Value::is_object) {
                 return Some(pointer);
             }
             m.iter()
@@ -542,7 +542,7 @@ fn select_sidecars<'c>(
     for (def, policy) in chosen {
         let long_running = !def
             .definition
-            .get("containers")
+            .field("containers")
             .and_then(Value::as_array)
             .is_none_or(Vec::is_empty);
         if s.runs_to_completion && long_running && !def.spec.native {
@@ -692,7 +692,7 @@ fn canonical(value: &Value) -> Value {
 /// A container must have a name and an image and read as a Kubernetes `Container`.
 fn check_container(sidecar: &str, c: &Value) -> Result<(), InjectError> {
     let fail = |message: String| InjectError::new("kinject::inject::invalid_sidecar", message);
-    let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
+    let name = c.field("name").and_then(Value::as_str).unwrap_or_default();
     if name.is_empty() {
         return Err(fail(format!(
             "sidecar `{sidecar}` has a container without a name"
@@ -779,20 +779,20 @@ fn write_status(pod: &mut Value, kept: Vec<Record>, records: Vec<Record>, spelli
     {
         status.created.push("/spec/containers".to_owned());
     }
-    if !matches!(pod.get("metadata"), Some(Value::Object(_))) {
+    if !matches!(pod.field("metadata"), Some(Value::Object(_))) {
         pod.shift_insert(0, "metadata".to_owned(), Value::Object(Map::new()));
         status.created.push("/metadata".to_owned());
     }
-    let Some(Value::Object(metadata)) = pod.get_mut("metadata") else {
+    let Some(Value::Object(metadata)) = pod.field_mut("metadata") else {
         return;
     };
-    if !matches!(metadata.get("annotations"), Some(Value::Object(_))) {
+    if !matches!(metadata.field("annotations"), Some(Value::Object(_))) {
         metadata.insert("annotations".to_owned(), Value::Object(Map::new()));
         status.created.push("/metadata/annotations".to_owned());
     }
     status.null = nulls(before, &status.created);
     status.null_as = spelling.pod(&status.null);
-    if let Some(Value::Object(a)) = metadata.get_mut("annotations") {
+    if let Some(Value::Object(a)) = metadata.field_mut("annotations") {
         a.insert(
             STATUS_ANNOTATION.to_owned(),
             Value::String(status.to_annotation()),
@@ -823,7 +823,7 @@ fn note_nulls(spelling: &Spelling, records: &mut [Record]) {
                 app.null = app
                     .created
                     .iter()
-                    .filter(|f| c.get(f.as_str()).is_some_and(Value::is_null))
+                    .filter(|f| c.field(f.as_str()).is_some_and(Value::is_null))
                     .cloned()
                     .collect();
                 app.null_as = spelling.app(&app.name, &app.null);

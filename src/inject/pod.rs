@@ -3,10 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::patch::Pointer;
+use crate::patch::{Fields, Pointer};
 
 pub(crate) fn name_of(v: &Value) -> &str {
-    v.get("name").and_then(Value::as_str).unwrap_or_default()
+    v.field("name").and_then(Value::as_str).unwrap_or_default()
 }
 
 pub(crate) fn position(list: &[Value], name: &str) -> Option<usize> {
@@ -118,7 +118,7 @@ fn overlay_field(field: &str, base: &Value, over: &Value) -> Value {
                 if k == "image" && ov == "auto" && field.is_empty() {
                     continue;
                 }
-                let merged = match out.get(k) {
+                let merged = match out.field(k) {
                     Some(bv) => overlay_field(k, bv, ov),
                     None => ov.clone(),
                 };
@@ -132,7 +132,7 @@ fn overlay_field(field: &str, base: &Value, over: &Value) -> Value {
                 for item in o {
                     match out
                         .iter()
-                        .position(|x| x.get(key).is_some() && x.get(key) == item.get(key))
+                        .position(|x| x.field(key).is_some() && x.field(key) == item.field(key))
                     {
                         Some(i) => out[i] = overlay_field("", &out[i], item),
                         None => out.push(item.clone()),

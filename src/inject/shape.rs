@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::InjectError;
-use crate::patch::{Pointer, escape};
+use crate::patch::{Fields, Pointer, escape};
 
 const CODE: &str = "kinject::inject::invalid_object";
 
@@ -38,25 +38,25 @@ pub(crate) enum Containers {
 /// Values are walked, not looked up by pointer: this runs for every workload, and a pointer
 /// is made only for an error.
 pub(crate) fn check(object: &Value, pod_template: &str) -> Result<Containers, InjectError> {
-    metadata(object.get("metadata"), || "/metadata".to_owned())?;
+    metadata(object.field("metadata"), || "/metadata".to_owned())?;
     let Some(pod) = object.at_pointer(pod_template) else {
         return Ok(Containers::Absent);
     };
-    metadata(pod.get("metadata"), || format!("{pod_template}/metadata"))?;
-    let spec = pod.get("spec");
+    metadata(pod.field("metadata"), || format!("{pod_template}/metadata"))?;
+    let spec = pod.field("spec");
     let spec_at = || format!("{pod_template}/spec");
     for field in SPEC_LISTS {
-        list(spec.and_then(|s| s.get(field)), || {
+        list(spec.and_then(|s| s.field(field)), || {
             format!("{}/{field}", spec_at())
         })?;
     }
-    let containers = match spec.and_then(|s| s.get("containers")) {
+    let containers = match spec.and_then(|s| s.field("containers")) {
         Some(Value::Array(items)) if items.is_empty() => Containers::Empty,
         Some(Value::Array(_)) => Containers::Some,
         _ => Containers::Absent,
     };
     for field in ["containers", "initContainers"] {
-        let Some(Value::Array(items)) = spec.and_then(|s| s.get(field)) else {
+        let Some(Value::Array(items)) = spec.and_then(|s| s.field(field)) else {
             continue;
         };
         for (i, item) in items.iter().enumerate() {
@@ -65,7 +65,7 @@ pub(crate) fn check(object: &Value, pod_template: &str) -> Result<Containers, In
                 return Err(wrong_type(&at(), item, "a mapping"));
             };
             for list_field in CONTAINER_LISTS {
-                list(container.get(*list_field), || {
+                list(container.field(list_field), || {
                     format!("{}/{list_field}", at())
                 })?;
             }
@@ -83,7 +83,7 @@ fn metadata(metadata: Option<&Value>, at: impl Fn() -> String) -> Result<(), Inj
         Some(other) => return Err(wrong_type(&at(), other, "a mapping")),
     };
     for field in ["labels", "annotations"] {
-        let map = match metadata.get(field) {
+        let map = match metadata.field(field) {
             None | Some(Value::Null) => continue,
             Some(Value::Object(m)) => m,
             Some(other) => {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::patch::Pointer;
+use crate::patch::{Fields, Pointer};
 
 pub const STATUS_ANNOTATION: &str = "kinject.dev/status";
 
@@ -129,7 +129,7 @@ impl Status {
     pub fn read(pod: &Value) -> Result<Option<Status>, String> {
         let Some(raw) = pod
             .at_pointer("/metadata/annotations")
-            .and_then(|a| a.get(STATUS_ANNOTATION))
+            .and_then(|a| a.field(STATUS_ANNOTATION))
         else {
             return Ok(None);
         };

@@ -8,7 +8,7 @@ use super::pod::{
     container_at, container_field, name_of, null_if_empty, position, remove_if_empty,
 };
 use super::status::{Record, STATUS_ANNOTATION, Status};
-use crate::patch::Pointer;
+use crate::patch::{Fields, Pointer};
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
 /// Returns the records left in place (sidecars of other configurations), and how the fields
@@ -148,16 +148,16 @@ fn strip_record<'r>(
             continue;
         };
         {
-            remove_items(c.get_mut("volumeMounts"), |m| {
+            remove_items(c.field_mut("volumeMounts"), |m| {
                 app.volume_mounts
                     .iter()
-                    .any(|p| m.get("mountPath").and_then(Value::as_str) == Some(p))
+                    .any(|p| m.field("mountPath").and_then(Value::as_str) == Some(p))
             });
-            remove_items(c.get_mut("env"), |e| {
+            remove_items(c.field_mut("env"), |e| {
                 app.env.iter().any(|n| name_of(e) == n)
             });
-            remove_tail(c.get_mut("args"), &app.args);
-            remove_tail(c.get_mut("command"), &app.command);
+            remove_tail(c.field_mut("args"), &app.args);
+            remove_tail(c.field_mut("command"), &app.command);
             if !app.removed_mounts.is_empty() {
                 let mut created = false;
                 let mounts = super::pod::list_field(c, "volumeMounts", &mut created);
@@ -166,7 +166,7 @@ fn strip_record<'r>(
                 }
             }
             for field in &app.created {
-                let empty = match c.get(field) {
+                let empty = match c.field(field) {
                     Some(Value::Array(a)) => a.is_empty(),
                     Some(Value::Null) => true,
                     _ => false,
@@ -197,8 +197,8 @@ fn strip_record<'r>(
             m.insert(k.clone(), previous.clone());
         }
     }
-    if let Some(Value::Object(spec)) = pod.get_mut("spec") {
-        if let Some(Value::Array(aliases)) = spec.get_mut("hostAliases") {
+    if let Some(Value::Object(spec)) = pod.field_mut("spec") {
+        if let Some(Value::Array(aliases)) = spec.field_mut("hostAliases") {
             for a in r.host_aliases.iter().rev() {
                 if let Some(i) = aliases.iter().rposition(|x| x == a) {
                     aliases.remove(i);
@@ -218,7 +218,7 @@ fn strip_record<'r>(
         }
     }
     if let Some(sa) = &r.service_account_name
-        && let Some(Value::Object(spec)) = pod.get_mut("spec")
+        && let Some(Value::Object(spec)) = pod.field_mut("spec")
     {
         match &sa.previous {
             Some(p) => {

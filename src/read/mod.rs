@@ -13,7 +13,7 @@ use miette::Diagnostic;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::patch::Pointer;
+use crate::patch::{Fields, Pointer};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
 pub(crate) use split::documents;
@@ -523,7 +523,7 @@ pub fn namespace_labels<'a>(
                 }
             };
             for (_, o) in objects(&parsed.value) {
-                if o.get("kind").and_then(Value::as_str) != Some("Namespace") {
+                if o.field("kind").and_then(Value::as_str) != Some("Namespace") {
                     continue;
                 }
                 let Some(name) = o.at_pointer("/metadata/name").and_then(Value::as_str) else {
@@ -554,10 +554,10 @@ fn collect_objects<'v>(value: &'v Value, pointer: String, out: &mut Vec<(String,
         return;
     };
     let is_list = map
-        .get("kind")
+        .field("kind")
         .and_then(Value::as_str)
         .is_some_and(|k| k.ends_with("List"));
-    match (is_list, map.get("items")) {
+    match (is_list, map.field("items")) {
         (true, Some(Value::Array(items))) if !items.is_empty() => {
             for (i, item) in items.iter().enumerate() {
                 collect_objects(item, format!("{pointer}/items/{i}"), out);

@@ -10,7 +10,7 @@ use super::emit::{Emitter, flow_text, scalar};
 use super::parse::dash_before;
 use super::style::{Style, column, line_start};
 use super::{Node, NodeKind, ScalarKind};
-use crate::patch::{self, Op};
+use crate::patch::{self, Fields, Op};
 
 /// The document's layout is one the editor does not change in place (an anchor, an alias, a
 /// merge key, a first key sharing its line with a `-`…). The caller re-emits the document.
@@ -233,7 +233,7 @@ fn key_position(children: &[Child<'_>], toks: &[String], depth: usize, target: &
     let mut map = target;
     for t in &toks[..depth] {
         map = match map {
-            Value::Object(m) => m.get(t).unwrap_or(&Value::Null),
+            Value::Object(m) => m.field(t).unwrap_or(&Value::Null),
             Value::Array(a) => t
                 .parse::<usize>()
                 .ok()
