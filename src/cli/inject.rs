@@ -1,7 +1,5 @@
 //! `kinject inject` and `kinject uninject`: wiring only.
 
-use std::io::Write;
-
 use crate::config::{self, Config};
 use crate::inject::Mode;
 use crate::pipeline::FileResult;
@@ -9,7 +7,8 @@ use crate::render;
 use crate::report;
 
 use super::output::{
-    Loaded, StdinWindows, diagnostics, process_inputs, read_while, stdout, write_stdout,
+    Loaded, StdinWindows, diagnostics, process_inputs, read_while, stdout, write_slices,
+    write_stdout,
 };
 use super::{
     EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
@@ -179,11 +178,7 @@ fn run(
         return EXIT_ERROR;
     }
     match text {
-        Output::Yaml(yaml) => write_stdout(|out| {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-            write_yaml(&yaml, &mut out)?;
-            out.flush()
-        }),
+        Output::Yaml(yaml) => write_stdout(|out| write_slices(out, &yaml_slices(&yaml))),
         Output::Text(text) => stdout(&text),
     }
 }
@@ -274,10 +269,10 @@ fn render_all(
 
 /// Writes the inputs' YAML as one stream: between two inputs a line break and a `---` where
 /// the next does not start with one; an input with nothing but blanks adds nothing.
-fn write_yaml(
-    yaml: &[(&crate::read::Input, render::yaml::YamlOutput)],
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
+/// The YAML output of the inputs, in the order it is written: pieces of the inputs' texts
+/// and of the edited ones, and the separators between the inputs.
+fn yaml_slices<'a>(yaml: &'a [(&crate::read::Input, render::yaml::YamlOutput)]) -> Vec<&'a [u8]> {
+    let mut slices = Vec::new();
     // Whether anything was written, and whether it ended a line.
     let (mut any, mut line_ended) = (false, false);
     for (input, y) in yaml {
@@ -286,19 +281,19 @@ fn write_yaml(
                 continue;
             }
             if !line_ended {
-                out.write_all(b"\n")?;
+                slices.push(&b"\n"[..]);
             }
             if !starts_with_marker(y.pieces(input)) {
-                out.write_all(b"---\n")?;
+                slices.push(&b"---\n"[..]);
             }
         }
         for p in y.pieces(input).filter(|p| !p.is_empty()) {
-            out.write_all(p.as_bytes())?;
+            slices.push(p.as_bytes());
             any = true;
             line_ended = p.ends_with('\n');
         }
     }
-    Ok(())
+    slices
 }
 
 /// Whether the first line of `text` (in pieces) that is neither blank nor a comment is a

@@ -26,6 +26,33 @@ pub(crate) fn write_stdout(write: impl FnOnce(&mut dyn Write) -> std::io::Result
     }
 }
 
+/// Writes `slices` one after the other, handed to the system a thousand at a time
+/// (`writev`) rather than copied into a buffer first: the output of a large input is mostly
+/// pieces of its text.
+pub(crate) fn write_slices(out: &mut dyn Write, slices: &[&[u8]]) -> std::io::Result<()> {
+    use std::io::IoSlice;
+    // Linux's IOV_MAX: more in one call is refused.
+    const BATCH: usize = 1024;
+    for batch in slices.chunks(BATCH) {
+        // (An empty slice would read as nothing written.)
+        let mut io: Vec<IoSlice<'_>> = batch
+            .iter()
+            .filter(|s| !s.is_empty())
+            .map(|s| IoSlice::new(s))
+            .collect();
+        let mut rest = &mut io[..];
+        while !rest.is_empty() {
+            match out.write_vectored(rest) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => IoSlice::advance_slices(&mut rest, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    out.flush()
+}
+
 /// Prints diagnostics to stderr.
 pub(crate) fn diagnostics<D: miette::Diagnostic + Send + Sync + 'static>(errors: Vec<D>) {
     for e in errors {
@@ -223,4 +250,65 @@ pub(crate) fn take_errors(files: &mut [FileResult]) -> Vec<Located> {
         .iter_mut()
         .flat_map(|f| std::mem::take(&mut f.errors))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Takes at most `max` bytes per call, one slice's at a time now and then, as pipes and
+    /// terminals may; `Interrupted` every third call.
+    struct Stingy {
+        max: usize,
+        calls: usize,
+        got: Vec<u8>,
+    }
+
+    impl Write for Stingy {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.max);
+            self.got.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+            self.calls += 1;
+            if self.calls.is_multiple_of(3) {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            if self.calls.is_multiple_of(4) {
+                return self.write(&bufs[0]);
+            }
+            let mut n = 0;
+            for b in bufs {
+                let take = b.len().min(self.max - n);
+                self.got.extend_from_slice(&b[..take]);
+                n += take;
+                if n == self.max {
+                    break;
+                }
+            }
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn slices_are_written_whole_and_in_order_however_little_each_write_takes() {
+        let text: Vec<String> = (0..2500).map(|i| format!("line {i}\n")).collect();
+        let mut slices: Vec<&[u8]> = text.iter().map(|t| t.as_bytes()).collect();
+        slices.insert(7, b"");
+        for max in [1, 5, 64, 1 << 20] {
+            let mut out = Stingy {
+                max,
+                calls: 0,
+                got: Vec::new(),
+            };
+            write_slices(&mut out, &slices).expect("written");
+            assert_eq!(out.got, text.concat().into_bytes(), "{max} bytes a call");
+        }
+    }
 }
