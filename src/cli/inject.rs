@@ -267,10 +267,9 @@ fn render_all(
     (text, notes, errors)
 }
 
-/// Writes the inputs' YAML as one stream: between two inputs a line break and a `---` where
-/// the next does not start with one; an input with nothing but blanks adds nothing.
-/// The YAML output of the inputs, in the order it is written: pieces of the inputs' texts
-/// and of the edited ones, and the separators between the inputs.
+/// The inputs' YAML as one stream, in the pieces it is written in (of the inputs' texts and
+/// of what the edits wrote): between two inputs a line break and a `---` where the next does
+/// not start with one; an input with nothing but blanks adds nothing.
 fn yaml_slices<'a>(yaml: &'a [(&crate::read::Input, render::yaml::YamlOutput)]) -> Vec<&'a [u8]> {
     let mut slices = Vec::new();
     // Whether anything was written, and whether it ended a line.
