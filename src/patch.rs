@@ -297,7 +297,7 @@ fn diff_at(path: &mut String, from: &Value, to: &Value, ops: &mut Vec<Op>) {
                 }
                 return;
             }
-            for k in a.keys().filter(|k| !b.contains_key(*k)) {
+            for k in a.keys().filter(|k| b.field(k).is_none()) {
                 ops.push(Op::Remove {
                     path: push(path, k),
                 });
@@ -401,7 +401,8 @@ fn diff_named(path: &mut String, a: &[Value], b: &[Value], ops: &mut Vec<Op>) ->
     true
 }
 
-fn name_of(v: &Value) -> &str {
+/// The `name` of a list item (empty when it has none).
+pub(crate) fn name_of(v: &Value) -> &str {
     v.field("name").and_then(Value::as_str).unwrap_or_default()
 }
 

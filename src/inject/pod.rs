@@ -3,11 +3,8 @@
 
 use serde_json::{Map, Value};
 
+pub(crate) use crate::patch::name_of;
 use crate::patch::{Fields, Pointer};
-
-pub(crate) fn name_of(v: &Value) -> &str {
-    v.field("name").and_then(Value::as_str).unwrap_or_default()
-}
 
 pub(crate) fn position(list: &[Value], name: &str) -> Option<usize> {
     list.iter().position(|v| name_of(v) == name)

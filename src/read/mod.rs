@@ -221,7 +221,7 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     // An offset inside a character is that character's.
     let offset = char_start(text, offset);
     let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
+    let line = breaks(before.as_bytes()) + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (line, before[line_start..].chars().count() + 1)
 }
