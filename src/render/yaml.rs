@@ -40,8 +40,8 @@ enum Piece {
 
 /// The size of a block of edited texts (a larger text is a block alone). Small enough to be
 /// carved from memory the allocator has already touched: a 1 MiB block was fresh memory the
-/// system had to fault in on the command's thread while the cores waited, 0.45 ms of a 1k
-/// run (docs/performance.md).
+/// system had to fault in on the command's thread while the cores waited, 0.3 ms of a 1k run
+/// (docs/performance.md).
 const BLOCK: usize = 64 << 10;
 
 /// Unchanged text between two edits this short is copied with them rather than referred to
