@@ -188,6 +188,21 @@ pub enum Undecodable {
         code = .0
     )]
     Unprintable(u32),
+    #[error(
+        "{what} (U+{code:04X}) written raw: Kubernetes' YAML reader takes it for a line break, YAML 1.2 readers for a character, so the two would read this text differently (write it as an escape, `\\u{code:04X}`, in a double-quoted string)",
+        what = line_break_name(*.0),
+        code = .0
+    )]
+    LineBreak(u32),
+}
+
+/// The name of a character YAML 1.1 reads as a line break and YAML 1.2 does not.
+fn line_break_name(code: u32) -> &'static str {
+    match code {
+        0x85 => "a next-line character",
+        0x2028 => "a line separator",
+        _ => "a paragraph separator",
+    }
 }
 
 /// The start of the character at byte `offset` of `text` (its end, past the text).
@@ -433,6 +448,9 @@ fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
         // A binary file is named as one, by its first NUL, whatever comes before.
         let (at, problem) = match text.bytes().position(|b| b == 0) {
             Some(nul) => (nul, Undecodable::Nul),
+            None if matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}') => {
+                (at, Undecodable::LineBreak(c.into()))
+            }
             None => (at, Undecodable::Unprintable(c.into())),
         };
         return Err(DecodeError::after(&text[..at], problem));
@@ -458,16 +476,24 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> 
     Ok(text)
 }
 
-/// The first character YAML does not allow in a stream (outside c-printable): C0 controls
-/// but tab, line feed and carriage return; DEL; C1 controls but NEL; U+FFFE and U+FFFF; and a
-/// byte-order mark anywhere but at the start (as Go's YAML reader refuses it). Looked for a
-/// block at a time, as there usually is none.
+/// The first character kinject does not read in a stream: what YAML does not allow
+/// (outside c-printable: C0 controls but tab, line feed and carriage return; DEL; C1 controls
+/// but NEL; U+FFFE and U+FFFF; a byte-order mark anywhere but at the start, as Go's YAML
+/// reader refuses it), and the three line breaks YAML 1.1 has and YAML 1.2 has not (NEL,
+/// U+2028, U+2029): kubectl's reader ends a line, a comment or a plain scalar at them, folds
+/// them in quoted scalars, and kinject's reader would not, so what kinject decided about a
+/// manifest would not be what Kubernetes reads. Looked for a block at a time, as there
+/// usually is none.
 fn forbidden_control(text: &str) -> Option<(usize, char)> {
     const BLOCK: usize = 64;
-    // 0xC2 starts every C1 control, 0xEF U+FFFE and U+FFFF (and other characters, checked
-    // below).
+    // 0xC2 starts every C1 control, 0xE2 U+2028 and U+2029, 0xEF U+FFFE and U+FFFF (and
+    // other characters, checked below).
     let suspect = |b: u8| {
-        (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7F || b == 0xC2 || b == 0xEF
+        (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+            || b == 0x7F
+            || b == 0xC2
+            || b == 0xE2
+            || b == 0xEF
     };
     for (n, block) in text.as_bytes().chunks(BLOCK).enumerate() {
         if !block.iter().fold(false, |any, &b| any | suspect(b)) {
@@ -483,8 +509,8 @@ fn forbidden_control(text: &str) -> Option<(usize, char)> {
             .char_indices()
             .take_while(|&(i, _)| start + i < end)
             .find(|&(i, c)| {
-                (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
-                    || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+                (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+                    || matches!(c, '\u{2028}' | '\u{2029}' | '\u{FFFE}' | '\u{FFFF}')
                     || (c == '\u{FEFF}' && start + i > 0)
             });
         if let Some((i, c)) = found {
@@ -639,8 +665,22 @@ mod tests {
             (1, 4, Undecodable::Unprintable(0xFEFF))
         );
         assert!(from_bytes(Source::stdin(), "\u{feff}a: b\n".as_bytes()).is_ok());
-        // Allowed: tab, line breaks, NEL, and every character that is not a control.
-        let fine = "a:\t\"\u{85}\u{a0}é\u{7e}\u{fffd}\u{ff21}\"\r\n".repeat(40);
+        // YAML 1.1's extra line breaks, raw: kubectl would read another text than kinject
+        // (in a comment, a quoted or a plain scalar alike).
+        for (text, at, c) in [
+            ("a: 'x\u{85}  y'\n", (1, 6), 0x85),
+            ("# c\u{2028}hostNetwork: true\n", (1, 4), 0x2028),
+            ("a: –b\u{2029}c\n", (1, 6), 0x2029),
+        ] {
+            assert_eq!(
+                refused(text.as_bytes()),
+                (at.0, at.1, Undecodable::LineBreak(c)),
+                "{text:?}"
+            );
+        }
+        // Allowed: tab, line breaks, and every character that is not a control; escaped line
+        // breaks read alike everywhere.
+        let fine = "a:\t\"\\u2028\\N\u{a0}é\u{7e}\u{fffd}\u{ff21}–\u{2027}\"\r\n".repeat(40);
         assert!(from_bytes(Source::stdin(), fine.as_bytes()).is_ok());
     }
 

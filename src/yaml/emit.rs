@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::scalar::plain_is_safe;
+use super::scalar::{is_special_space, plain_is_safe};
 use super::style::{Quote, Style};
 
 /// Writes YAML text for new content. Every function leaves `out` at the start of a line,
@@ -165,15 +165,6 @@ impl<'s> Emitter<'s> {
         let text = scalar(&Value::String(key.to_owned()), false, self.style.quote);
         self.out.push_str(&text);
     }
-}
-
-/// Characters written escaped: line breaks to YAML 1.1 readers (kubectl's), and those YAML
-/// does not allow raw.
-fn is_special_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
-    )
 }
 
 /// A single-line scalar: plain when that reads back as the same value, quoted otherwise.

@@ -182,7 +182,18 @@ pub(crate) fn plain_is_safe(s: &str, flow: bool) -> bool {
         return false;
     }
     s.chars()
-        .all(|c| c == ' ' || (!c.is_control() && c != '\u{FEFF}' && c != '\u{85}'))
+        .all(|c| c == ' ' || (!c.is_control() && !is_special_space(c)))
+}
+
+/// Characters never written raw: the line breaks of YAML 1.1 readers (kubectl's go-yaml reads
+/// NEL, U+2028 and U+2029 as line breaks, which YAML 1.2 readers do not: raw, they would end
+/// a scalar for Kubernetes that kinject's reader reads as one), and those YAML does not allow
+/// raw. Written escaped, in double quotes.
+pub(crate) fn is_special_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
+    )
 }
 
 /// Strings other YAML readers (YAML 1.2 core, PyYAML) give a non-string meaning: quote them too.
@@ -285,6 +296,9 @@ mod tests {
             "2001-12-14",
             "0x1F",
             "a\nb",
+            "x\u{2028}    securityContext:",
+            "a\u{2029}b",
+            "a\u{85}b",
             ".inf",
             "~",
         ] {
