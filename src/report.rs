@@ -25,6 +25,9 @@ pub struct Entry {
     /// Sidecars of an earlier run this run removed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removed: Vec<String>,
+    /// Sidecar containers the pod's own same-name containers override.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overridden: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// The error, for `action: error`.
@@ -47,6 +50,7 @@ pub fn entries(files: &[FileResult]) -> Vec<Entry> {
                     sidecars: Vec::new(),
                     reason: None,
                     removed: Vec::new(),
+                    overridden: Vec::new(),
                     warnings: Vec::new(),
                     error: None,
                 };
@@ -69,6 +73,7 @@ pub fn entries(files: &[FileResult]) -> Vec<Entry> {
                             _ => None,
                         },
                         removed: outcome.removed.clone(),
+                        overridden: outcome.overridden.clone(),
                         warnings: outcome.warnings.clone(),
                         ..base
                     },
@@ -98,6 +103,12 @@ pub fn text(entries: &[Entry]) -> String {
         }
         if !e.removed.is_empty() {
             line.push_str(&format!(" (removed {})", e.removed.join(", ")));
+        }
+        if !e.overridden.is_empty() {
+            line.push_str(&format!(
+                " (overridden by the pod: {})",
+                e.overridden.join(", ")
+            ));
         }
         if let Some(err) = &e.error {
             line.push_str(&format!(": {err}"));

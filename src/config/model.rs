@@ -114,8 +114,10 @@ pub struct Sidecar {
     /// containers; their own entries win (tumblr's behaviour).
     #[serde(default)]
     pub target_sidecars: bool,
-    /// A pod container with the same name as one of this sidecar's containers: `override`
-    /// merges it over the sidecar (default; Istio's behaviour), `error` refuses it.
+    /// A pod container with the same name as one of this sidecar's containers: `error`
+    /// refuses it (default: a manifest must not replace or neutralise a sidecar by naming a
+    /// container after it), `override` merges it over the sidecar (Istio's behaviour), which
+    /// the report says (`overridden`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_name: Option<SameName>,
     /// How the sidecar's `annotations` meet the pod's own: `keep` the pod's (default),
@@ -230,8 +232,8 @@ pub struct SidecarBody {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum SameName {
-    #[default]
     Override,
+    #[default]
     Error,
 }
 

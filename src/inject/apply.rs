@@ -416,11 +416,11 @@ fn place(
         ("containers", "initContainers")
     };
     if let Some(i) = position(list, &n) {
-        if s.spec.same_name == Some(SameName::Error) {
+        if s.spec.same_name.unwrap_or_default() == SameName::Error {
             return Err(conflict(format!(
                 "sidecar `{sidecar}` would replace the pod's own container `{n}`"
             ))
-            .help("rename the sidecar container or the pod's (OpenKruise replaced it silently: openkruise/kruise#565)"));
+            .help(format!("rename the pod's container (or the sidecar's); a configuration that lets pods override this sidecar says so with `sameName: override` on sidecar `{sidecar}` (OpenKruise replaced the app's container silently: openkruise/kruise#565)")));
         }
         let user = list[i].clone();
         list[i] = overlay(c, &user);

@@ -107,6 +107,8 @@ pub struct Outcome {
     pub target: Option<Box<Value>>,
     /// Sidecars from an earlier run that this run removed (no longer selected).
     pub removed: Vec<String>,
+    /// Sidecar containers the pod's own same-name containers override (`sameName: override`).
+    pub overridden: Vec<String>,
     pub warnings: Vec<String>,
     pub verdicts: Vec<RuleVerdict>,
     /// Nulls of `target` that were written other than empty before kinject filled them
@@ -120,6 +122,7 @@ impl Outcome {
             action,
             target: None,
             removed: Vec::new(),
+            overridden: Vec::new(),
             warnings: Vec::new(),
             verdicts: Vec::new(),
             null_as: BTreeMap::new(),
@@ -302,6 +305,10 @@ pub fn plan_in_text(
                 })?;
             let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
             let mut o = Outcome::new(Action::Injected(names));
+            o.overridden = records
+                .iter()
+                .flat_map(|r| r.overrides.keys().cloned())
+                .collect();
             o.warnings = drift(
                 object.at_pointer(&wk.pod_template),
                 pod,
