@@ -246,6 +246,11 @@ impl Templates {
             .is_none_or(|t| t.fields.is_empty() && t.whole.is_none())
     }
 
+    /// Whether sidecar `name` is a whole template.
+    pub fn has_whole(&self, name: &str) -> bool {
+        self.sidecars.get(name).is_some_and(|t| t.whole.is_some())
+    }
+
     /// Renders every field template of sidecar `name` into a copy of `definition`.
     pub fn render_fields(
         &self,

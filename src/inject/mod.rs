@@ -272,32 +272,50 @@ pub fn plan_in_text(
         Some(c) => c,
         None => choose(object, &pod0, &wk, &namespace, settings)?,
     };
-    let mut outcome = match selection {
+    let outcome = match selection {
         Err(reason) => {
             write_status(pod, kept, Vec::new(), &spelling);
             Outcome::new(Action::Skipped(reason))
         }
-        Ok(selected) => {
+        Ok((selected, mut left_out)) => {
             // The template context, made only when a sidecar has templates.
             let ctx = std::cell::OnceCell::new();
             let ctx =
                 || ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values));
-            let rendered = selected
-                .iter()
-                .map(|(def, native)| {
-                    if config.templates.is_static(&def.spec.name) {
-                        // The same for every object: rendered once per run, and lent.
-                        match def.rendered[usize::from(*native)]
-                            .get_or_init(|| render(def, config, ctx(), *native))
-                        {
-                            Ok(r) => Ok(Cow::Borrowed(r)),
-                            Err(e) => Err(e.clone()),
-                        }
-                    } else {
-                        render(def, config, ctx(), *native).map(Cow::Owned)
+            let mut rendered = Vec::with_capacity(selected.len());
+            for c in &selected {
+                let (def, native) = (c.def, c.native);
+                let r = if config.templates.is_static(&def.spec.name) {
+                    // The same for every object: rendered once per run, and lent.
+                    match def.rendered[usize::from(native)]
+                        .get_or_init(|| render(def, config, ctx(), native))
+                    {
+                        Ok(r) => Cow::Borrowed(r),
+                        Err(e) => return Err(e.clone()),
                     }
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+                } else {
+                    Cow::Owned(render(def, config, ctx(), native)?)
+                };
+                if c.skip_if_long_running && !r.body.containers.is_empty() {
+                    left_out.push(def.spec.name.clone());
+                } else {
+                    rendered.push(r);
+                }
+            }
+            if rendered.is_empty() {
+                write_status(pod, kept, Vec::new(), &spelling);
+                return finish(
+                    Outcome::new(Action::Skipped(Reason::JobNeedsNativeSidecar)),
+                    Finish {
+                        stripped,
+                        target,
+                        changed: &changed,
+                        pod_template: &wk.pod_template,
+                        respelled,
+                        verdicts: settings.explain.then_some(verdicts),
+                    },
+                );
+            }
             let mut records = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
                 .map_err(|mut e| {
                     e.at = e.at.map(|p| format!("{}{p}", wk.pod_template));
@@ -322,27 +340,59 @@ pub fn plan_in_text(
                     "the pod template had no containers: the sidecars are its only ones".to_owned(),
                 );
             }
+            o.warnings.extend(left_out.iter().map(|name| {
+                format!("sidecar `{name}` is left out: the pod runs to completion and its containers would keep it running (the rule's `jobs: skip`; `jobs: native` makes them native sidecars)")
+            }));
             note_nulls(&spelling, &mut records);
             write_status(pod, kept, records, &spelling);
             o
         }
     };
+    finish(
+        outcome,
+        Finish {
+            stripped,
+            target,
+            changed: &changed,
+            pod_template: &wk.pod_template,
+            respelled,
+            verdicts: settings.explain.then_some(verdicts),
+        },
+    )
+}
+
+/// What an injection run leaves to settle once its action is known.
+struct Finish<'a> {
+    /// Sidecars of an earlier run that were taken out.
+    stripped: Vec<String>,
+    /// The object as it should be.
+    target: Value,
+    /// Whether `target`'s pod template differs from the object's.
+    changed: &'a dyn Fn(&Value) -> bool,
+    pod_template: &'a str,
+    respelled: BTreeMap<String, String>,
+    verdicts: Option<Vec<RuleVerdict>>,
+}
+
+/// The outcome with what was removed, whether anything changed, and the verdicts.
+fn finish(mut outcome: Outcome, f: Finish<'_>) -> Result<Outcome, InjectError> {
     outcome.removed = match &outcome.action {
-        Action::Injected(names) => stripped
+        Action::Injected(names) => f
+            .stripped
             .into_iter()
             .filter(|n| !names.contains(n))
             .collect(),
-        _ => stripped,
+        _ => f.stripped,
     };
-    if !changed(&target) {
+    if !(f.changed)(&f.target) {
         if let Action::Injected(names) = &outcome.action {
             outcome.action = Action::Unchanged(names.clone());
         }
     } else {
-        outcome.target = Some(Box::new(target));
-        outcome.null_as = within(&wk.pod_template, respelled);
+        outcome.target = Some(Box::new(f.target));
+        outcome.null_as = within(f.pod_template, f.respelled);
     }
-    if settings.explain {
+    if let Some(verdicts) = f.verdicts {
         outcome.verdicts = verdicts;
     }
     Ok(outcome)
@@ -459,7 +509,20 @@ fn subject<'a>(
     }
 }
 
-type Selection<'c> = Result<Vec<(&'c SidecarDef, bool)>, Reason>;
+/// A sidecar chosen for an object.
+#[derive(Clone, Copy)]
+struct Chosen<'c> {
+    def: &'c SidecarDef,
+    /// Its containers become native sidecars (init containers that keep running).
+    native: bool,
+    /// A whole template in a pod that runs to completion under `jobs: skip`: whether it is
+    /// long-running is known once it is rendered; if it is, it is left out.
+    skip_if_long_running: bool,
+}
+
+/// The sidecars an object gets, and those a pod that runs to completion leaves out (by
+/// name); or why it gets none.
+type Selection<'c> = Result<(Vec<Chosen<'c>>, Vec<String>), Reason>;
 
 /// The sidecars to inject, each with whether it becomes native, or the reason for none.
 fn select_sidecars<'c>(
@@ -546,26 +609,39 @@ fn select_sidecars<'c>(
             .unwrap_or(Reason::NoRuleMatched)));
     }
     let mut out = Vec::new();
+    let mut left_out = Vec::new();
     for (def, policy) in chosen {
-        let long_running = !def
-            .definition
-            .field("containers")
-            .and_then(Value::as_array)
-            .is_none_or(Vec::is_empty);
+        let plain = |native| Chosen {
+            def,
+            native,
+            skip_if_long_running: false,
+        };
+        // A whole template may render containers: it is long-running until rendered.
+        let whole = config.templates.has_whole(&def.spec.name);
+        let long_running = whole
+            || !def
+                .definition
+                .field("containers")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty);
         if s.runs_to_completion && long_running && !def.spec.native {
             match policy {
-                JobPolicy::Skip => continue,
-                JobPolicy::Native => out.push((def, true)),
-                JobPolicy::Inject => out.push((def, false)),
+                JobPolicy::Skip if whole => out.push(Chosen {
+                    skip_if_long_running: true,
+                    ..plain(false)
+                }),
+                JobPolicy::Skip => left_out.push(def.spec.name.clone()),
+                JobPolicy::Native => out.push(plain(true)),
+                JobPolicy::Inject => out.push(plain(false)),
             }
         } else {
-            out.push((def, def.spec.native));
+            out.push(plain(def.spec.native));
         }
     }
     if out.is_empty() {
         return Ok(Err(Reason::JobNeedsNativeSidecar));
     }
-    Ok(Ok(out))
+    Ok(Ok((out, left_out)))
 }
 
 /// Renders one sidecar's templates for this object and checks the result.
