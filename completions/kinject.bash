@@ -415,7 +415,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --output --report --quiet --in-place --check --diff --help --version"
+            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --trust-status --output --report --quiet --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -55,13 +55,14 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -s V -l version 
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file: only needed for its custom workload kinds' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l trust-status -d 'Remove what the status annotation says was added for sidecars no configuration given defines, on its word: kinject then checks only that its records are consistent, not that kinject added what they name (a manifest\'s annotation could name the pod\'s own containers)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s i -l in-place -d 'Rewrite the files in place (atomically; files that would not change are not touched). Exits 1 when a file changed, as pre-commit expects from a fixer'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l check -d 'Write nothing; print the paths of the files that would change and exit 1 if any would'

@@ -145,7 +145,10 @@ fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
         if again.stdout != output.as_bytes() {
             failures.push(format!("{name}: injecting the output again changed it"));
         }
-        let back = kinject(&["uninject", "-q", "-"], Some(output.as_bytes()));
+        let back = kinject(
+            &["uninject", "-q", "-c", &all, "-"],
+            Some(output.as_bytes()),
+        );
         if back.stdout != input.as_bytes() {
             failures.push(format!(
                 "{name}: uninject does not restore the input\n{}",

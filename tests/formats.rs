@@ -48,7 +48,12 @@ fn round_trip(configs: &[&str], dir: &str) -> String {
         ],
         b"",
     );
-    let back = kinject(&["uninject", "-q", "-"], output.as_bytes());
+    let mut uninject = vec!["uninject", "-q"];
+    for c in configs {
+        uninject.extend(["-c", c]);
+    }
+    uninject.push("-");
+    let back = kinject(&uninject, output.as_bytes());
     assert_eq!(
         String::from_utf8_lossy(&back.stdout),
         String::from_utf8_lossy(&input.stdout),

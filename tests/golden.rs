@@ -200,11 +200,16 @@ fn invariants(dir: &Path, args: &[String], output: &str) -> Vec<String> {
     }
 
     if !dir.join("no-uninject").exists() {
-        let back = run(
-            dir,
-            &["uninject".to_owned(), "-".to_owned()],
-            Some(output.as_bytes()),
-        );
+        // With the configurations that injected: what their sidecars add is what uninject
+        // may remove.
+        let mut uninject_args = vec!["uninject".to_owned()];
+        for pair in args.windows(2) {
+            if pair[0] == "-c" || pair[0] == "--config" {
+                uninject_args.extend(["-c".to_owned(), pair[1].clone()]);
+            }
+        }
+        uninject_args.push("-".to_owned());
+        let back = run(dir, &uninject_args, Some(output.as_bytes()));
         let back_out = String::from_utf8_lossy(&back.stdout);
         if back_out != input {
             failures.push(format!(

@@ -92,7 +92,7 @@ fn a_long_stream_gives_what_the_file_gives() {
     assert!(report.as_array().is_some_and(|a| a.len() > 1000));
     // And back: uninject of the injected stream.
     let injected = String::from_utf8(out.stdout).expect("UTF-8");
-    let out = same_as_file(&injected, &["uninject", "-q"]);
+    let out = same_as_file(&injected, &["uninject", "-q", "-c", CONFIG]);
     assert!(out.status.success());
 }
 

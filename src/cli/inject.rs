@@ -68,7 +68,15 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     let stdin = open_stdin(&args.input, &args.edit);
-    let paths: Vec<&std::path::Path> = args.configs.iter().map(|p| p.as_path()).collect();
+    // The configuration given, else the nearest default one, else none (then every record
+    // needs `--trust-status`).
+    let found = super::ConfigArgs {
+        configs: args.configs.clone(),
+        sets: Vec::new(),
+    }
+    .paths()
+    .unwrap_or_default();
+    let paths: Vec<&std::path::Path> = found.iter().map(|p| p.as_path()).collect();
     let (config, early) = read_while(&args.input, || {
         if paths.is_empty() {
             Ok(Config::empty())
@@ -76,10 +84,15 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
             config::load(&paths, &[])
         }
     });
+    let mode = if args.trust_status {
+        Mode::UninjectTrustingStatus
+    } else {
+        Mode::Uninject
+    };
     match config {
         Ok(config) => run(
             &config,
-            Mode::Uninject,
+            mode,
             Inputs {
                 args: &args.input,
                 stdin,

@@ -264,9 +264,17 @@ pub struct InjectArgs {
 pub struct UninjectArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Configuration file: only needed for its custom workload kinds.
+    /// Configuration file, or directory of them (repeatable): what its sidecars add is what
+    /// uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for
+    /// `inject`; none found, every record needs `--trust-status`.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
+    /// Remove what the status annotation says was added for sidecars no configuration given
+    /// defines, on its word: kinject then checks only that its records are consistent, not
+    /// that kinject added what they name (a manifest's annotation could name the pod's own
+    /// containers).
+    #[arg(long)]
+    pub trust_status: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]

@@ -7,6 +7,7 @@ mod pod;
 mod shape;
 mod status;
 mod strip;
+mod trust;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -59,7 +60,19 @@ impl InjectError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Inject,
+    /// Removes every sidecar the status annotation records. A record of a sidecar the
+    /// configuration does not define is refused: kinject cannot check what it added.
     Uninject,
+    /// `Uninject`, removing on the word of the status annotation what the records of sidecars
+    /// the configuration does not define say (`--trust-status`): only checked to be
+    /// consistent.
+    UninjectTrustingStatus,
+}
+
+impl Mode {
+    pub fn uninjects(self) -> bool {
+        matches!(self, Mode::Uninject | Mode::UninjectTrustingStatus)
+    }
 }
 
 pub struct Settings<'c> {
@@ -147,7 +160,7 @@ pub fn plan_in_text(
     // `uninject` needs no configuration: a pod template of an unknown kind is found by the
     // status annotation kinject wrote into it.
     let found = workload_kind(object, &config.kinds).or_else(|| {
-        (settings.mode == Mode::Uninject)
+        (settings.mode.uninjects())
             .then(|| status_holder(object, String::new()))
             .flatten()
             .map(|pod_template| WorkloadKind {
@@ -167,7 +180,7 @@ pub fn plan_in_text(
         .at_pointer(&wk.pod_template)
         .filter(|p| p.field("spec").is_some_and(Value::is_object))
     else {
-        return Ok(Outcome::new(if settings.mode == Mode::Uninject {
+        return Ok(Outcome::new(if settings.mode.uninjects() {
             Action::NotInjected
         } else {
             Action::Skipped(Reason::NoPodTemplate)
@@ -189,7 +202,7 @@ pub fn plan_in_text(
     // uncopied.
     let mut chosen = None;
     if !has_status {
-        if settings.mode == Mode::Uninject {
+        if settings.mode.uninjects() {
             return Ok(Outcome::new(Action::NotInjected));
         }
         if containers == shape::Containers::Absent {
@@ -220,6 +233,58 @@ pub fn plan_in_text(
                 crate::patch::escape(STATUS_ANNOTATION)
             ))
     })?;
+    if let Some(st) = &status {
+        // The record is the manifest's word: checked before anything is done on it.
+        let at = format!(
+            "{}/metadata/annotations/{}",
+            wk.pod_template,
+            crate::patch::escape(STATUS_ANNOTATION)
+        );
+        let ctx = std::cell::OnceCell::new();
+        let ctx =
+            || ctx.get_or_init(|| template::context(pod_in, object, &namespace, &config.values));
+        let mut adds = |name: &str| -> Result<Option<trust::Adds>, InjectError> {
+            let Some(def) = config.sidecar(name) else {
+                return Ok(None);
+            };
+            let rendered = if config.templates.is_static(name) {
+                def.rendered[0]
+                    .get_or_init(|| render(def, config, ctx(), false))
+                    .as_ref()
+                    .map(trust::Adds::of)
+                    .ok()
+            } else {
+                render(def, config, ctx(), false)
+                    .as_ref()
+                    .map(trust::Adds::of)
+                    .ok()
+            };
+            // A definition that does not render here (a value only `--set` gives) is read as
+            // written: its literal names count, its templated ones match nothing.
+            Ok(Some(rendered.unwrap_or_else(|| {
+                trust::Adds::in_body(&def.definition, def.spec.same_name)
+            })))
+        };
+        trust::check(pod_in, st, &mut adds, &at)?;
+        if settings.mode == Mode::Uninject
+            && let Some(r) = st
+                .sidecars
+                .iter()
+                .find(|r| config.sidecar(&r.name).is_none())
+        {
+            return Err(InjectError::new(
+                "kinject::inject::unverified_status",
+                format!(
+                    "the `{STATUS_ANNOTATION}` annotation says sidecar `{}` added {}, and no configuration given defines `{}`: kinject cannot check that it did",
+                    r.name,
+                    trust::claims(r),
+                    r.name
+                ),
+            )
+            .help(format!("give the configuration that defines `{}` (-c FILE); or, having read the annotation, `--trust-status` removes what it says on its word", r.name))
+            .at(at));
+        }
+    }
     let previous = status
         .as_ref()
         .map(|s| s.sidecars.clone())
@@ -228,7 +293,7 @@ pub fn plan_in_text(
     let mut respelled = BTreeMap::new();
     if let Some(st) = &status {
         (kept, respelled) = strip::strip(pod, st, |r| {
-            settings.mode == Mode::Uninject || config.sidecar(&r.name).is_some()
+            settings.mode.uninjects() || config.sidecar(&r.name).is_some()
         });
     }
     let stripped: Vec<String> = previous
@@ -249,7 +314,7 @@ pub fn plan_in_text(
             .at_pointer(&wk.pod_template)
             .is_some_and(|p| crate::patch::equal(p, pod_in))
     };
-    if settings.mode == Mode::Uninject {
+    if settings.mode.uninjects() {
         let mut o = Outcome::new(if stripped.is_empty() {
             Action::NotInjected
         } else {
