@@ -6,7 +6,7 @@
 //! Inputs that hold two texts (a configuration and a manifest) separate them with a NUL
 //! byte, which no YAML text holds.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
@@ -70,7 +70,87 @@ pub fn template(data: &[u8]) {
             "spec": {"containers": [{"name": "app", "image": "example.com/app:1"}]},
         }},
     });
-    inject_checked(&config, manifest.to_string().as_bytes());
+    // Escaped as a JSON writer for YAML readers escapes them (raw, the reader refuses them).
+    let manifest = manifest
+        .to_string()
+        .replace('\u{85}', "\\u0085")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029");
+    inject_checked(&config, manifest.as_bytes());
+    one_scalar(&config, template, annotation);
+}
+
+/// Functions and filters whose result's shape may depend on the value they are given (a list
+/// as long as the text has commas, a value parsed from it): a template using them may change
+/// shape with the annotation by design.
+const SHAPING: &[&str] = &[
+    "{%",
+    "from_",
+    "annotation_list",
+    "split",
+    "list",
+    "lines",
+    "items",
+    "safe",
+    "tojson",
+    "if",
+    "default",
+    "batch",
+    "slice",
+    "unique",
+    "map",
+    "select",
+    "reject",
+    "groupby",
+    "dictsort",
+    "sort",
+    "reverse",
+    "go_range",
+    "yaml_scalar",
+    "int",
+    "float",
+    "bool",
+];
+
+/// Whatever the annotation holds, a whole template without control flow gives the same
+/// shape (each mapping's number of entries, each list's length, nested alike) as for a plain
+/// word: a value ends as the one scalar its placeholder stands for, in block or flow context,
+/// quoted or not, and never adds a field, an item or a level.
+fn one_scalar(config: &Config, template: &str, annotation: &str) {
+    if SHAPING.iter().any(|w| template.contains(w)) {
+        return;
+    }
+    let render = |value: &str| {
+        let pod = json!({"metadata": {"annotations": {"example.com/value": value}}, "spec": {}});
+        let workload =
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}});
+        let ctx = crate::template::context(&pod, &workload, "", &config.values);
+        config.templates.render_whole("whole", &ctx)?.ok()
+    };
+    if let (Some(hostile), Some(plain)) = (render(annotation), render("x")) {
+        assert_eq!(
+            shape(&hostile),
+            shape(&plain),
+            "the annotation {annotation:?} changed the shape of {template:?}: {hostile}"
+        );
+    }
+}
+
+/// A value's shape: scalars alike, lists by their items' shapes, mappings by their values'
+/// shapes (keys may hold a printed value).
+fn shape(v: &Value) -> String {
+    match v {
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(shape).collect::<Vec<_>>().join(",")
+        ),
+        Value::Object(m) => {
+            let mut inner: Vec<String> = m.values().map(shape).collect();
+            inner.sort();
+            format!("{{{}}}", inner.join(","))
+        }
+        _ => "s".to_owned(),
+    }
 }
 
 /// Injection: a configuration, a NUL, then a manifest stream.
@@ -101,21 +181,200 @@ pub fn admission(data: &[u8]) {
 }
 
 /// Injects `manifests` with `config`; where that succeeds, the output must be YAML the
-/// reader reads, with as many documents, and injecting it again must change nothing.
+/// reader reads, with as many documents, and injecting it again must change nothing. Neither
+/// injecting nor uninjecting may lose anything of the input that the configuration's sidecars
+/// do not add, whatever the input's status annotations say (they are the manifest's).
 fn inject_checked(config: &Config, manifests: &[u8]) {
-    let Some(output) = inject_once(config, manifests) else {
+    let addable = Addable::of(config);
+    if let (Some(addable), Some(before)) = (&addable, objects_of(manifests)) {
+        if let Some(back) = inject_once(config, manifests, Mode::Uninject) {
+            let after = objects_of(back.as_bytes()).expect("uninject's output reads");
+            addable.nothing_lost(config, &before, &after, "uninject");
+        }
+    }
+    let Some(output) = inject_once(config, manifests, Mode::Inject) else {
         return;
     };
-    let again = inject_once(config, output.as_bytes())
+    if let (Some(addable), Some(before)) = (&addable, objects_of(manifests)) {
+        let after = objects_of(output.as_bytes()).expect("inject's output reads");
+        addable.nothing_lost(config, &before, &after, "inject");
+    }
+    let again = inject_once(config, output.as_bytes(), Mode::Inject)
         .unwrap_or_else(|| panic!("the output of inject is refused by inject: {output:?}"));
     assert_eq!(again, output, "inject is not idempotent");
 }
 
-/// The YAML output of `inject`, when it succeeds.
-fn inject_once(config: &Config, manifests: &[u8]) -> Option<String> {
+/// The objects of a stream, as the reader reads them (Lists' items included).
+fn objects_of(bytes: &[u8]) -> Option<Vec<Value>> {
+    let input = from_bytes(Source::stdin(), bytes).ok()?;
+    let mut out = Vec::new();
+    for doc in &input.documents {
+        let parsed = crate::yaml::parse_document(input.doc_text(doc)).ok()?;
+        out.extend(
+            crate::read::objects(&parsed.value)
+                .into_iter()
+                .map(|(_, v)| v.clone()),
+        );
+    }
+    Some(out)
+}
+
+/// Every name a configuration's sidecars can add to a pod, when they are all written out
+/// (no template: a templated name could be anything).
+struct Addable {
+    containers: BTreeSet<String>,
+    volumes: BTreeSet<String>,
+    env: BTreeSet<String>,
+    mounts: BTreeSet<String>,
+    words: BTreeSet<String>,
+}
+
+impl Addable {
+    fn of(config: &Config) -> Option<Self> {
+        let mut a = Addable {
+            containers: BTreeSet::new(),
+            volumes: BTreeSet::new(),
+            env: BTreeSet::new(),
+            mounts: BTreeSet::new(),
+            words: BTreeSet::new(),
+        };
+        for def in &config.sidecars {
+            if !config.templates.is_static(&def.spec.name) {
+                return None;
+            }
+            let d = &def.definition;
+            let list = |f: &str| {
+                d.get(f)
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            let name = |v: &Value| v.get("name").and_then(Value::as_str).map(str::to_owned);
+            a.containers.extend(
+                list("containers")
+                    .iter()
+                    .chain(&list("initContainers"))
+                    .filter_map(name),
+            );
+            a.volumes.extend(list("volumes").iter().filter_map(name));
+            a.env.extend(list("env").iter().filter_map(name));
+            a.mounts.extend(list("volumeMounts").iter().filter_map(|m| {
+                m.get("mountPath")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            }));
+            a.words.extend(
+                list("appendArgs")
+                    .iter()
+                    .chain(&list("appendCommand"))
+                    .filter_map(|w| w.as_str().map(str::to_owned)),
+            );
+            if d.get("serviceAccountName").is_some() {
+                // Token mounts may go, for the new service account's.
+                a.mounts
+                    .insert("/var/run/secrets/kubernetes.io/serviceaccount".to_owned());
+            }
+        }
+        Some(a)
+    }
+
+    /// Panics when `after` lacks a container, volume, env entry, mount or argument of
+    /// `before` that no sidecar adds.
+    fn nothing_lost(&self, config: &Config, before: &[Value], after: &[Value], what: &str) {
+        assert_eq!(before.len(), after.len(), "{what}: objects lost");
+        let names = |pod: &Value, list: &str| -> Vec<(String, Value)> {
+            pod.pointer(list)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    (
+                        c.get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                        c.clone(),
+                    )
+                })
+                .collect()
+        };
+        for (b, a) in before.iter().zip(after) {
+            let Some(wk) = crate::kinds::workload_kind(b, &config.kinds) else {
+                continue;
+            };
+            let (Some(pb), Some(pa)) = (b.pointer(&wk.pod_template), a.pointer(&wk.pod_template))
+            else {
+                continue;
+            };
+            let containers_after: Vec<(String, Value)> = names(pa, "/spec/containers")
+                .into_iter()
+                .chain(names(pa, "/spec/initContainers"))
+                .collect();
+            for list in ["/spec/containers", "/spec/initContainers"] {
+                for (n, c) in names(pb, list) {
+                    if self.containers.contains(&n) {
+                        continue;
+                    }
+                    let Some((_, now)) = containers_after.iter().find(|(m, _)| *m == n) else {
+                        panic!("{what} lost container `{n}` of the pod");
+                    };
+                    for (field, key, known) in [
+                        ("env", "name", &self.env),
+                        ("volumeMounts", "mountPath", &self.mounts),
+                    ] {
+                        let had = |c: &Value| -> Vec<String> {
+                            c.get(field)
+                                .and_then(Value::as_array)
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|e| {
+                                    e.get(key).and_then(Value::as_str).map(str::to_owned)
+                                })
+                                .collect()
+                        };
+                        let kept = had(now);
+                        for k in had(&c) {
+                            assert!(
+                                known.contains(&k) || kept.contains(&k),
+                                "{what} lost {field} `{k}` of container `{n}`"
+                            );
+                        }
+                    }
+                    for field in ["args", "command"] {
+                        let words = |c: &Value| -> Vec<String> {
+                            c.get(field)
+                                .and_then(Value::as_array)
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|w| w.as_str().map(str::to_owned))
+                                .collect()
+                        };
+                        let kept = words(now);
+                        for w in words(&c) {
+                            assert!(
+                                self.words.contains(&w) || kept.contains(&w),
+                                "{what} lost {field} word `{w}` of container `{n}`"
+                            );
+                        }
+                    }
+                }
+            }
+            let volumes_after = names(pa, "/spec/volumes");
+            for (n, _) in names(pb, "/spec/volumes") {
+                assert!(
+                    self.volumes.contains(&n) || volumes_after.iter().any(|(m, _)| *m == n),
+                    "{what} lost volume `{n}` of the pod"
+                );
+            }
+        }
+    }
+}
+
+/// The YAML output of `inject` (or `uninject`), when it succeeds.
+fn inject_once(config: &Config, manifests: &[u8], mode: Mode) -> Option<String> {
     let input = from_bytes(Source::stdin(), manifests).ok()?;
     let documents = input.documents.len();
-    let settings = Settings::new(config, None, Mode::Inject);
+    let settings = Settings::new(config, None, mode);
     let file = process(input, &settings, Keep::YamlText);
     for e in &file.errors {
         assert_ne!(e.code, "kinject::internal", "{e:?}");
@@ -126,6 +385,17 @@ fn inject_once(config: &Config, manifests: &[u8]) -> Option<String> {
     let output = crate::render::yaml::render(&file)
         .ok()?
         .into_text(&file.input);
+    // Kubernetes' reader (go-yaml) takes YAML 1.1's extra line breaks for line breaks, where
+    // kinject's reader does not: written raw, a value could become fields for the cluster.
+    if let Some(c) = output
+        .chars()
+        .find(|c| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}'))
+    {
+        panic!(
+            "output holds a raw U+{:04X}, a line break to go-yaml: {output:?}",
+            u32::from(c)
+        );
+    }
     let reread = from_bytes(Source::stdin(), output.as_bytes())
         .unwrap_or_else(|e| panic!("output the reader refuses: {e}: {output:?}"));
     assert_eq!(reread.documents.len(), documents, "{output:?}");
