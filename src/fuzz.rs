@@ -186,11 +186,11 @@ pub fn admission(data: &[u8]) {
 /// do not add, whatever the input's status annotations say (they are the manifest's).
 fn inject_checked(config: &Config, manifests: &[u8]) {
     let addable = Addable::of(config);
-    if let (Some(addable), Some(before)) = (&addable, objects_of(manifests)) {
-        if let Some(back) = inject_once(config, manifests, Mode::Uninject) {
-            let after = objects_of(back.as_bytes()).expect("uninject's output reads");
-            addable.nothing_lost(config, &before, &after, "uninject");
-        }
+    if let (Some(addable), Some(before)) = (&addable, objects_of(manifests))
+        && let Some(back) = inject_once(config, manifests, Mode::Uninject)
+    {
+        let after = objects_of(back.as_bytes()).expect("uninject's output reads");
+        addable.nothing_lost(config, &before, &after, "uninject");
     }
     let Some(output) = inject_once(config, manifests, Mode::Inject) else {
         return;
