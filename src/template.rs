@@ -85,8 +85,23 @@ impl Templates {
         // binary said "undefined value (undefined value)").
         env.set_debug(true);
         env.set_fuel(Some(FUEL));
-        // Python string methods (`startswith`, `split`…) as Jinja users expect them.
-        env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+        // Python string methods (`startswith`, `split`…) as Jinja users expect them; those
+        // that can build a large string (`replace`, `format`) checked first, as the filters.
+        env.set_unknown_method_callback(|state, value, method, args| {
+            if let Some(s) = value.as_str() {
+                match (method, args) {
+                    ("replace", [from, to, ..]) => {
+                        replaced_size(s, &from.to_string(), &to.to_string())?;
+                    }
+                    ("format", _) => widths_fit(s)?,
+                    _ => {}
+                }
+            }
+            minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+        });
+        env.add_filter("replace", bounded_replace);
+        env.add_filter("indent", bounded_indent);
+        env.add_filter("format", bounded_format);
         if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
             .keep_trailing_newline(true)
             .build()
@@ -570,6 +585,80 @@ fn value_size(value: &Value) -> usize {
     }
 }
 
+/// A string larger than the output limit, refused before it is made: a filter could
+/// otherwise build gigabytes (`"%999999999s"|format(x)`, `indent(1000)` of a long text,
+/// `replace` with a long replacement) before the output limit saw any of it.
+fn too_large(what: &str, size: usize) -> minijinja::Error {
+    invalid(format!(
+        "`{what}` would make a string of {size} bytes, more than the {MAX_OUTPUT} a template may render"
+    ))
+}
+
+/// `s` with `from` replaced by `to` must fit the output limit.
+fn replaced_size(s: &str, from: &str, to: &str) -> Result<(), minijinja::Error> {
+    // An empty `from` matches between every two characters.
+    let n = if from.is_empty() {
+        s.chars().count() + 1
+    } else {
+        s.matches(from).count()
+    };
+    let size = (s.len() - n.saturating_mul(from.len())).saturating_add(n.saturating_mul(to.len()));
+    if size > MAX_OUTPUT {
+        return Err(too_large("replace", size));
+    }
+    Ok(())
+}
+
+/// A format string's widths and precisions (any number in it) must fit the output limit.
+fn widths_fit(format: &str) -> Result<(), minijinja::Error> {
+    for run in format.split(|c: char| !c.is_ascii_digit()) {
+        if run.len() > 7 || run.parse::<usize>().is_ok_and(|n| n > MAX_OUTPUT) {
+            return Err(too_large("format", run.parse().unwrap_or(usize::MAX)));
+        }
+    }
+    Ok(())
+}
+
+fn bounded_replace(
+    state: &mut minijinja::State,
+    value: minijinja::value::StringInput<'_>,
+    from: minijinja::value::StringInput<'_>,
+    to: minijinja::value::StringInput<'_>,
+) -> Result<minijinja::Value, minijinja::Error> {
+    replaced_size(value.as_str(), from.as_str(), to.as_str())?;
+    minijinja::filters::replace(state, value, from, to)
+}
+
+fn bounded_indent(
+    value: minijinja::value::StringInput<'_>,
+    width: Option<usize>,
+    first: Option<bool>,
+    blank: Option<bool>,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<minijinja::Value, minijinja::Error> {
+    let w = match width {
+        Some(w) => w,
+        None => kwargs.peek::<Option<usize>>("width")?.unwrap_or(4),
+    };
+    let lines = value.as_str().matches('\n').count() + 1;
+    let size = value.as_str().len().saturating_add(w.saturating_mul(lines));
+    if size > MAX_OUTPUT {
+        return Err(too_large("indent", size));
+    }
+    minijinja::filters::indent(value, width, first, blank, kwargs)
+}
+
+fn bounded_format(
+    state: &mut minijinja::State,
+    format: &minijinja::Value,
+    args: minijinja::value::Rest<minijinja::value::ValueOrKwargs>,
+) -> Result<minijinja::Value, minijinja::Error> {
+    if let Some(f) = format.as_str() {
+        widths_fit(f)?;
+    }
+    minijinja::filters::format(state, format, args)
+}
+
 /// A buffer that refuses to grow past `MAX_OUTPUT`.
 #[derive(Default)]
 struct Bounded {
@@ -897,6 +986,39 @@ mod tests {
         assert_eq!(err.code, "kinject::template::invalid_yaml");
         assert!(err.message.contains("line 1"), "{}", err.message);
         assert!(err.message.contains("{0}"), "{}", err.message);
+    }
+
+    #[test]
+    fn filters_refuse_strings_past_the_limit_before_making_them() {
+        let mut t = Templates::new();
+        for (n, expr) in [
+            r#""%999999999s"|format("x")"#,
+            r#""{:>999999999}".format("x")"#,
+            r#"("x\n" * 1000000)|indent(1000)"#,
+            r#"("x\n" * 1000000)|indent(width=1000)"#,
+            r#"("x" * 100000)|replace("x", "y" * 10000)"#,
+            r#"("x" * 100000).replace("x", "y" * 10000)"#,
+        ]
+        .iter()
+        .enumerate()
+        {
+            let name = format!("f{n}");
+            let def = json!({"x": format!("{{{{ {expr} }}}}")});
+            t.add_sidecar(&name, &def, None).unwrap();
+            let started = std::time::Instant::now();
+            let err = t.render_fields(&name, &def, &ctx()).unwrap_err();
+            assert!(
+                err.message.contains("more than the"),
+                "{expr}: {}",
+                err.message
+            );
+            assert!(started.elapsed().as_secs() < 2, "{expr}: made first");
+        }
+        // Within the limit they work as minijinja's own.
+        let def = json!({"x": "{{ '%5s|%-3d'|format('a', 7) }}{{ 'a\nb'|indent(2) }}{{ 'aXb'|replace('X', '-') }}{{ 'q'.replace('q', 'r') }}"});
+        t.add_sidecar("ok", &def, None).unwrap();
+        let out = t.render_fields("ok", &def, &ctx()).unwrap();
+        assert_eq!(out["x"], "    a|7  a\n  ba-br");
     }
 
     #[test]
