@@ -235,3 +235,50 @@ fn a_read_only_file_system_leaves_every_file_as_it_was() {
     );
     assert_eq!(names(&out), ["a.yaml", "b.yaml"]);
 }
+
+/// A runner with many cores and an address-space limit (`ulimit -v`): 32 or 64 workers, each
+/// with its 16 MiB stack and the allocator's memory, did not fit in 1-2 GiB, and kinject
+/// panicked in rayon ("the global thread pool has not been initialized") or aborted when an
+/// allocation failed. Fewer workers start instead, and the run gives the same output as one
+/// without a limit.
+#[test]
+fn many_workers_under_an_address_space_limit_give_the_same_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let stream: Vec<String> = (0..2000).map(|i| deployment(&format!("d{i}"), 0)).collect();
+    let names = ["a.yaml", "b.yaml", "c.yaml"];
+    for name in names {
+        std::fs::write(d.join(name), stream.join("---\n")).expect("write");
+    }
+    let run = |limit_kib: Option<u64>, threads: &str| {
+        let mut script = String::new();
+        if let Some(kib) = limit_kib {
+            script.push_str(&format!("ulimit -v {kib} && "));
+        }
+        script.push_str("exec \"$0\" inject -q -c \"$1\" a.yaml b.yaml c.yaml");
+        Command::new("bash")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_kinject")])
+            .arg(config())
+            .current_dir(d)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .expect("run kinject")
+    };
+    let free = run(None, "2");
+    assert_eq!(free.status.code(), Some(0), "{free:?}");
+    for limit_kib in [1 << 20, 2 << 20] {
+        for threads in ["32", "64"] {
+            let out = run(Some(limit_kib), threads);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{threads} threads under {limit_kib} KiB: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                out.stdout == free.stdout,
+                "{threads} threads under {limit_kib} KiB: other output"
+            );
+        }
+    }
+}

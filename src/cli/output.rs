@@ -185,9 +185,7 @@ pub(crate) fn process_inputs(
     let files = if inputs.len() == 1 {
         inputs.into_iter().map(process).collect()
     } else {
-        use rayon::prelude::*;
-        crate::pipeline::threads();
-        inputs.into_par_iter().map(process).collect()
+        crate::pipeline::map_on_workers(inputs, process)
     };
     Ok((files, errors))
 }
