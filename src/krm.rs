@@ -66,12 +66,25 @@ pub fn starts_with_resource_list(input: &mut Input) -> bool {
 }
 
 /// Runs kinject as a KRM function over `input`. `config` overrides the `functionConfig`.
+/// Input that is not one `ResourceList` gives nothing to write, only the error: written back
+/// with results in it, it would reach the next command of a pipe as if it were manifests
+/// (`… | kinject | kubectl apply -f -`, where `inject` was forgotten).
 pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> KrmOutput {
+    if !is_resource_list(&input) {
+        return KrmOutput {
+            text: String::new(),
+            failed: true,
+            errors: vec![not_a_resource_list(&input)],
+        };
+    }
     let loaded;
+    // What loading the functionConfig found that fails nothing, as warning results.
+    let mut results: Vec<Value> = Vec::new();
     let config = match config {
         Some(c) => c,
         None => match function_config(&input) {
-            Ok(c) => {
+            Ok(mut c) => {
+                results.extend(std::mem::take(&mut c.warnings).iter().map(config_result));
                 loaded = c;
                 &loaded
             }
@@ -86,7 +99,6 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
     let mut settings = Settings::new(config, namespace, Mode::Inject);
     settings.namespace_labels = read::namespace_labels([&input]);
     let file = pipeline::process(input, &settings, pipeline::Keep::Values);
-    let mut results = Vec::new();
     let mut failed = false;
     for d in &file.docs {
         let parsed = file
@@ -109,6 +121,49 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
     let mut out = finish(file, results, failed || !errors.is_empty());
     out.errors = errors;
     out
+}
+
+/// The error for input that is not one `ResourceList`, at its first document's `kind`.
+fn not_a_resource_list(input: &Input) -> Located {
+    let first = input
+        .documents
+        .iter()
+        .find_map(|d| Some((d, d.value().filter(|p| p.root.is_some())?)));
+    let (span, what) = match first {
+        Some((doc, parsed)) => {
+            let root = parsed.root.as_ref().expect("checked above");
+            let node = root.get("kind").unwrap_or(root);
+            let kind = parsed.value.get("kind").and_then(Value::as_str);
+            let what = match kind {
+                Some(k) => format!("a `{}`", crate::diagnostic::printable(k)),
+                None => "not a Kubernetes object".to_owned(),
+            };
+            (
+                (doc.range.start + node.start, doc.range.start + node.end),
+                what,
+            )
+        }
+        None => ((0, 0), "empty".to_owned()),
+    };
+    let several = input
+        .documents
+        .iter()
+        .filter(|d| d.value().is_some_and(|p| p.root.is_some()))
+        .count()
+        > 1;
+    let what = if several {
+        format!("{what}, then more documents")
+    } else {
+        what
+    };
+    Located::new(
+        "kinject::krm::not_a_resource_list",
+        &input.source.name,
+        input.shared_text(),
+        span,
+        format!("the input is {what}, not a KRM ResourceList: nothing was written"),
+    )
+    .help("to inject manifests, run `kinject inject` (`kinject inject -c CONFIG FILE`, or with the manifests on stdin); `kinject` without a subcommand, and `kinject krm`, run as a KRM function, which reads one ResourceList")
 }
 
 /// The configuration in the `functionConfig` (a kinject `InjectionConfig`).
@@ -318,7 +373,7 @@ fn field_path(pointer: &str) -> String {
 fn config_result(e: &Located) -> Value {
     json!({
         "message": format!("functionConfig: {}: {} ({})", e.location, e.message, e.code),
-        "severity": "error",
+        "severity": if e.warning { "warning" } else { "error" },
         "tags": {"code": e.code},
     })
 }

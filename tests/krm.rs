@@ -172,3 +172,67 @@ fn an_object_error_names_the_resource_and_field() {
         "nothing injected"
     );
 }
+
+#[test]
+fn a_config_map_function_config_is_a_warning_and_an_error_result() {
+    let out = run(&["krm"], "config-map-function-config.yaml");
+    assert_eq!(out.status.code(), Some(2));
+    let list = list(&out);
+    assert_eq!(
+        list["items"],
+        input_list("config-map-function-config.yaml")["items"],
+        "items unchanged"
+    );
+    let results: Vec<(&str, &str)> = list["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            (
+                r["severity"].as_str().expect("severity"),
+                r["tags"]["code"].as_str().expect("code"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("warning", "kinject::config::not_a_sidecar_config"),
+            ("error", "kinject::config::empty")
+        ]
+    );
+}
+
+/// Manifests given to `kinject` without a subcommand (`… | kinject | kubectl apply -f -`,
+/// `inject` forgotten), or to `kinject krm`: nothing on stdout, so the next command of the
+/// pipe gets no manifests, and an error that says what to run. They were written back with
+/// `results:` spliced into the first object.
+#[test]
+fn input_that_is_not_a_resource_list_writes_nothing() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n";
+    let list = std::fs::read_to_string(krm_dir().join("resource-list.yaml")).expect("read");
+    let inputs = [
+        ("a Deployment", deployment.to_owned()),
+        ("two Deployments", format!("{deployment}---\n{deployment}")),
+        (
+            "a ResourceList and more",
+            format!("{list}---\n{deployment}"),
+        ),
+        ("nothing", String::new()),
+        ("a scalar", "hello\n".to_owned()),
+    ];
+    for (what, text) in inputs {
+        for args in [&[][..], &["krm"][..]] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let out = common::kinject_with_stdin(dir.path(), args, text.as_bytes());
+            assert_eq!(out.status.code(), Some(2), "{what}, {args:?}");
+            assert!(out.stdout.is_empty(), "{what}, {args:?}: something written");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.contains("kinject::krm::not_a_resource_list")
+                    && stderr.contains("run `kinject inject`"),
+                "{what}, {args:?}: {stderr}"
+            );
+        }
+    }
+}

@@ -4,7 +4,7 @@ use super::output::{read_stdin, stdout};
 use super::{AdmissionArgs, EXIT_ERROR, eprint};
 
 pub(crate) fn run(args: &AdmissionArgs) -> u8 {
-    let Some(config) = args.config.load() else {
+    let Some(config) = args.config.load(true) else {
         return EXIT_ERROR;
     };
     let bytes = match read_stdin() {

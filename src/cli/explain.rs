@@ -28,7 +28,7 @@ struct Explanation {
 }
 
 pub(crate) fn run(args: &ExplainArgs) -> u8 {
-    let (config, early) = read_while(&args.input, || args.config.load());
+    let (config, early) = read_while(&args.input, || args.config.load(args.input.reads_stdin()));
     let Some(config) = config else {
         return EXIT_ERROR;
     };

@@ -44,8 +44,8 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
         }
     }
     let (config, early) = match &args.emit_kustomize {
-        None => read_while(&args.input, || args.config.load()),
-        Some(_) => (args.config.load(), None),
+        None => read_while(&args.input, || args.config.load(args.input.reads_stdin())),
+        Some(_) => (args.config.load(args.input.reads_stdin()), None),
     };
     let Some(config) = config else {
         return EXIT_ERROR;
@@ -74,8 +74,16 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
         configs: args.configs.clone(),
         sets: Vec::new(),
     }
-    .paths()
-    .unwrap_or_default();
+    .paths(args.input.reads_stdin());
+    let found = match found {
+        Ok(found) => found,
+        // Given, and not readable as given.
+        Err(e) if !args.configs.is_empty() => {
+            eprint(&format!("error: {e}\n"));
+            return EXIT_ERROR;
+        }
+        Err(_) => Vec::new(),
+    };
     let paths: Vec<&std::path::Path> = found.iter().map(|p| p.as_path()).collect();
     let (config, early) = read_while(&args.input, || {
         if paths.is_empty() {

@@ -39,7 +39,10 @@ pub(crate) fn run_input(
     } else {
         let paths: Vec<&std::path::Path> = configs.iter().map(PathBuf::as_path).collect();
         match config::load(&paths, sets) {
-            Ok(c) => Some(c),
+            Ok(mut c) => {
+                diagnostics(std::mem::take(&mut c.warnings));
+                Some(c)
+            }
             Err(errors) => {
                 diagnostics(errors);
                 return EXIT_ERROR;
@@ -48,6 +51,9 @@ pub(crate) fn run_input(
     };
     let out = krm::run(input, loaded.as_ref(), namespace);
     diagnostics(out.errors);
+    if out.text.is_empty() {
+        return EXIT_ERROR;
+    }
     let code = stdout(&out.text);
     if out.failed {
         eprint("error: the function failed: see the error results in the output\n");

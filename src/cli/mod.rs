@@ -82,8 +82,10 @@ pub(crate) const DEFAULT_CONFIGS: [&str; 2] = [".kinject.yaml", "kinject.yaml"];
 
 impl ConfigArgs {
     /// Loads the configuration, or reports why it cannot be loaded and returns `None`.
-    pub(crate) fn load(&self) -> Option<crate::config::Config> {
-        let paths = match self.paths() {
+    /// `stdin_read`: whether standard input holds the run's manifests (or request), which a
+    /// configuration read from it would take.
+    pub(crate) fn load(&self, stdin_read: bool) -> Option<crate::config::Config> {
+        let paths = match self.paths(stdin_read) {
             Ok(p) => p,
             Err(e) => {
                 eprint(&format!("error: {e}\n"));
@@ -103,27 +105,60 @@ impl ConfigArgs {
         }
     }
 
-    /// The configuration files: those given, or the nearest default one.
-    pub(crate) fn paths(&self) -> Result<Vec<PathBuf>, String> {
-        if !self.configs.is_empty() {
-            return Ok(self.configs.clone());
+    /// The configuration files: those given, or the nearest default one (`find_default`).
+    pub(crate) fn paths(&self, stdin_read: bool) -> Result<Vec<PathBuf>, String> {
+        if self.configs.is_empty() {
+            return find_default();
         }
-        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-        for dir in cwd.ancestors() {
-            for name in DEFAULT_CONFIGS {
-                let candidate = dir.join(name);
-                if candidate.is_file() {
-                    return Ok(vec![candidate]);
-                }
-            }
-            if dir.join(".git").exists() {
-                break;
+        if stdin_read && let Some(p) = self.configs.iter().find(|p| is_stdin(p)) {
+            return Err(format!(
+                "-c {} is standard input, which holds the manifests: give the configuration as a file",
+                crate::diagnostic::printable(&p.display().to_string())
+            ));
+        }
+        Ok(self.configs.clone())
+    }
+}
+
+/// The nearest `.kinject.yaml` or `kinject.yaml`: in the current directory or one above it,
+/// up to the root of the git repository it is in. Outside a repository only the current
+/// directory is looked in: a configuration in some directory above (a shared temporary
+/// directory, a home directory) would otherwise be used without anyone having chosen it.
+fn find_default() -> Result<Vec<PathBuf>, String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let in_repository = cwd.ancestors().any(|d| d.join(".git").exists());
+    for dir in cwd.ancestors() {
+        for name in DEFAULT_CONFIGS {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(vec![candidate]);
             }
         }
-        Err(format!(
-            "no configuration: pass -c FILE, or add {} here or in a directory above",
-            DEFAULT_CONFIGS.join(" or ")
-        ))
+        if !in_repository || dir.join(".git").exists() {
+            break;
+        }
+    }
+    let where_ = if in_repository {
+        "here or in a directory above it, up to the repository's root"
+    } else {
+        "here (outside a git repository, directories above are not looked in)"
+    };
+    Err(format!(
+        "no configuration: pass -c FILE, or add {} {where_}",
+        DEFAULT_CONFIGS.join(" or ")
+    ))
+}
+
+/// Whether `path` is this process's standard input (`-`, `/dev/stdin`, `/proc/self/fd/0`, or
+/// any other name of the same open file).
+fn is_stdin(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if path.as_os_str() == "-" {
+        return true;
+    }
+    match (std::fs::metadata(path), std::fs::metadata("/dev/stdin")) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
 }
 
@@ -176,6 +211,12 @@ impl InputArgs {
     fn all_paths(&self) -> Vec<PathBuf> {
         self.paths.iter().chain(&self.filenames).cloned().collect()
     }
+
+    /// Whether the manifests are read from standard input (no path, or `-`).
+    pub(crate) fn reads_stdin(&self) -> bool {
+        let paths = self.all_paths();
+        paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-")
+    }
 }
 
 /// Which configuration to use.
@@ -184,7 +225,8 @@ pub struct ConfigArgs {
     /// Configuration file, or directory of them (repeatable; later files add sidecars and
     /// rules, and override values and defaults). Also reads OpenKruise SidecarSets and the
     /// salesforce, tumblr and Expedia injectors' files. Default: the nearest `.kinject.yaml`
-    /// or `kinject.yaml` in this directory or above (up to the repository root).
+    /// or `kinject.yaml` in this directory or above (up to the repository's root; outside a
+    /// repository, this directory only).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
     /// Override a template value: `--set image.tag=1.2` (the value is read as YAML).

@@ -154,12 +154,26 @@ fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Vec<Located>> {
     Ok(out)
 }
 
+/// A directory given as the configuration that holds no configuration file.
+fn no_configuration_file(dir: &Path) -> Located {
+    Located::new(
+        "kinject::config::empty",
+        &dir.display().to_string(),
+        &Arc::<str>::from(""),
+        (0, 0),
+        "no configuration file here (a directory's .yaml, .yml and .json files are read), so nothing would be injected",
+    )
+}
+
 /// Loads configuration files (a directory: its YAML files); `sets` are `--set key=value`
 /// overrides of `values`.
 pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let expanded = expand(paths)?;
+    if expanded.is_empty() {
+        return Err(paths.iter().map(|p| no_configuration_file(p)).collect());
+    }
     for path in &expanded {
         let name = path.display().to_string();
         match std::fs::read(path) {
@@ -214,6 +228,9 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     let mut allow_requests = None;
     let mut sort_init_containers = None;
     let mut first_seen: HashMap<String, Origin> = HashMap::new();
+    // Documents read as a configuration, of any format (a paused SidecarSet is one, and
+    // defines no sidecar).
+    let mut read_configurations = 0;
     let mut rule_inject_spans: Vec<(Vec<Origin>, Vec<Origin>)> = Vec::new();
     // First every document: salesforce sidecar files (read before the mutation files that
     // name their entries), and the other formats' flags (`formats`), which apply to files
@@ -297,6 +314,9 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             }
             config.warnings.push(o.error(p.code, p.message).warning());
         }
+        // A document of another kind that is skipped (a ConfigMap beside the configuration)
+        // stands in as an empty configuration, and is not one.
+        let stand_in = matches!(&converted, Some(Ok(v)) if *v == crate::formats::nothing());
         let value = match converted {
             None => parsed.value,
             Some(Ok(native)) => native,
@@ -335,7 +355,10 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             continue;
         }
         let cf: ConfigFile = match serde_json::from_value(value.clone()) {
-            Ok(cf) => cf,
+            Ok(cf) => {
+                read_configurations += usize::from(!stand_in);
+                cf
+            }
             Err(e) => {
                 errors.push(origin(&[]).error("kinject::config::invalid", e.to_string()));
                 continue;
@@ -518,11 +541,41 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
         allow_requests: allow_requests.unwrap_or(d.allow_requests),
         sort_init_containers: sort_init_containers.unwrap_or(d.sort_init_containers),
     };
+    if errors.is_empty() && read_configurations == 0 {
+        errors.push(nothing_to_inject(texts));
+    }
     if errors.is_empty() {
         Ok(config)
     } else {
-        Err(errors)
+        // What was found on the way says why, as much as the errors do.
+        let mut all = std::mem::take(&mut config.warnings);
+        all.append(&mut errors);
+        Err(all)
     }
+}
+
+/// Configuration files that hold no configuration: every object would pass through untouched
+/// (an empty file, one of comments, a generated configuration that came out empty, a file
+/// that is something else), which a CI step would take for success.
+fn nothing_to_inject(texts: &[(String, Arc<str>)]) -> Located {
+    let empty: Arc<str> = Arc::from("");
+    let (name, text) = texts
+        .first()
+        .map_or(("<configuration>", &empty), |(n, t)| (n, t));
+    let read = if texts.len() > 1 {
+        let all: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
+        format!(" (read: {})", all.join(", "))
+    } else {
+        String::new()
+    };
+    Located::new(
+        "kinject::config::empty",
+        name,
+        text,
+        (0, 0),
+        format!("no configuration here, so nothing would be injected{read}"),
+    )
+    .help(format!("a configuration is a document with `apiVersion: {API_VERSION}` and `kind: {KIND}` (or another injector's format: docs/compat.md); check that this is the file you meant"))
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {

@@ -1,0 +1,106 @@
+//! Where the configuration comes from: given with `-c` (not standard input when the
+//! manifests are read from it), or found beside the work, never far above it.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+mod common;
+
+const CONFIG: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - name: s\n    image: example.com/s:1\nrules:\n- name: all\n  inject: [s]\n";
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n";
+
+/// kinject in `dir` with `args`, standard input from the file `stdin`.
+fn run_with_stdin_file(dir: &Path, args: &[&str], stdin: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::from(std::fs::File::open(stdin).expect("stdin")))
+        .output()
+        .expect("run kinject")
+}
+
+/// `-c /dev/stdin` (or `-`, or `/proc/self/fd/0`) while the manifests come from standard
+/// input too: the configuration took the whole stream and the manifests came out empty, or
+/// the manifests were read as the configuration. Refused; with the manifests in files it
+/// works.
+#[test]
+fn the_configuration_cannot_be_standard_input_when_the_manifests_are() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    std::fs::write(d.join("app.yaml"), DEPLOYMENT).expect("write");
+    for config in ["/dev/stdin", "-", "/proc/self/fd/0"] {
+        for args in [
+            vec!["inject", "-c", config],
+            vec!["inject", "-c", config, "-"],
+            vec!["explain", "-c", config],
+            vec!["uninject", "-c", config],
+        ] {
+            let out = common::kinject_with_stdin(d, &args, CONFIG.as_bytes());
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(out.stdout.is_empty(), "{args:?}: something written");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.contains("is standard input, which holds the manifests"),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
+    // Standard input redirected from the very file given as the configuration.
+    let out = run_with_stdin_file(d, &["inject", "-c", "config.yaml"], &d.join("config.yaml"));
+    assert_eq!(out.status.code(), Some(2));
+    // The configuration from standard input, the manifests from a file: fine.
+    let out = common::kinject_with_stdin(
+        d,
+        &["inject", "-c", "/dev/stdin", "app.yaml"],
+        CONFIG.as_bytes(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("image: example.com/s:1"));
+}
+
+/// Without `-c`, the nearest `.kinject.yaml` or `kinject.yaml` is used, up to the root of
+/// the repository; outside a repository only the current directory's. A configuration in
+/// a directory above (a shared temporary directory, a home directory) was used without
+/// anyone having chosen it.
+#[test]
+fn the_default_configuration_is_looked_for_no_higher_than_the_repository() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let above = dir.path();
+    let work = above.join("work/k8s");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    std::fs::write(above.join("kinject.yaml"), CONFIG).expect("write");
+
+    // Not in a repository: the configuration two directories up is not used.
+    let out = common::kinject_with_stdin(&work, &["inject"], DEPLOYMENT.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no configuration"), "{stderr}");
+    assert!(out.stdout.is_empty());
+
+    // In the current directory it is.
+    std::fs::write(work.join(".kinject.yaml"), CONFIG).expect("write");
+    let out = common::kinject_with_stdin(&work, &["inject"], DEPLOYMENT.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    std::fs::remove_file(work.join(".kinject.yaml")).expect("rm");
+
+    // In a repository (`work/` holds `.git`): up to its root, not above.
+    std::fs::create_dir(above.join("work/.git")).expect("mkdir");
+    let out = common::kinject_with_stdin(&work, &["inject"], DEPLOYMENT.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::write(above.join("work/.kinject.yaml"), CONFIG).expect("write");
+    let out = common::kinject_with_stdin(&work, &["inject"], DEPLOYMENT.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("image: example.com/s:1"));
+}
