@@ -7,20 +7,47 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
 use crate::read::line_col;
 
-/// `text` safe to print on a terminal: control characters (but line feed and tab) and the
-/// bidirectional overrides are written as `\u{..}` escapes. Names and values in messages come
-/// from manifests, where YAML's escapes (`"\e[2J"`) can put anything.
+/// `text` safe to print on a terminal: control characters (but line feed and tab), the
+/// bidirectional overrides and the characters that print nothing (zero-width spaces and
+/// joiners, the word joiner, a byte-order mark) are written as `\u{..}` escapes. Names and
+/// values in messages come from manifests, where YAML's escapes (`"\e[2J"`) can put anything,
+/// and a name that differs from another by an invisible character must not look the same.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.contains(unsafe_char) {
+    escaped(text, |c| c != '\n' && unsafe_char(c))
+}
+
+/// `text` as `printable` makes it, on one line: line feeds, and every other line break,
+/// escaped too. For what a line of a report holds: a value with a line break in it (an
+/// annotation, a file name) would otherwise print lines of its own, which a reader or a
+/// script takes for the report's.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    escaped(text, unsafe_char)
+}
+
+/// Characters written as escapes: controls but tab, and the invisible ones.
+fn unsafe_char(c: char) -> bool {
+    (c.is_control() && c != '\t')
+        || matches!(
+            c,
+            '\u{AD}'
+                | '\u{61C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+        )
+}
+
+fn escaped(text: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.contains(&escape) {
         return text.into();
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if unsafe_char(c) {
+        if escape(c) {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);
@@ -64,7 +91,7 @@ impl Located {
         Located {
             code,
             location: printable(&format!("{name}:{line}:{column}")).into_owned(),
-            message: printable(&message.into()).into_owned(),
+            message: one_line(&message.into()).into_owned(),
             label: "here".to_owned(),
             help: None,
             src: NamedSource::new(name, shared).with_language("yaml"),

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::diagnostic::one_line;
 use crate::inject::Action;
 use crate::pipeline::{FileResult, Identity, sidecar_names};
 
@@ -113,11 +114,11 @@ pub fn text(entries: &[Entry]) -> String {
         if let Some(err) = &e.error {
             line.push_str(&format!(": {err}"));
         }
-        out.push_str(&line);
+        out.push_str(&one_line(&line));
         out.push('\n');
         for w in &e.warnings {
-            out.push_str(&format!("  warning: {w}\n"));
+            out.push_str(&format!("  warning: {}\n", one_line(w)));
         }
     }
-    crate::diagnostic::printable(&out).into_owned()
+    out
 }

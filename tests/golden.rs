@@ -4,7 +4,9 @@
 //! optionally `args` (the command line after `kinject`, default `inject -c config.yaml
 //! input.yaml`), and exactly one expectation: `expected.yaml`, `expected.json`,
 //! `expected.patch.json` or `expected.txt` for stdout, or `expected.stderr` for a failing run.
-//! `report.txt`, when present, is the expected stderr of a successful run.
+//! `report.txt`, when present, is the expected stderr of a successful run. `expect-error`
+//! makes a run's exit code 2: with `expected.stderr` nothing may be written to stdout; with
+//! `expected.txt` (`explain`, which explains what it could read) stdout is checked too.
 //!
 //! Every successful `inject` case with YAML output is also checked for idempotence (inject of
 //! the output changes nothing), patch/YAML agreement (applying `-o patch` to the input gives
@@ -77,7 +79,7 @@ fn expectation(dir: &Path) -> Option<PathBuf> {
         1 => found.into_iter().next(),
         0 if bless() => {
             let args = case_args(dir).join(" ");
-            let name = if dir.join("expect-error").exists() {
+            let name = if dir.join("expect-error").exists() && !args.starts_with("explain") {
                 "expected.stderr"
             } else if args.contains("-o patch") {
                 "expected.patch.json"
@@ -124,7 +126,14 @@ fn check_case(dir: &Path) -> Vec<String> {
         check_file(&expected, &stderr, &mut failures);
         return failures;
     }
-    if out.status.code() != Some(0) {
+    // `explain` explains what it could read and exits 2 when something could not be:
+    // `expect-error` beside `expected.txt` (and `report.txt` for its stderr).
+    let code = if dir.join("expect-error").exists() {
+        2
+    } else {
+        0
+    };
+    if out.status.code() != Some(code) {
         failures.push(format!(
             "{}: exit {:?}\n{stderr}",
             dir.display(),

@@ -43,9 +43,12 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let failed = !input_errors.is_empty();
+    // Inputs that cannot be read, documents that are not YAML, objects injection refuses:
+    // said on stderr, and the exit code is 2; what could be read is still explained.
+    let errors = take_errors(&mut files);
+    let failed = !input_errors.is_empty() || !errors.is_empty();
     diagnostics(input_errors);
-    let _ = take_errors(&mut files);
+    diagnostics(errors);
     let mut out = Vec::new();
     for f in &files {
         for d in &f.docs {
@@ -92,20 +95,24 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
 }
 
 fn text(items: &[Explanation]) -> String {
-    let mut s = String::new();
+    let mut lines = Vec::new();
     for e in items {
-        s.push_str(&format!("{}:{}: {}\n", e.file, e.line, e.identity.short()));
+        lines.push(format!("{}:{}: {}", e.file, e.line, e.identity.short()));
         match (e.decision, &e.error) {
-            (_, Some(err)) => s.push_str(&format!("  error: {err}\n")),
-            ("skip", _) => s.push_str(&format!("  skip: {}\n", e.reason.unwrap_or("unknown"))),
-            (d, _) => s.push_str(&format!("  {d}: {}\n", e.sidecars.join(", "))),
+            (_, Some(err)) => lines.push(format!("  error: {err}")),
+            ("skip", _) => lines.push(format!("  skip: {}", e.reason.unwrap_or("unknown"))),
+            (d, _) => lines.push(format!("  {d}: {}", e.sidecars.join(", "))),
         }
         for r in &e.rules {
             match r.reason {
-                None => s.push_str(&format!("  rule {}: matched\n", r.rule)),
-                Some(why) => s.push_str(&format!("  rule {}: not matched ({why})\n", r.rule)),
+                None => lines.push(format!("  rule {}: matched", r.rule)),
+                Some(why) => lines.push(format!("  rule {}: not matched ({why})", r.rule)),
             }
         }
     }
-    crate::diagnostic::printable(&s).into_owned()
+    // A value with a line break in it (a name, an annotation in a message) stays on its line.
+    lines
+        .iter()
+        .map(|l| format!("{}\n", crate::diagnostic::one_line(l)))
+        .collect()
 }

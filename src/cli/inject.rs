@@ -236,7 +236,7 @@ pub(crate) fn report(
 
 pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
     for w in warnings {
-        eprint(&crate::diagnostic::printable(&format!("warning: {w}\n")));
+        eprint(&format!("warning: {}\n", crate::diagnostic::one_line(w)));
     }
 }
 
