@@ -681,7 +681,8 @@ impl std::io::Write for Bounded {
     }
 }
 
-/// `annotation(key, default="")`: the pod template's annotation `key`, or `default`.
+/// `annotation(key, default="")`: the pod template's annotation `key`, or `default` when it
+/// has none (written without a value, it is the empty string Kubernetes stores).
 fn annotation(
     state: &minijinja::State,
     key: &str,
@@ -692,8 +693,12 @@ fn annotation(
         .and_then(|pod| pod.get_attr("metadata").ok())
         .and_then(|m| m.get_attr("annotations").ok())
         .and_then(|a| a.get_item(&minijinja::Value::from(key)).ok())
-        .filter(|v| !v.is_undefined() && !v.is_none());
-    found.unwrap_or_else(|| default.unwrap_or_else(|| minijinja::Value::from("")))
+        .filter(|v| !v.is_undefined());
+    match found {
+        Some(v) if v.is_none() => minijinja::Value::from(""),
+        Some(v) => v,
+        None => default.unwrap_or_else(|| minijinja::Value::from("")),
+    }
 }
 
 /// `annotation_list(key)`: the pod template's annotation `key` read as a JSON list (none when
@@ -745,15 +750,22 @@ pub fn context(
         .cloned()
         .unwrap_or(Value::Object(Map::new()));
     let workload_meta = workload.get("metadata");
+    // A label or annotation written without a value (`key:`, `!!null`) is the empty string
+    // Kubernetes stores for it, not a none a template would print as `none` or a typed field
+    // take for "unset".
+    let as_stored = |v: &Value| match v {
+        Value::Null => Value::String(String::new()),
+        v => v.clone(),
+    };
     let merged = |field: &str| {
-        let mut out = workload_meta
+        let mut out: Map<String, Value> = workload_meta
             .and_then(|m| m.get(field))
             .and_then(Value::as_object)
-            .cloned()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), as_stored(v))).collect())
             .unwrap_or_default();
         if let Some(own) = metadata.get(field).and_then(Value::as_object) {
             for (k, v) in own {
-                out.insert(k.clone(), v.clone());
+                out.insert(k.clone(), as_stored(v));
             }
         }
         Value::Object(out)
