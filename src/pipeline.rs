@@ -253,6 +253,7 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
     // is, they are checked and identified, not read in full.
     let shallow = keep == Keep::YamlText && settings.mode == inject::Mode::Inject;
     let config = settings.config;
+    let json = input.is_json();
     let work = |doc: &mut read::Document| {
         let parsed = doc.parsed.take().map(|p| *p).unwrap_or_else(|| {
             let text = input.doc_text(doc);
@@ -263,7 +264,7 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
                     })
                 })
                 .flatten()
-                .map_or_else(|| crate::yaml::parse_document(text), Ok)
+                .map_or_else(|| read::read_document(text, json), Ok)
         });
         let out = process_document(&input, doc, &parsed, settings, keep);
         if keep != Keep::YamlText {

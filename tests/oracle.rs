@@ -1,7 +1,7 @@
 //! kinject against the YAML reader Kubernetes uses.
 //!
-//! `kubectl label --local -f FILE zz- -o json` reads a file offline exactly as `kubectl apply`
-//! does (apimachinery's decoder: go-yaml through sigs.k8s.io/yaml, YAML 1.1's line breaks and
+//! `kubectl patch --local -f FILE --type merge -p {} -o json` reads a file offline exactly as
+//! `kubectl apply` does (apimachinery's decoder: go-yaml through sigs.k8s.io/yaml, YAML 1.1's line breaks and
 //! scalars) and prints every object it read as JSON. Over every golden case, every corpus file
 //! and generated annotations full of the characters YAML readers disagree on:
 //!
@@ -20,7 +20,7 @@ use std::process::Command;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as Runner, RngSeed, TestRunner};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 mod common;
 
@@ -43,9 +43,12 @@ struct Reading {
 
 fn kubectl_reads(file: &Path) -> Reading {
     let out = Command::new(common::kubectl())
-        .args(["label", "--local", "-o", "json", "-f"])
+        // An empty merge patch changes nothing (`label --local`, used before, dropped labels
+        // written without a value when it rewrote the label set).
+        .args([
+            "patch", "--local", "--type", "merge", "-p", "{}", "-o", "json", "-f",
+        ])
         .arg(file)
-        .arg("kinject-oracle-")
         .env("KUBECONFIG", "/dev/null")
         .output()
         .expect("run kubectl");
@@ -88,24 +91,7 @@ fn as_kubectl_objects(doc: &Value, out: &mut Vec<Value>) {
         .and_then(Value::as_str)
         .is_some_and(|k| !k.is_empty())
     {
-        let mut object = doc.clone();
-        // `label zz-` leaves an empty label set behind.
-        if let Value::Object(o) = &mut object {
-            let metadata = o
-                .entry("metadata")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if metadata.is_null() {
-                *metadata = Value::Object(Map::new());
-            }
-            if let Value::Object(md) = metadata {
-                let labels = md
-                    .entry("labels")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if labels.is_null() {
-                    *labels = Value::Object(Map::new());
-                }
-            }
-        }
+        let object = doc.clone();
         out.push(object);
     }
 }

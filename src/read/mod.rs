@@ -95,11 +95,21 @@ impl Input {
 
     /// Parses every document not read yet.
     pub fn parse_all(&mut self) {
+        let json = self.is_json();
         for doc in &mut self.documents {
             if doc.parsed.is_none() {
-                doc.parsed = Some(Box::new(parse_document(&self.text[doc.range.clone()])));
+                let text = &self.text[doc.range.clone()];
+                doc.parsed = Some(Box::new(read_document(text, json)));
             }
         }
+    }
+
+    /// Whether Kubernetes reads this input as JSON: its text starts with `{` (kubectl looks
+    /// at the start of a stream, then reads all of it with one reader).
+    pub fn is_json(&self) -> bool {
+        self.text
+            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+            .starts_with('{')
     }
 
     /// 1-based line and column (in characters) of a byte offset of the text, without
@@ -221,6 +231,16 @@ pub(crate) fn char_end(text: &str, offset: usize) -> usize {
         offset += 1;
     }
     offset
+}
+
+/// One document's text read as Kubernetes reads it: YAML, or, in a JSON input, JSON (which
+/// refuses numbers YAML reads as text).
+pub(crate) fn read_document(text: &str, json: bool) -> Result<Parsed, ParseError> {
+    let parsed = parse_document(text)?;
+    if json {
+        crate::yaml::check_json_numbers(text, &parsed)?;
+    }
+    Ok(parsed)
 }
 
 /// How many lines apart the marks of `Input::line_col`'s index are.

@@ -2,6 +2,7 @@
 //! Each renders the same operations.
 
 pub mod json;
+mod json_edit;
 pub mod patch;
 pub mod yaml;
 

@@ -260,7 +260,7 @@ pub(crate) fn edit_document(
     };
     let style = Style::detect(raw, Some(root));
     let (edited, note) = if is_json(raw, root) {
-        let text = json_document(raw, root.start, root.end, target);
+        let text = super::json_edit::edit(raw, root, &parsed.value, target);
         (Edited::Whole(text), None)
     } else {
         match edit::apply(raw, root, ops, target, &style, null_as) {
@@ -299,24 +299,6 @@ fn is_json(raw: &str, root: &crate::yaml::Node) -> bool {
     matches!(root.kind, NodeKind::Map { flow: true, .. })
         && raw[root.start..].starts_with('{')
         && serde_json::from_str::<serde::de::IgnoredAny>(&raw[root.start..root.end]).is_ok()
-}
-
-/// A JSON document re-printed with its own indentation.
-fn json_document(raw: &str, start: usize, end: usize, target: &Value) -> String {
-    let body = &raw[start..end];
-    let indent = body
-        .lines()
-        .nth(1)
-        .map_or(2, |l| l.len() - l.trim_start_matches(' ').len())
-        .clamp(1, 8);
-    let json = super::json::pretty(target, &" ".repeat(indent));
-    let newline = if raw.contains("\r\n") { "\r\n" } else { "\n" };
-    let json = if newline == "\r\n" {
-        json.replace('\n', "\r\n")
-    } else {
-        json
-    };
-    format!("{}{json}{}", &raw[..start], &raw[end..])
 }
 
 /// The document's leading lines (marker, comments) and then `target` emitted afresh.

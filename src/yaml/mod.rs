@@ -43,6 +43,33 @@ pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
     }
 }
 
+/// For a document of a JSON stream (an input whose text starts with `{`, which Kubernetes
+/// reads with its JSON reader, not go-yaml): refused when a number in it is beyond a 64-bit
+/// float (`1e400`), which that reader refuses (YAML reads it as the text).
+pub(crate) fn check_json_numbers(text: &str, parsed: &Parsed) -> Result<(), ParseError> {
+    fn walk(text: &str, node: &Node) -> Result<(), ParseError> {
+        match &node.kind {
+            NodeKind::Scalar(ScalarKind::Plain) => {
+                let number = &text[node.start..node.end];
+                let numeric = number.starts_with(|c: char| c == '-' || c.is_ascii_digit());
+                if numeric && number.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    return Err(ParseError {
+                        offset: node.start,
+                        message: format!(
+                            "the number {number} is beyond a 64-bit float, which Kubernetes' JSON reader refuses"
+                        ),
+                    });
+                }
+                Ok(())
+            }
+            NodeKind::Seq { items, .. } => items.iter().try_for_each(|i| walk(text, i)),
+            NodeKind::Map { entries, .. } => entries.iter().try_for_each(|e| walk(text, &e.value)),
+            _ => Ok(()),
+        }
+    }
+    parsed.root.as_ref().map_or(Ok(()), |root| walk(text, root))
+}
+
 /// Whether one document's text reads as `value`, found the fast way: `true` only when it
 /// does; `false` when it does not or when this could not tell (keys in another order, YAML
 /// the fast reader leaves to the general parser), where `parse_value` and a comparison tell.

@@ -155,13 +155,19 @@ impl<'a> Builder<'a> {
         let end = self.offset(&span.end);
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
-                let value = match &tag {
-                    Some(t) => t
-                        .core_suffix()
-                        .and_then(|suffix| resolve_tagged(&text, suffix))
-                        .unwrap_or_else(|| resolve_untagged(&text, style)),
-                    None => resolve_untagged(&text, style),
+                let suffix = tag
+                    .as_ref()
+                    .and_then(|t| t.suffix_in_namespace("tag:yaml.org,2002:"));
+                let tagged = match suffix {
+                    Some(suffix) => {
+                        resolve_tagged(&text, &suffix).map_err(|message| ParseError {
+                            offset: start,
+                            message,
+                        })?
+                    }
+                    None => None,
                 };
+                let value = tagged.unwrap_or_else(|| resolve_untagged(&text, style));
                 if anchor != 0 {
                     self.anchors.insert(anchor, (value.clone(), 1));
                 }

@@ -34,13 +34,23 @@ pub(crate) fn word(s: &str) -> Option<Value> {
 }
 
 /// Resolves a scalar carrying a core-schema tag (`!!str`, `!!int`…); `None` for other tags.
-pub(crate) fn resolve_tagged(s: &str, suffix: &str) -> Option<Value> {
-    Some(match suffix {
-        "str" | "binary" | "timestamp" => Value::String(s.to_owned()),
+/// `!!binary` is its decoded bytes, as go-yaml gives them (and sigs.k8s.io/yaml's JSON
+/// carries them: bytes that are not UTF-8 become U+FFFD); base64 that does not decode is
+/// refused, as go-yaml refuses it.
+pub(crate) fn resolve_tagged(s: &str, suffix: &str) -> Result<Option<Value>, String> {
+    Ok(Some(match suffix {
+        "str" | "timestamp" => Value::String(s.to_owned()),
+        "binary" => {
+            use base64::Engine;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map_err(|e| format!("!!binary value that is not base64 ({e})"))?;
+            Value::String(String::from_utf8_lossy(&bytes).into_owned())
+        }
         "null" => Value::Null,
         "bool" | "int" | "float" => resolve_plain(s),
-        _ => return None,
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// Go's `strconv.ParseInt(s, 0, 64)` after go-yaml removed every `_`, then `ParseUint`, then the
@@ -52,7 +62,8 @@ fn number(s: &str) -> Option<Value> {
     }
     if is_yaml_float(&plain) {
         let f: f64 = plain.parse().ok()?;
-        return Some(float_value(f));
+        // Beyond a 64-bit float (`1e400`) Go's ParseFloat fails, and go-yaml keeps the text.
+        return f.is_finite().then(|| float_value(f));
     }
     None
 }
@@ -252,10 +263,22 @@ mod tests {
                 "18446744073709551615",
                 json!(18_446_744_073_709_551_615_u64),
             ),
+            // Beyond a 64-bit float Go's ParseFloat fails: the text stays (it was null).
+            ("1e400", json!("1e400")),
+            ("-1E+999", json!("-1E+999")),
+            ("1e-400", json!(0)),
         ];
         for (text, want) in cases {
             assert_eq!(resolve_plain(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn binary_is_its_decoded_text() {
+        assert_eq!(resolve_tagged("aGVsbG8=", "binary"), Ok(Some(json!("hello"))));
+        assert_eq!(resolve_tagged("/w==", "binary"), Ok(Some(json!("\u{FFFD}"))));
+        assert!(resolve_tagged("!!!", "binary").is_err());
+        assert_eq!(resolve_tagged("x", "custom"), Ok(None));
     }
 
     #[test]
