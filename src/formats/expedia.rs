@@ -14,9 +14,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Failure, embedded};
+use super::{Failure, embedded, string_field};
 use crate::config::schema::validate;
-use crate::patch::Pointer;
 use crate::yaml::Node;
 
 const PREFIX: &str = "sidecar-injector.expedia.com";
@@ -79,15 +78,24 @@ fn old_schema() -> &'static Value {
 /// The native configuration for one ConfigMap. `root` and `doc` locate errors in the embedded
 /// document.
 pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Failure> {
-    let cm_name = cm
-        .at_pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let namespace = cm.at_pointer("/metadata/namespace").and_then(Value::as_str);
     let old = cm["data"].get(CURRENT_KEY).is_none();
     let key = if old { OLD_KEY } else { CURRENT_KEY };
-    let text = cm["data"][key].as_str().unwrap_or_default();
+    let fields = (
+        string_field(cm, &["metadata", "name"]),
+        string_field(cm, &["metadata", "namespace"]),
+        string_field(cm, &["data", key]),
+    );
+    let (cm_name, namespace, text) = match fields {
+        (Ok(name), Ok(namespace), Ok(text)) => (
+            name.unwrap_or_default().to_owned(),
+            namespace,
+            text.unwrap_or_default(),
+        ),
+        (name, namespace, text) => {
+            let problems = [name.err(), namespace.err(), text.err()];
+            return Err(Failure::Problems(problems.into_iter().flatten().collect()));
+        }
+    };
     let inner =
         embedded(root, doc, &["data", key], text).map_err(|p| Failure::Problems(vec![p]))?;
     let schema = if old { old_schema() } else { sidecar_schema() };

@@ -26,6 +26,32 @@ pub(crate) struct Problem {
     pub span: Option<(usize, usize)>,
 }
 
+/// The string at `path` of a document read as another injector's: `None` when absent or
+/// null (Kubernetes' empty value), a problem when of another type. A field that limits where
+/// a sidecar goes (a namespace, a name rules refer to) read as absent would widen it: an
+/// unrendered Helm placeholder (`{{ .Release.Namespace }}`, a mapping to YAML) in an Expedia
+/// ConfigMap's namespace sent its sidecar into every namespace.
+pub(crate) fn string_field<'v>(
+    value: &'v Value,
+    path: &[&str],
+) -> Result<Option<&'v str>, Problem> {
+    let found = path.iter().try_fold(value, |v, key| v.get(key));
+    match found {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(Problem {
+            path: path.iter().map(|&k| k.to_owned()).collect(),
+            code: "kinject::config::wrong_type",
+            message: format!(
+                "`{}` must be a string, found {}",
+                path.join("."),
+                crate::config::schema::type_name(other)
+            ),
+            span: None,
+        }),
+    }
+}
+
 /// Why a document could not be converted.
 pub(crate) enum Failure {
     /// It breaks its format's schema.

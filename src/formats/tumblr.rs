@@ -20,7 +20,6 @@ use serde_json::{Map, Value, json};
 use super::{Context, Failure, Problem, embedded};
 use crate::config::schema::validate;
 use crate::diagnostic::Located;
-use crate::patch::Pointer;
 
 /// tumblr's default `--annotation-namespace`.
 pub(crate) const DEFAULT_NAMESPACE: &str = "injector.tumblr.com";
@@ -72,19 +71,22 @@ pub(crate) fn is_config(value: &Value) -> bool {
     })
 }
 
-/// A ConfigMap whose every data value is a tumblr sidecar configuration.
+/// A ConfigMap whose every data value is a tumblr sidecar configuration (a value that is not
+/// text, which Kubernetes refuses in `data`, does not make it something else: it is refused
+/// when the ConfigMap is read).
 pub(crate) fn is_config_map(value: &Value) -> bool {
+    let holds_config = |v: &Value| {
+        v.as_str()
+            .and_then(|t| crate::yaml::parse_document(t).ok())
+            .is_some_and(|p| is_config(&p.value))
+    };
     value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
         && value
             .get("data")
             .and_then(Value::as_object)
             .is_some_and(|data| {
-                !data.is_empty()
-                    && data.values().all(|v| {
-                        v.as_str()
-                            .and_then(|t| crate::yaml::parse_document(t).ok())
-                            .is_some_and(|p| is_config(&p.value))
-                    })
+                data.values().any(holds_config)
+                    && data.values().all(|v| !v.is_string() || holds_config(v))
             })
 }
 
@@ -108,14 +110,25 @@ pub(crate) fn config_map_to_native(
     doc: &str,
     ctx: &Context<'_>,
 ) -> Result<Value, Failure> {
-    let cm_name = cm
-        .at_pointer("/metadata/name")
-        .and_then(Value::as_str)
+    let cm_name = super::string_field(cm, &["metadata", "name"])
+        .map_err(|p| Failure::Problems(vec![p]))?
         .unwrap_or_default();
     let mut configs = Vec::new();
     let mut problems = Vec::new();
     for (key, text) in cm["data"].as_object().into_iter().flatten() {
-        let inner = match embedded(root, doc, &["data", key], text.as_str().unwrap_or("")) {
+        let text = match super::string_field(text, &[]) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(mut p) => {
+                p.path = vec!["data".to_owned(), key.clone()];
+                p.message = format!(
+                    "`data.{key}` must be a string, found {}",
+                    crate::config::schema::type_name(text)
+                );
+                problems.push(p);
+                continue;
+            }
+        };
+        let inner = match embedded(root, doc, &["data", key], text) {
             Ok(found) => found,
             Err(p) => {
                 problems.push(p);

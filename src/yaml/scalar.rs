@@ -275,8 +275,14 @@ mod tests {
 
     #[test]
     fn binary_is_its_decoded_text() {
-        assert_eq!(resolve_tagged("aGVsbG8=", "binary"), Ok(Some(json!("hello"))));
-        assert_eq!(resolve_tagged("/w==", "binary"), Ok(Some(json!("\u{FFFD}"))));
+        assert_eq!(
+            resolve_tagged("aGVsbG8=", "binary"),
+            Ok(Some(json!("hello")))
+        );
+        assert_eq!(
+            resolve_tagged("/w==", "binary"),
+            Ok(Some(json!("\u{FFFD}")))
+        );
         assert!(resolve_tagged("!!!", "binary").is_err());
         assert_eq!(resolve_tagged("x", "custom"), Ok(None));
     }
