@@ -104,3 +104,54 @@ fn the_default_configuration_is_looked_for_no_higher_than_the_repository() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("image: example.com/s:1"));
 }
+
+/// Several files written to stdout are one stream holding their documents, no more and no
+/// fewer: it reads again (`kinject inject dir/ | kinject inject` failed on a file starting
+/// with `%YAML`), and a file of comments or one starting with `...` adds no empty document.
+#[test]
+fn files_joined_on_stdout_hold_their_documents() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/directory-stream-joins");
+    let out =
+        common::kinject_with_stdin(&dir, &["inject", "-q", "-c", "config.yaml", "input"], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stream = kinject::read::from_bytes(kinject::read::Source::stdin(), &out.stdout)
+        .expect("the joined stream reads");
+    let documents: Vec<_> = stream
+        .documents
+        .iter()
+        .map(|d| d.value().expect("every document is YAML"))
+        .collect();
+    let mut expected = 0;
+    for entry in std::fs::read_dir(dir.join("input")).expect("input") {
+        let bytes = std::fs::read(entry.expect("entry").path()).expect("read");
+        let file = kinject::read::from_bytes(kinject::read::Source::stdin(), &bytes).expect("read");
+        expected += file
+            .documents
+            .iter()
+            .filter(|d| d.value().is_some_and(|p| p.root.is_some()))
+            .count();
+    }
+    assert_eq!(documents.len(), expected, "documents in the stream");
+    assert!(
+        documents.iter().all(|p| p.root.is_some()),
+        "an empty document"
+    );
+    // And read again by kinject itself.
+    let again =
+        common::kinject_with_stdin(&dir, &["inject", "-q", "-c", "config.yaml"], &out.stdout);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(
+        again.stdout, out.stdout,
+        "injected again, the stream is as it was"
+    );
+}

@@ -289,22 +289,28 @@ fn render_all(
 }
 
 /// The inputs' YAML as one stream, in the pieces it is written in (of the inputs' texts and
-/// of what the edits wrote): between two inputs a line break and a `---` where the next does
-/// not start with one; an input with nothing but blanks adds nothing.
+/// of what the edits wrote), holding the documents the inputs hold, no more: between two
+/// inputs a line break, then a `---` where the next starts with content, a `...` where it
+/// starts with a directive (which may follow only a document's end), nothing where it starts
+/// with either marker or holds only comments (a `---` before it would add an empty
+/// document); an input with nothing but blanks adds nothing.
 fn yaml_slices<'a>(yaml: &'a [(&crate::read::Input, render::yaml::YamlOutput)]) -> Vec<&'a [u8]> {
     let mut slices = Vec::new();
     // Whether anything was written, and whether it ended a line.
     let (mut any, mut line_ended) = (false, false);
     for (input, y) in yaml {
         if any {
-            if y.pieces(input).all(|p| p.trim().is_empty()) {
+            let start = first_line(y.pieces(input));
+            if start == Start::Blank {
                 continue;
             }
             if !line_ended {
                 slices.push(&b"\n"[..]);
             }
-            if !starts_with_marker(y.pieces(input)) {
-                slices.push(&b"---\n"[..]);
+            match start {
+                Start::Content => slices.push(&b"---\n"[..]),
+                Start::Directive => slices.push(&b"...\n"[..]),
+                Start::Blank | Start::Comment | Start::Marker => {}
             }
         }
         for p in y.pieces(input).filter(|p| !p.is_empty()) {
@@ -316,12 +322,39 @@ fn yaml_slices<'a>(yaml: &'a [(&crate::read::Input, render::yaml::YamlOutput)]) 
     slices
 }
 
-/// Whether the first line of `text` (in pieces) that is neither blank nor a comment is a
-/// document start marker.
-fn starts_with_marker<'a>(text: impl Iterator<Item = &'a str>) -> bool {
-    let content = |l: &str| {
+/// What the first line of a text that is neither blank nor a comment is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// There is none, nor any comment.
+    Blank,
+    /// There is none: only comments (and blanks).
+    Comment,
+    /// A document marker: `---` (a start) or `...` (an end).
+    Marker,
+    /// A directive (`%YAML 1.2`).
+    Directive,
+    Content,
+}
+
+/// What the first line of `text` (in pieces) that is neither blank nor a comment is.
+fn first_line<'a>(text: impl Iterator<Item = &'a str>) -> Start {
+    let mut comment = false;
+    let mut kind = |l: &str| {
         let t = l.trim();
-        (!t.is_empty() && !t.starts_with('#')).then(|| l.starts_with("---"))
+        if t.is_empty() {
+            return None;
+        }
+        if t.starts_with('#') {
+            comment = true;
+            return None;
+        }
+        Some(if l.starts_with("---") || l.starts_with("...") {
+            Start::Marker
+        } else if l.starts_with('%') {
+            Start::Directive
+        } else {
+            Start::Content
+        })
     };
     // The line read so far (a line may go on in the next piece).
     let mut line = String::new();
@@ -332,37 +365,40 @@ fn starts_with_marker<'a>(text: impl Iterator<Item = &'a str>) -> bool {
             if parts.peek().is_none() {
                 break;
             }
-            if let Some(marker) = content(&line) {
-                return marker;
+            if let Some(start) = kind(&line) {
+                return start;
             }
             line.clear();
         }
     }
-    content(&line).unwrap_or(false)
+    match kind(&line) {
+        Some(start) => start,
+        None if comment => Start::Comment,
+        None => Start::Blank,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::starts_with_marker;
+    use super::{Start, first_line};
 
     #[test]
     fn the_first_content_line_decides_whatever_the_pieces() {
-        let cases: [(&[&str], bool); 8] = [
-            (&["---\na: 1\n"], true),
-            (&["a: 1\n"], false),
-            (&["# c\n\n", "--- # x\n"], true),
-            (&["  # c\n-", "--\n"], true),
-            (&["#", " c\n", "-", "-", "-"], true),
-            (&["\n", "", "a: 1\n---\n"], false),
-            (&["", "# only a comment\n"], false),
-            (&[], false),
+        let cases: [(&[&str], Start); 11] = [
+            (&["---\na: 1\n"], Start::Marker),
+            (&["a: 1\n"], Start::Content),
+            (&["# c\n\n", "--- # x\n"], Start::Marker),
+            (&["  # c\n-", "--\n"], Start::Marker),
+            (&["#", " c\n", "-", "-", "-"], Start::Marker),
+            (&["\n", "", "a: 1\n---\n"], Start::Content),
+            (&["", "# only a comment\n"], Start::Comment),
+            (&["# c\n%YAML 1.2\n---\n"], Start::Directive),
+            (&["...\n"], Start::Marker),
+            (&["\n", "  \n"], Start::Blank),
+            (&[], Start::Blank),
         ];
-        for (pieces, marker) in cases {
-            assert_eq!(
-                starts_with_marker(pieces.iter().copied()),
-                marker,
-                "{pieces:?}"
-            );
+        for (pieces, start) in cases {
+            assert_eq!(first_line(pieces.iter().copied()), start, "{pieces:?}");
         }
     }
 }
