@@ -155,3 +155,56 @@ fn files_joined_on_stdout_hold_their_documents() {
         "injected again, the stream is as it was"
     );
 }
+
+/// `--check` and `--diff` say what `--in-place` would do, which writes the files without
+/// errors: with an error elsewhere they still list (or show) the files that would change,
+/// and exit 2. What they print is not manifests, which are never written partly.
+#[test]
+fn check_and_diff_still_say_what_would_change_when_another_file_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    std::fs::write(d.join("good.yaml"), DEPLOYMENT).expect("write");
+    std::fs::write(d.join("bad.yaml"), "a: [\n").expect("write");
+    let check = common::kinject_with_stdin(
+        d,
+        &[
+            "inject",
+            "-c",
+            "config.yaml",
+            "--check",
+            "good.yaml",
+            "bad.yaml",
+        ],
+        b"",
+    );
+    assert_eq!(check.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&check.stdout), "good.yaml\n");
+    let diff = common::kinject_with_stdin(
+        d,
+        &[
+            "inject",
+            "-c",
+            "config.yaml",
+            "--diff",
+            "good.yaml",
+            "bad.yaml",
+        ],
+        b"",
+    );
+    assert_eq!(diff.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&diff.stdout);
+    assert!(
+        text.starts_with("--- a/good.yaml\n+++ b/good.yaml\n"),
+        "{text}"
+    );
+    assert!(!text.contains("bad.yaml"), "{text}");
+    // Manifests on stdout: nothing at all.
+    let stdout = common::kinject_with_stdin(
+        d,
+        &["inject", "-c", "config.yaml", "good.yaml", "bad.yaml"],
+        b"",
+    );
+    assert_eq!(stdout.status.code(), Some(2));
+    assert!(stdout.stdout.is_empty());
+}
