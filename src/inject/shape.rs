@@ -101,8 +101,8 @@ fn metadata(metadata: Option<&Value>, at: impl Fn() -> String) -> Result<(), Inj
                 ),
             )
             .help(format!(
-                "quote it (`{key}: \"{}\"`): Kubernetes takes only strings as {field}",
-                plain(value)
+                "quote it (`{}`): Kubernetes takes only strings as {field}",
+                quoted(key, value)
             ))
             .at(format!("{}/{field}/{}", at(), escape(key))));
         }
@@ -148,13 +148,20 @@ fn what(value: &Value) -> &'static str {
 }
 
 /// A scalar as it would read quoted; other values as JSON.
-fn plain(value: &Value) -> String {
-    match value {
+/// `key: "value"` as YAML that reads as the value's text (`false`, `8080`, a mapping's JSON),
+/// whatever the key and the text hold: a suggestion must be something to paste.
+fn quoted(key: &str, value: &Value) -> String {
+    use crate::yaml::{emit::scalar, style::Quote};
+    let text = match value {
         Value::String(s) => s.clone(),
-        other => other.to_string().replace('"', "\\\""),
-    }
+        other => other.to_string(),
+    };
+    format!(
+        "{}: {}",
+        scalar(&Value::String(key.to_owned()), true, Quote::Double),
+        scalar(&Value::String(text), true, Quote::Double)
+    )
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +213,19 @@ mod tests {
             e.help.as_deref(),
             Some("quote it (`c/d: \"false\"`): Kubernetes takes only strings as annotations")
         );
+        // The suggestion reads as the value's text, whatever the key and the value hold.
+        for (key, value) in [
+            ("a\\b: #c", json!({"p": "C:\\x\"y"})),
+            ("n", json!(8080)),
+            ("x", json!([true, null])),
+        ] {
+            d["metadata"] = json!({"annotations": {key: value.clone()}});
+            let e = check(&d, "/spec/template").unwrap_err();
+            let help = e.help.expect("help");
+            let suggestion = &help[help.find('`').unwrap() + 1..help.rfind('`').unwrap()];
+            let read = crate::yaml::parse_value(suggestion).expect("the suggestion is YAML");
+            assert_eq!(read, json!({key: value.to_string()}), "{suggestion}");
+        }
         d["metadata"] = json!({});
         d["spec"]["template"]["metadata"] = json!({"labels": {"app": 1}});
         let e = check(&d, "/spec/template").unwrap_err();
