@@ -280,6 +280,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             }
         }
     }
+    let inherited = std::cell::RefCell::new(HashMap::new());
     for (index, range, parsed) in documents {
         let (name, text) = &texts[index];
         let file = File {
@@ -291,6 +292,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             options: &formats,
             catalogs: &catalogs,
             warnings: std::cell::RefCell::new(Vec::new()),
+            inherited: &inherited,
         };
         let doc_text = &text[range.clone()];
         let Some(root) = parsed.root else { continue };

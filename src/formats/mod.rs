@@ -73,6 +73,11 @@ pub(crate) struct Context<'a> {
     pub catalogs: &'a salesforce::Catalogs,
     /// Findings that fail nothing (a name salesforce would skip), at paths of the document.
     pub warnings: std::cell::RefCell<Vec<Problem>>,
+    /// tumblr files `inherits` named, each with its whole chain merged in, by canonical path:
+    /// read once per load (every file of a chain resolved its whole chain again, which made a
+    /// chain of 1,000 files take half a minute).
+    pub inherited:
+        &'a std::cell::RefCell<std::collections::HashMap<std::path::PathBuf, serde_json::Value>>,
 }
 
 /// The native configuration for a document of another injector's format, `None` when the
