@@ -202,6 +202,34 @@ fn inject_checked(config: &Config, manifests: &[u8]) {
     let again = inject_once(config, output.as_bytes(), Mode::Inject)
         .unwrap_or_else(|| panic!("the output of inject is refused by inject: {output:?}"));
     assert_eq!(again, output, "inject is not idempotent");
+    json_comes_back(config, manifests, &output);
+}
+
+/// A JSON input that held no status comes back from `uninject` byte for byte (JSON is edited
+/// as text: every member injection leaves keeps its bytes), except an empty collection written
+/// with whitespace inside, which comes back as `[]`/`{}` (docs/fidelity.md).
+fn json_comes_back(config: &Config, manifests: &[u8], output: &str) {
+    let Ok(text) = std::str::from_utf8(manifests) else {
+        return;
+    };
+    let json = text.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+    let spaced_empty = text
+        .as_bytes()
+        .windows(2)
+        .any(|w| matches!(w, [b'[' | b'{', b' ' | b'\t' | b'\n' | b'\r']))
+        && text.split(['[', '{']).skip(1).any(|rest| {
+            rest.trim_start().starts_with([']', '}']) && rest.starts_with(char::is_whitespace)
+        });
+    if !json || spaced_empty || text.contains("kinject.dev/status") || output == text {
+        return;
+    }
+    let back = inject_once(config, output.as_bytes(), Mode::Uninject)
+        .unwrap_or_else(|| panic!("uninject refuses inject's output: {output:?}"));
+    assert_eq!(
+        back, text,
+        "uninject does not give the JSON back: {output:?}"
+    );
 }
 
 /// The objects of a stream, as the reader reads them (Lists' items included).
