@@ -29,6 +29,16 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// A file name safe to print on one line: as `printable`, with line feeds and tabs escaped
+/// too. A name holding a line break would otherwise read as two lines of a report, or as two
+/// names in `--check`'s list.
+pub fn printable_name(name: &str) -> std::borrow::Cow<'_, str> {
+    match printable(name) {
+        std::borrow::Cow::Borrowed(s) if !s.contains(['\n', '\t']) => s.into(),
+        other => other.replace('\n', "\\u{a}").replace('\t', "\\u{9}").into(),
+    }
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{location}: {message}")]
 pub struct Located {

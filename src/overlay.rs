@@ -188,7 +188,7 @@ pub fn relative(from: &Path, to: &Path) -> Result<String, String> {
         } else {
             std::env::current_dir().map_err(|e| e.to_string())?.join(p)
         };
-        Ok(normalize(&p))
+        Ok(crate::read::normalize(&p))
     };
     let (from, to) = (abs(from)?, abs(to)?);
     let f: Vec<Component> = from.components().collect();
@@ -205,21 +205,6 @@ pub fn relative(from: &Path, to: &Path) -> Result<String, String> {
     } else {
         parts.join("/")
     })
-}
-
-/// Removes `.` and resolves `..` lexically.
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use super::{
 };
 
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
-    let mut stdin = open_stdin(&args.input, &args.edit);
+    let input_args = &args.input.for_edit(&args.edit);
+    let mut stdin = open_stdin(input_args, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
     let resource_list = stdin.as_mut().is_some_and(|s| {
         s.first
@@ -32,7 +33,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
                         input,
                         &args.config.configs,
                         &args.config.sets,
-                        args.input.namespace.clone(),
+                        input_args.namespace.clone(),
                     );
                 }
                 stdin = Some(StdinWindows::from_whole(input));
@@ -44,19 +45,19 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
         }
     }
     let (config, early) = match &args.emit_kustomize {
-        None => read_while(&args.input, || args.config.load()),
+        None => read_while(input_args, || args.config.load()),
         Some(_) => (args.config.load(), None),
     };
     let Some(config) = config else {
         return EXIT_ERROR;
     };
     match &args.emit_kustomize {
-        Some(dir) => super::overlay::run(&config, &args.input, dir, &args.output),
+        Some(dir) => super::overlay::run(&config, input_args, dir, &args.output),
         None => run(
             &config,
             Mode::Inject,
             Inputs {
-                args: &args.input,
+                args: input_args,
                 stdin,
                 early,
             },
@@ -67,7 +68,8 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
 }
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
-    let stdin = open_stdin(&args.input, &args.edit);
+    let input_args = &args.input.for_edit(&args.edit);
+    let stdin = open_stdin(input_args, &args.edit);
     // The configuration given, else the nearest default one, else none (then every record
     // needs `--trust-status`).
     let found = super::ConfigArgs {
@@ -77,7 +79,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
     .paths()
     .unwrap_or_default();
     let paths: Vec<&std::path::Path> = found.iter().map(|p| p.as_path()).collect();
-    let (config, early) = read_while(&args.input, || {
+    let (config, early) = read_while(input_args, || {
         if paths.is_empty() {
             Ok(Config::empty())
         } else {
@@ -94,7 +96,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
             &config,
             mode,
             Inputs {
-                args: &args.input,
+                args: input_args,
                 stdin,
                 early,
             },

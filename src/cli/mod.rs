@@ -75,6 +75,10 @@ pub struct InputArgs {
     /// in the input count too).
     #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE")]
     pub namespace_labels: Vec<String>,
+    /// Not a flag: whether the command rewrites the inputs in place (then only regular files
+    /// are read; a FIFO is refused before it is opened).
+    #[arg(skip)]
+    pub rewrite: bool,
 }
 
 /// File names looked for when no `-c` is given.
@@ -171,6 +175,14 @@ impl InputArgs {
         }
         parse_namespace_labels(&self.namespace_labels, &mut settings.namespace_labels)?;
         Ok(settings)
+    }
+
+    /// These arguments, for the files `edit` says what to do with.
+    fn for_edit(&self, edit: &EditArgs) -> Self {
+        InputArgs {
+            rewrite: edit.in_place,
+            ..self.clone()
+        }
     }
 
     fn all_paths(&self) -> Vec<PathBuf> {
