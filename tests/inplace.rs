@@ -346,6 +346,42 @@ fn a_walk_copies_nothing_from_outside_into_the_output() {
     assert!(String::from_utf8_lossy(&named.stdout).contains("SECRET-TOKEN-4711"));
 }
 
+/// In place, a symlink named on the command line is written through when its target is
+/// inside the current directory, and refused, named, when it is not.
+#[cfg(unix)]
+#[test]
+fn a_link_named_in_place_is_written_only_inside_the_current_directory() {
+    use std::os::unix::fs::symlink;
+    let (dir, input, expected) = workspace();
+    let d = dir.path();
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("victim.yaml"), &input).expect("write");
+    symlink(outside.path().join("victim.yaml"), d.join("k8s/evil.yaml")).expect("symlink");
+    symlink("app.yaml", d.join("k8s/inside.yaml")).expect("symlink");
+
+    let out = kinject(d, &["inject", "-i", "k8s/evil.yaml", "k8s/inside.yaml"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error: k8s/evil.yaml: cannot write: a symlink to "),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("victim.yaml")).expect("read"),
+        input
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("k8s/app.yaml")).expect("app"),
+        expected
+    );
+    assert!(
+        std::fs::symlink_metadata(d.join("k8s/inside.yaml"))
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+}
+
 /// A FIFO is not rewritten in place (refused before it is opened: no writer is needed), and a
 /// device named as an input is refused at once, as neither is a file of manifests.
 #[cfg(unix)]
@@ -430,6 +466,20 @@ fn one_file_named_many_ways_is_processed_once() {
     assert_eq!(stderr.matches("injected").count(), 1, "{stderr}");
 }
 
+/// A file whose name is as long as a name may be (the temporary file's name is kept short).
+#[test]
+fn a_file_with_a_250_character_name_is_rewritten() {
+    let (dir, input, expected) = workspace();
+    let name = format!("{}.yaml", "n".repeat(245));
+    let path = dir.path().join("k8s").join(&name);
+    std::fs::write(&path, &input).expect("write");
+    let out = kinject(dir.path(), &["inject", "-i", "k8s"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), expected);
+    assert_eq!(entries(&dir.path().join("k8s")).len(), 3);
+}
+
 /// A line break in a file name is escaped wherever the name is printed: one name, one line.
 #[cfg(unix)]
 #[test]
@@ -490,4 +540,75 @@ fn names_after_the_separator_are_files() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("cannot read -c: no such file"), "{stderr}");
     assert!(stderr.contains("entry:"), "{stderr}");
+}
+
+/// SIGTERM, SIGINT or SIGHUP at many moments of an `--in-place` run: every file is the
+/// original or the complete result, and no temporary file is left (only SIGKILL, which no
+/// process can answer, may leave one). The run dies of the signal it was sent.
+#[cfg(unix)]
+#[test]
+fn terminated_midway_leaves_no_temporary_file() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    use std::os::unix::process::ExitStatusExt;
+    let (dir, input, expected) = workspace();
+    // Larger files: more time is spent writing them.
+    let padding = format!("# {}\n", "x".repeat(98)).repeat(300);
+    let (input, expected) = (input + &padding, expected + &padding);
+    let many = dir.path().join("many");
+    let reset = || {
+        let _ = std::fs::remove_dir_all(&many);
+        std::fs::create_dir(&many).expect("mkdir");
+        for i in 0..300 {
+            std::fs::write(many.join(format!("app-{i:03}.yaml")), &input).expect("write");
+        }
+    };
+    reset();
+    let start = Instant::now();
+    let full = kinject(dir.path(), &["inject", "-q", "-i", "many"]);
+    assert_eq!(full.status.code(), Some(1));
+    let total = start.elapsed();
+    let signals = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
+    let mut mixed_runs = 0;
+    for step in 1..=18u32 {
+        reset();
+        let signal = signals[step as usize % signals.len()];
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+            .args(["inject", "-q", "-i", "many"])
+            .current_dir(dir.path())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(total * step / 18);
+        let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+        let _ = kill(pid, signal);
+        let status = child.wait().expect("wait");
+        assert!(
+            status.code() == Some(1) || status.signal() == Some(signal as i32),
+            "{signal}: {status}"
+        );
+        let (mut old, mut new) = (0, 0);
+        for name in entries(&many) {
+            assert!(
+                !name.starts_with('.'),
+                "{name} left after {signal} at step {step}"
+            );
+            let text = std::fs::read_to_string(many.join(&name)).expect("read");
+            if text == input {
+                old += 1;
+            } else if text == expected {
+                new += 1;
+            } else {
+                panic!("{name} is neither the original nor the result after {signal}");
+            }
+        }
+        assert_eq!(old + new, 300);
+        if old > 0 && new > 0 {
+            mixed_runs += 1;
+        }
+    }
+    assert!(
+        mixed_runs > 0,
+        "no signal landed while files were being written ({total:?} per run)"
+    );
 }

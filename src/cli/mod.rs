@@ -329,6 +329,7 @@ pub(crate) const EXIT_ERROR: u8 = 2;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    crate::write::fail_writes_past_the_file_size_limit();
     let _ = miette::set_hook(Box::new(|_| {
         Box::new(
             miette::MietteHandlerOpts::new()

@@ -77,7 +77,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
     let path = dir.join("kustomization.yaml");
     let written = std::fs::create_dir_all(dir).and_then(|()| {
         if path.exists() {
-            crate::write::atomic_write(&path, text.as_bytes())
+            crate::write::atomic_write(&path, text.as_bytes(), &Default::default())
         } else {
             std::fs::write(&path, &text)
         }
