@@ -59,7 +59,9 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// Manifest files or directories (walked recursively for .yaml, .yml and .json); `-` or
-    /// nothing reads standard input.
+    /// nothing reads standard input. After `--` every name is a file, even one that starts
+    /// with `-` (the pre-commit hooks end their `entry:` with `--`; so do `xargs kinject inject
+    /// -i --` and `find … -exec kinject inject -i -- {} +`).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// A manifest file or directory, as kubectl takes it (same as a PATH argument).
