@@ -612,3 +612,51 @@ fn terminated_midway_leaves_no_temporary_file() {
         "no signal landed while files were being written ({total:?} per run)"
     );
 }
+
+/// A signal kinject was started with ignored (`nohup`, `trap '' HUP`) stays ignored while it
+/// writes: the run goes on to the end.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ignored_at_start_stays_ignored() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let (dir, input, expected) = workspace();
+    let padding = format!("# {}\n", "x".repeat(98)).repeat(300);
+    let (input, expected) = (input + &padding, expected + &padding);
+    let many = dir.path().join("many");
+    std::fs::create_dir(&many).expect("mkdir");
+    for i in 0..300 {
+        std::fs::write(many.join(format!("app-{i:03}.yaml")), &input).expect("write");
+    }
+    let mut child = Command::new("sh")
+        .args(["-c", "trap '' HUP; exec \"$0\" inject -q -i many"])
+        .arg(env!("CARGO_BIN_EXE_kinject"))
+        .current_dir(dir.path())
+        .spawn()
+        .expect("spawn");
+    let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    // Not before the shell has run `trap` and become kinject.
+    let exe = format!("/proc/{}/exe", child.id());
+    while !std::fs::read_link(&exe).is_ok_and(|p| p.ends_with("kinject")) {
+        assert!(child.try_wait().expect("wait").is_none(), "the run ended");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Until the run ends, or long after it would have ended.
+    let start = Instant::now();
+    let mut sent = 0;
+    while child.try_wait().expect("wait").is_none() && start.elapsed() < Duration::from_secs(60) {
+        let _ = kill(pid, Signal::SIGHUP);
+        sent += 1;
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(1), "{status} after {sent} SIGHUPs");
+    assert!(sent > 1);
+    for name in entries(&many) {
+        assert_eq!(
+            std::fs::read_to_string(many.join(&name)).expect("read"),
+            expected,
+            "{name}"
+        );
+    }
+}

@@ -105,14 +105,19 @@ fn in_flight() -> MutexGuard<'static, Vec<PathBuf>> {
 /// their own: it takes the list of temporary files (so that no other is made, and none
 /// renamed from it is removed twice), removes them, and ends the process by the signal's
 /// default action, as it would have ended without the handler (a shell sees 128 + signal).
+/// A signal the process was started with ignored (`nohup`, `trap '' INT`, a background job of
+/// a script) stays ignored.
 fn remove_temporaries_on_signals() {
     #[cfg(unix)]
     {
         static INSTALLED: std::sync::Once = std::sync::Once::new();
         INSTALLED.call_once(|| {
             use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])
-            else {
+            let ignored = ignored_signals();
+            let answered = [SIGTERM, SIGINT, SIGHUP]
+                .into_iter()
+                .filter(|&s| ignored & (1 << (s - 1)) == 0);
+            let Ok(mut signals) = signal_hook::iterator::Signals::new(answered) else {
                 return;
             };
             // (Without the thread, `signals` is dropped and its handlers with it.)
@@ -130,6 +135,18 @@ fn remove_temporaries_on_signals() {
                 });
         });
     }
+}
+
+/// The signals this process ignores, as a mask (bit n - 1 for signal n): on Linux as
+/// /proc/self/status says; elsewhere none is known.
+#[cfg(unix)]
+fn ignored_signals() -> u64 {
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
