@@ -56,6 +56,13 @@ fn escaped(text: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, st
     out.into()
 }
 
+/// A file name safe to print on one line: as `one_line`, with tabs escaped too. A name
+/// holding a line break would otherwise read as two lines of a report, or as two names in
+/// `--check`'s list.
+pub fn printable_name(name: &str) -> std::borrow::Cow<'_, str> {
+    escaped(name, |c| c == '\t' || unsafe_char(c))
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{location}: {message}")]
 pub struct Located {

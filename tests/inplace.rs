@@ -21,6 +21,27 @@ fn kinject(dir: &Path, args: &[&str]) -> Output {
         .expect("run kinject")
 }
 
+/// `kinject` with a deadline: a run that reads what it should refuse may never end.
+fn kinject_within(dir: &Path, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run kinject");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("kinject {args:?} did not end");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
 /// A temp dir with a config, a file to inject, one to leave alone, and a broken one.
 fn workspace() -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -230,4 +251,412 @@ fn utf16_files_stay_utf16() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read(&path).expect("read"), utf16(&expected));
+}
+
+/// The names of the entries of `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A directory walk follows no symlink whose target lies outside the directory given: the
+/// links are named, what they point to is neither read nor written, a link that stays inside
+/// is followed, and the other files are rewritten.
+#[cfg(unix)]
+#[test]
+fn a_walk_follows_no_link_out_of_the_directory_given() {
+    use std::os::unix::fs::symlink;
+    let (dir, input, expected) = workspace();
+    let d = dir.path();
+    let outside = d.join("outside");
+    std::fs::create_dir_all(outside.join("sub")).expect("mkdir");
+    std::fs::write(outside.join("victim.yaml"), &input).expect("write");
+    std::fs::write(outside.join("sub/deep.yaml"), &input).expect("write");
+    symlink("../outside/victim.yaml", d.join("k8s/evil.yaml")).expect("symlink");
+    symlink("../outside", d.join("k8s/outdir")).expect("symlink");
+    symlink(d.join("outside/sub"), d.join("k8s/absolute")).expect("symlink");
+    // Inside the tree: a hidden file the walk itself would not read, through a link.
+    std::fs::create_dir(d.join("k8s/.shared")).expect("mkdir");
+    std::fs::write(d.join("k8s/.shared/linked.yaml"), &input).expect("write");
+    symlink(".shared/linked.yaml", d.join("k8s/linked.yaml")).expect("symlink");
+
+    let out = kinject(d, &["inject", "-i", "k8s"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for link in ["k8s/evil.yaml", "k8s/outdir", "k8s/absolute"] {
+        assert!(
+            stderr.contains(&format!("cannot read {link}: a symlink to ")),
+            "{link} not named: {stderr}"
+        );
+    }
+    assert!(stderr.contains("outside k8s, not followed"), "{stderr}");
+    for file in ["victim.yaml", "sub/deep.yaml"] {
+        assert_eq!(
+            std::fs::read_to_string(outside.join(file)).expect("read"),
+            input,
+            "{file} outside the tree was rewritten"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("k8s/app.yaml")).expect("app"),
+        expected
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("k8s/.shared/linked.yaml")).expect("linked"),
+        expected,
+        "a link inside the tree is followed"
+    );
+    assert!(
+        stderr.contains("2 file(s) changed, 1 unchanged"),
+        "{stderr}"
+    );
+    assert_eq!(entries(&outside), ["sub", "victim.yaml"]);
+}
+
+/// The same in stdout mode: a link to a secret outside the directory given puts none of it
+/// into the output; named on the command line, a link is followed.
+#[cfg(unix)]
+#[test]
+fn a_walk_copies_nothing_from_outside_into_the_output() {
+    use std::os::unix::fs::symlink;
+    let (dir, _, _) = workspace();
+    let d = dir.path();
+    std::fs::create_dir(d.join("home")).expect("mkdir");
+    let secret = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: SECRET-TOKEN-4711\n";
+    std::fs::write(d.join("home/config.yaml"), secret).expect("write");
+    symlink("../home/config.yaml", d.join("k8s/kubeconfig.yaml")).expect("symlink");
+
+    let out = kinject(d, &["inject", "k8s"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stdout.contains("SECRET-TOKEN"), "{stdout}");
+    assert!(!stderr.contains("SECRET-TOKEN"), "{stderr}");
+    assert!(
+        stderr.contains("cannot read k8s/kubeconfig.yaml: a symlink to "),
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+
+    let named = kinject(d, &["inject", "k8s/kubeconfig.yaml"]);
+    assert_eq!(named.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&named.stdout).contains("SECRET-TOKEN-4711"));
+}
+
+/// In place, a symlink named on the command line is written through when its target is
+/// inside the current directory, and refused, named, when it is not.
+#[cfg(unix)]
+#[test]
+fn a_link_named_in_place_is_written_only_inside_the_current_directory() {
+    use std::os::unix::fs::symlink;
+    let (dir, input, expected) = workspace();
+    let d = dir.path();
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("victim.yaml"), &input).expect("write");
+    symlink(outside.path().join("victim.yaml"), d.join("k8s/evil.yaml")).expect("symlink");
+    symlink("app.yaml", d.join("k8s/inside.yaml")).expect("symlink");
+
+    let out = kinject(d, &["inject", "-i", "k8s/evil.yaml", "k8s/inside.yaml"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error: k8s/evil.yaml: cannot write: a symlink to "),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("victim.yaml")).expect("read"),
+        input
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("k8s/app.yaml")).expect("app"),
+        expected
+    );
+    assert!(
+        std::fs::symlink_metadata(d.join("k8s/inside.yaml"))
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+}
+
+/// A FIFO is not rewritten in place (refused before it is opened: no writer is needed), and a
+/// device named as an input is refused at once, as neither is a file of manifests.
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_are_refused_as_not_regular_files() {
+    use std::os::unix::fs::FileTypeExt;
+    let (dir, _, expected) = workspace();
+    let d = dir.path();
+    let status = Command::new("mkfifo")
+        .arg(d.join("k8s/pipe.yaml"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let start = Instant::now();
+    let out = kinject_within(d, &["inject", "-i", "k8s/pipe.yaml", "k8s/app.yaml"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot read k8s/pipe.yaml: not a regular file (a FIFO)"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::symlink_metadata(d.join("k8s/pipe.yaml"))
+            .expect("fifo")
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("k8s/app.yaml")).expect("app"),
+        expected
+    );
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let out = kinject_within(d, &["inject", device]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "cannot read {device}: not a regular file (a character device)"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "a device or FIFO was read: {:?}",
+        start.elapsed()
+    );
+}
+
+/// One file named several ways (twice, through `./`, a link, its directory) is read,
+/// rewritten and counted once, in place and on stdout.
+#[cfg(unix)]
+#[test]
+fn one_file_named_many_ways_is_processed_once() {
+    let (dir, _, expected) = workspace();
+    let d = dir.path();
+    std::fs::remove_file(d.join("k8s/svc.yaml")).expect("rm");
+    std::os::unix::fs::symlink("k8s/app.yaml", d.join("link.yaml")).expect("symlink");
+    let names = [
+        "k8s/app.yaml",
+        "k8s/app.yaml",
+        "./k8s/app.yaml",
+        "link.yaml",
+        "k8s",
+        "-f",
+        "k8s/",
+    ];
+    let stdout = kinject(d, &[&["inject"][..], &names].concat());
+    assert_eq!(
+        String::from_utf8_lossy(&stdout.stdout),
+        expected,
+        "the file once on stdout"
+    );
+    let out = kinject(d, &[&["inject", "-i"][..], &names].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("1 file(s) changed, 0 unchanged"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("injected").count(), 1, "{stderr}");
+}
+
+/// A file whose name is as long as a name may be (the temporary file's name is kept short).
+#[test]
+fn a_file_with_a_250_character_name_is_rewritten() {
+    let (dir, input, expected) = workspace();
+    let name = format!("{}.yaml", "n".repeat(245));
+    let path = dir.path().join("k8s").join(&name);
+    std::fs::write(&path, &input).expect("write");
+    let out = kinject(dir.path(), &["inject", "-i", "k8s"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), expected);
+    assert_eq!(entries(&dir.path().join("k8s")).len(), 3);
+}
+
+/// A line break in a file name is escaped wherever the name is printed: one name, one line.
+#[cfg(unix)]
+#[test]
+fn a_line_break_in_a_file_name_is_escaped() {
+    let (dir, input, _) = workspace();
+    let name = "new\nforged.yaml:1: deployment-x injected.yaml";
+    std::fs::write(dir.path().join("k8s").join(name), &input).expect("write");
+    let check = kinject(dir.path(), &["inject", "--check", "k8s"]);
+    let listed = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(
+        listed.lines().collect::<Vec<_>>(),
+        [
+            "k8s/app.yaml",
+            "k8s/new\\u{a}forged.yaml:1: deployment-x injected.yaml"
+        ],
+        "{listed}"
+    );
+    let report = String::from_utf8_lossy(&check.stderr);
+    assert!(
+        report.contains(
+            "k8s/new\\u{a}forged.yaml:1: deployment-x injected.yaml:4: deployment/checkout"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.lines().all(|l| !l.starts_with("forged.yaml")),
+        "{report}"
+    );
+}
+
+/// The pre-commit hooks end their `entry:` with `--`, so every name after it is a file. An
+/// option put there by mistake (`args: [-c, x]`) is a missing file whose message says how to
+/// pass options; a file named like an option is read as a file.
+#[test]
+fn names_after_the_separator_are_files() {
+    let (dir, input, expected) = workspace();
+    let d = dir.path();
+    std::fs::write(d.join("evil.yaml"), "sidecars: []\nrules: []\n").expect("write");
+    std::fs::write(d.join("--config=evil.yaml"), "# a file, not an option\n").expect("write");
+    let out = kinject(
+        d,
+        &["inject", "-i", "--", "--config=evil.yaml", "k8s/app.yaml"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("k8s/app.yaml")).expect("app"),
+        expected,
+        "the configuration is still .kinject.yaml"
+    );
+
+    std::fs::write(d.join("k8s/app.yaml"), &input).expect("write");
+    let out = kinject(
+        d,
+        &["inject", "-i", "--", "-c", "evil.yaml", "k8s/app.yaml"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot read -c: no such file"), "{stderr}");
+    assert!(stderr.contains("entry:"), "{stderr}");
+}
+
+/// SIGTERM, SIGINT or SIGHUP at many moments of an `--in-place` run: every file is the
+/// original or the complete result, and no temporary file is left (only SIGKILL, which no
+/// process can answer, may leave one). The run dies of the signal it was sent.
+#[cfg(unix)]
+#[test]
+fn terminated_midway_leaves_no_temporary_file() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    use std::os::unix::process::ExitStatusExt;
+    let (dir, input, expected) = workspace();
+    // Larger files: more time is spent writing them.
+    let padding = format!("# {}\n", "x".repeat(98)).repeat(300);
+    let (input, expected) = (input + &padding, expected + &padding);
+    let many = dir.path().join("many");
+    let reset = || {
+        let _ = std::fs::remove_dir_all(&many);
+        std::fs::create_dir(&many).expect("mkdir");
+        for i in 0..300 {
+            std::fs::write(many.join(format!("app-{i:03}.yaml")), &input).expect("write");
+        }
+    };
+    reset();
+    let start = Instant::now();
+    let full = kinject(dir.path(), &["inject", "-q", "-i", "many"]);
+    assert_eq!(full.status.code(), Some(1));
+    let total = start.elapsed();
+    let signals = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
+    let mut mixed_runs = 0;
+    for step in 1..=18u32 {
+        reset();
+        let signal = signals[step as usize % signals.len()];
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+            .args(["inject", "-q", "-i", "many"])
+            .current_dir(dir.path())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(total * step / 18);
+        let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+        let _ = kill(pid, signal);
+        let status = child.wait().expect("wait");
+        assert!(
+            status.code() == Some(1) || status.signal() == Some(signal as i32),
+            "{signal}: {status}"
+        );
+        let (mut old, mut new) = (0, 0);
+        for name in entries(&many) {
+            assert!(
+                !name.starts_with('.'),
+                "{name} left after {signal} at step {step}"
+            );
+            let text = std::fs::read_to_string(many.join(&name)).expect("read");
+            if text == input {
+                old += 1;
+            } else if text == expected {
+                new += 1;
+            } else {
+                panic!("{name} is neither the original nor the result after {signal}");
+            }
+        }
+        assert_eq!(old + new, 300);
+        if old > 0 && new > 0 {
+            mixed_runs += 1;
+        }
+    }
+    assert!(
+        mixed_runs > 0,
+        "no signal landed while files were being written ({total:?} per run)"
+    );
+}
+
+/// A signal kinject was started with ignored (`nohup`, `trap '' HUP`) stays ignored while it
+/// writes: the run goes on to the end.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_ignored_at_start_stays_ignored() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let (dir, input, expected) = workspace();
+    let padding = format!("# {}\n", "x".repeat(98)).repeat(300);
+    let (input, expected) = (input + &padding, expected + &padding);
+    let many = dir.path().join("many");
+    std::fs::create_dir(&many).expect("mkdir");
+    for i in 0..300 {
+        std::fs::write(many.join(format!("app-{i:03}.yaml")), &input).expect("write");
+    }
+    let mut child = Command::new("sh")
+        .args(["-c", "trap '' HUP; exec \"$0\" inject -q -i many"])
+        .arg(env!("CARGO_BIN_EXE_kinject"))
+        .current_dir(dir.path())
+        .spawn()
+        .expect("spawn");
+    let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    // Not before the shell has run `trap` and become kinject.
+    let exe = format!("/proc/{}/exe", child.id());
+    while !std::fs::read_link(&exe).is_ok_and(|p| p.ends_with("kinject")) {
+        assert!(child.try_wait().expect("wait").is_none(), "the run ended");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Until the run ends, or long after it would have ended.
+    let start = Instant::now();
+    let mut sent = 0;
+    while child.try_wait().expect("wait").is_none() && start.elapsed() < Duration::from_secs(60) {
+        let _ = kill(pid, Signal::SIGHUP);
+        sent += 1;
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(1), "{status} after {sent} SIGHUPs");
+    assert!(sent > 1);
+    for name in entries(&many) {
+        assert_eq!(
+            std::fs::read_to_string(many.join(&name)).expect("read"),
+            expected,
+            "{name}"
+        );
+    }
 }

@@ -36,6 +36,29 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
+/// `pre-commit try-repo` of this checkout's `kinject` hook on every file of `dir`: it uses the
+/// hook definition (.pre-commit-hooks.yaml, language: rust) as it is now. pre-commit builds
+/// kinject with `cargo install`; a target directory of its own under target/ keeps later runs
+/// fast.
+fn try_repo(dir: &Path, home: &Path) -> std::process::Output {
+    Command::new(pre_commit())
+        .args([
+            "try-repo",
+            root().to_str().expect("path"),
+            "kinject",
+            "--all-files",
+        ])
+        .current_dir(dir)
+        .env("PRE_COMMIT_HOME", home)
+        .env("CARGO_TARGET_DIR", root().join("target/pre-commit"))
+        // What is tested is the hook's wiring, not the optimiser: build it quickly.
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run pre-commit")
+}
+
 #[test]
 fn hook_injects_then_passes() {
     let repo = tempfile::tempdir().expect("tempdir");
@@ -59,27 +82,7 @@ fn hook_injects_then_passes() {
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", "manifests"]);
 
-    // `try-repo` uses this checkout's hook definition (.pre-commit-hooks.yaml, language: rust)
-    // as it is now. pre-commit builds kinject with `cargo install`; a target directory of its own
-    // under target/ keeps later runs fast.
-    let run = || {
-        Command::new(pre_commit())
-            .args([
-                "try-repo",
-                root().to_str().expect("path"),
-                "kinject",
-                "--all-files",
-            ])
-            .current_dir(dir)
-            .env("PRE_COMMIT_HOME", home.path())
-            .env("CARGO_TARGET_DIR", root().join("target/pre-commit"))
-            // What is tested is the hook's wiring, not the optimiser: build it quickly.
-            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run pre-commit")
-    };
+    let run = || try_repo(dir, home.path());
     let first = run();
     let log = String::from_utf8_lossy(&first.stdout).into_owned()
         + &String::from_utf8_lossy(&first.stderr);
@@ -110,5 +113,46 @@ fn hook_injects_then_passes() {
     assert_eq!(
         std::fs::read_to_string(dir.join("k8s/checkout.yaml")).expect("read"),
         injected
+    );
+}
+
+/// A committed file named like an option (`--config=evil.yaml`) is a file to the hook, not an
+/// option: the repository's own configuration is used, and the sidecar of the configuration
+/// the name points to is not injected.
+#[test]
+fn a_file_named_like_an_option_is_a_file() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let home = tempfile::tempdir().expect("pre-commit home");
+    let dir = repo.path();
+    git(dir, &["init", "-q"]);
+    let cases = root().join("testdata/cases");
+    std::fs::copy(
+        cases.join("kind-list/config.yaml"),
+        dir.join(".kinject.yaml"),
+    )
+    .expect("config");
+    std::fs::write(
+        dir.join("evil.yaml"),
+        "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: miner\n  containers:\n  - name: miner\n    image: attacker.example/cryptominer\n    securityContext: {privileged: true}\nrules:\n- name: all\n  inject: [miner]\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("--config=evil.yaml"), "# an odd name\n").expect("write");
+    std::fs::create_dir(dir.join("k8s")).expect("mkdir");
+    let manifest = std::fs::read_to_string(cases.join("kms-plugin/input.yaml")).expect("input");
+    std::fs::write(dir.join("k8s/app.yaml"), &manifest).expect("write");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "manifests"]);
+
+    let run = try_repo(dir, home.path());
+    let log =
+        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{log}");
+    assert!(log.contains("files were modified by this hook"), "{log}");
+    let injected = std::fs::read_to_string(dir.join("k8s/app.yaml")).expect("read");
+    assert!(injected.contains("- name: log-shipper"), "{injected}");
+    assert!(!injected.contains("miner"), "{injected}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("--config=evil.yaml")).expect("read"),
+        "# an odd name\n"
     );
 }

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 
 use crate::pipeline::FileResult;
 use crate::render;
-use crate::write::{atomic_write, encode};
+use crate::write::{Expected, atomic_write, encode};
 
 use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, OutputArgs, eprint, output};
 
@@ -48,7 +48,11 @@ pub(crate) fn run(
                     .map_err(|e| e.to_string())
                     .and_then(|y| {
                         let bytes = encode(&y.text(&f.input), f.input.encoding);
-                        atomic_write(path, &bytes).map_err(|e| e.to_string())
+                        let expected = Expected {
+                            stamp: f.input.stamp,
+                            within: f.input.source.within.as_deref(),
+                        };
+                        atomic_write(path, &bytes, &expected).map_err(|e| e.to_string())
                     });
                 if let Err(e) = written {
                     eprint(&format!(

@@ -16,7 +16,8 @@ use super::{
 };
 
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
-    let mut stdin = open_stdin(&args.input, &args.edit);
+    let input_args = &args.input.for_edit(&args.edit);
+    let mut stdin = open_stdin(input_args, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
     let resource_list = stdin.as_mut().is_some_and(|s| {
         s.first
@@ -32,7 +33,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
                         input,
                         &args.config.configs,
                         &args.config.sets,
-                        args.input.namespace.clone(),
+                        input_args.namespace.clone(),
                     );
                 }
                 stdin = Some(StdinWindows::from_whole(input));
@@ -44,19 +45,19 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
         }
     }
     let (config, early) = match &args.emit_kustomize {
-        None => read_while(&args.input, || args.config.load(args.input.reads_stdin())),
-        Some(_) => (args.config.load(args.input.reads_stdin()), None),
+        None => read_while(input_args, || args.config.load(input_args.reads_stdin())),
+        Some(_) => (args.config.load(input_args.reads_stdin()), None),
     };
     let Some(config) = config else {
         return EXIT_ERROR;
     };
     match &args.emit_kustomize {
-        Some(dir) => super::overlay::run(&config, &args.input, dir, &args.output),
+        Some(dir) => super::overlay::run(&config, input_args, dir, &args.output),
         None => run(
             &config,
             Mode::Inject,
             Inputs {
-                args: &args.input,
+                args: input_args,
                 stdin,
                 early,
             },
@@ -67,14 +68,15 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
 }
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
-    let stdin = open_stdin(&args.input, &args.edit);
+    let input_args = &args.input.for_edit(&args.edit);
+    let stdin = open_stdin(input_args, &args.edit);
     // The configuration given, else the nearest default one, else none (then every record
     // needs `--trust-status`).
     let found = super::ConfigArgs {
         configs: args.configs.clone(),
         sets: Vec::new(),
     }
-    .paths(args.input.reads_stdin());
+    .paths(input_args.reads_stdin());
     let found = match found {
         Ok(found) => found,
         // Given, and not readable as given.
@@ -85,7 +87,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
         Err(_) => Vec::new(),
     };
     let paths: Vec<&std::path::Path> = found.iter().map(|p| p.as_path()).collect();
-    let (config, early) = read_while(&args.input, || {
+    let (config, early) = read_while(input_args, || {
         if paths.is_empty() {
             Ok(Config::empty())
         } else {
@@ -102,7 +104,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
             &config,
             mode,
             Inputs {
-                args: &args.input,
+                args: input_args,
                 stdin,
                 early,
             },
@@ -290,10 +292,10 @@ fn render_all(
 
 /// The inputs' YAML as one stream, in the pieces it is written in (of the inputs' texts and
 /// of what the edits wrote), holding the documents the inputs hold, no more: between two
-/// inputs a line break, then a `---` where the next starts with content, a `...` where it
-/// starts with a directive (which may follow only a document's end), nothing where it starts
-/// with either marker or holds only comments (a `---` before it would add an empty
-/// document); an input with nothing but blanks adds nothing.
+/// inputs a line break, then a `---` where the next starts with content, nothing where it
+/// starts with either marker or holds only comments (a `---` before it would add an empty
+/// document); an input with nothing but blanks adds nothing. (No input starts with a
+/// directive: they are refused, as Kubernetes refuses them.)
 fn yaml_slices<'a>(yaml: &'a [(&crate::read::Input, render::yaml::YamlOutput)]) -> Vec<&'a [u8]> {
     let mut slices = Vec::new();
     // Whether anything was written, and whether it ended a line.
@@ -307,10 +309,8 @@ fn yaml_slices<'a>(yaml: &'a [(&crate::read::Input, render::yaml::YamlOutput)]) 
             if !line_ended {
                 slices.push(&b"\n"[..]);
             }
-            match start {
-                Start::Content => slices.push(&b"---\n"[..]),
-                Start::Directive => slices.push(&b"...\n"[..]),
-                Start::Blank | Start::Comment | Start::Marker => {}
+            if start == Start::Content {
+                slices.push(&b"---\n"[..]);
             }
         }
         for p in y.pieces(input).filter(|p| !p.is_empty()) {
@@ -331,8 +331,6 @@ enum Start {
     Comment,
     /// A document marker: `---` (a start) or `...` (an end).
     Marker,
-    /// A directive (`%YAML 1.2`).
-    Directive,
     Content,
 }
 
@@ -350,8 +348,6 @@ fn first_line<'a>(text: impl Iterator<Item = &'a str>) -> Start {
         }
         Some(if l.starts_with("---") || l.starts_with("...") {
             Start::Marker
-        } else if l.starts_with('%') {
-            Start::Directive
         } else {
             Start::Content
         })
@@ -384,7 +380,7 @@ mod tests {
 
     #[test]
     fn the_first_content_line_decides_whatever_the_pieces() {
-        let cases: [(&[&str], Start); 11] = [
+        let cases: [(&[&str], Start); 10] = [
             (&["---\na: 1\n"], Start::Marker),
             (&["a: 1\n"], Start::Content),
             (&["# c\n\n", "--- # x\n"], Start::Marker),
@@ -392,7 +388,6 @@ mod tests {
             (&["#", " c\n", "-", "-", "-"], Start::Marker),
             (&["\n", "", "a: 1\n---\n"], Start::Content),
             (&["", "# only a comment\n"], Start::Comment),
-            (&["# c\n%YAML 1.2\n---\n"], Start::Directive),
             (&["...\n"], Start::Marker),
             (&["\n", "  \n"], Start::Blank),
             (&[], Start::Blank),

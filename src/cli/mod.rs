@@ -59,7 +59,9 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// Manifest files or directories (walked recursively for .yaml, .yml and .json); `-` or
-    /// nothing reads standard input.
+    /// nothing reads standard input. After `--` every name is a file, even one that starts
+    /// with `-` (the pre-commit hooks end their `entry:` with `--`; so do `xargs kinject inject
+    /// -i --` and `find … -exec kinject inject -i -- {} +`).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// A manifest file or directory, as kubectl takes it (same as a PATH argument).
@@ -75,6 +77,10 @@ pub struct InputArgs {
     /// in the input count too).
     #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE")]
     pub namespace_labels: Vec<String>,
+    /// Not a flag: whether the command rewrites the inputs in place (then only regular files
+    /// are read; a FIFO is refused before it is opened).
+    #[arg(skip)]
+    pub rewrite: bool,
 }
 
 /// File names looked for when no `-c` is given.
@@ -206,6 +212,14 @@ impl InputArgs {
         }
         parse_namespace_labels(&self.namespace_labels, &mut settings.namespace_labels)?;
         Ok(settings)
+    }
+
+    /// These arguments, for the files `edit` says what to do with.
+    fn for_edit(&self, edit: &EditArgs) -> Self {
+        InputArgs {
+            rewrite: edit.in_place,
+            ..self.clone()
+        }
     }
 
     fn all_paths(&self) -> Vec<PathBuf> {
@@ -359,6 +373,7 @@ pub(crate) const EXIT_ERROR: u8 = 2;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    crate::write::fail_writes_past_the_file_size_limit();
     let _ = miette::set_hook(Box::new(|_| {
         Box::new(
             miette::MietteHandlerOpts::new()

@@ -66,7 +66,12 @@ pub(crate) fn load_inputs(
     args: &InputArgs,
     stdin: Option<Result<read::Input, InputError>>,
 ) -> (Vec<read::Input>, Vec<InputError>) {
-    let (sources, mut errors) = read::discover(&args.all_paths());
+    let intent = if args.rewrite {
+        read::Intent::Rewrite
+    } else {
+        read::Intent::Read
+    };
+    let (sources, mut errors) = read::discover(&args.all_paths(), intent);
     let mut stdin = stdin;
     let mut stdin_used = false;
     let mut inputs = Vec::new();

@@ -28,9 +28,13 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
     let mut patches = Vec::new();
     let mut files = Vec::new();
     let mut failed = false;
+    let mut read_bases = Vec::new();
     for base_dir in &bases {
         let base = match overlay::base(base_dir) {
-            Ok(b) => b,
+            Ok(b) => {
+                read_bases.push(b.clone());
+                b
+            }
             Err(e) => {
                 eprint(&format!("error: {e}\n"));
                 failed = true;
@@ -66,6 +70,10 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
         failed |= !f.errors.is_empty();
         diagnostics(f.errors.clone());
     }
+    if let Err(e) = overlay::apart_from_bases(dir, &read_bases) {
+        eprint(&format!("error: --emit-kustomize: {e}\n"));
+        failed = true;
+    }
     if !output.quiet {
         eprint(&crate::report::text(&crate::report::entries(&files)));
     }
@@ -74,16 +82,8 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
         return EXIT_ERROR;
     }
     let text = overlay::kustomization(&resources, &patches);
-    let path = dir.join("kustomization.yaml");
-    let written = std::fs::create_dir_all(dir).and_then(|()| {
-        if path.exists() {
-            crate::write::atomic_write(&path, text.as_bytes())
-        } else {
-            std::fs::write(&path, &text)
-        }
-    });
-    match written {
-        Ok(()) => {
+    match overlay::write(dir, &text) {
+        Ok(path) => {
             if !output.quiet {
                 eprint(&format!(
                     "wrote {} ({} patches)\n",
@@ -94,7 +94,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
             0
         }
         Err(e) => {
-            eprint(&format!("error: cannot write {}: {e}\n", path.display()));
+            eprint(&format!("error: {e}\n"));
             EXIT_ERROR
         }
     }

@@ -1,6 +1,7 @@
 //! Reading inputs: which files a set of paths names, their text, their documents, and the
 //! Kubernetes objects inside each document (`kind: List` items included).
 
+mod files;
 mod split;
 mod window;
 
@@ -16,6 +17,8 @@ use thiserror::Error;
 use crate::patch::{Fields, Pointer};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
+pub(crate) use files::normalize;
+pub use files::{Intent, Stamp, discover};
 pub(crate) use split::documents;
 pub use window::Windows;
 
@@ -25,6 +28,9 @@ pub struct Source {
     /// How the input is named to the user: the path as given, or `<stdin>`.
     pub name: String,
     pub path: Option<PathBuf>,
+    /// The directory (canonical) the file was found in: it is not rewritten through a
+    /// symlink that leads out of it.
+    pub within: Option<PathBuf>,
 }
 
 impl Source {
@@ -32,13 +38,15 @@ impl Source {
         Source {
             name: "<stdin>".to_owned(),
             path: None,
+            within: None,
         }
     }
 
     pub fn file(path: &Path) -> Self {
         Source {
-            name: crate::diagnostic::printable(&path.display().to_string()).into_owned(),
+            name: crate::diagnostic::printable_name(&path.display().to_string()).into_owned(),
             path: Some(path.to_owned()),
+            within: None,
         }
     }
 }
@@ -61,6 +69,8 @@ pub struct Input {
     pub documents: Vec<Document>,
     /// Lines of the source before this text (a window of standard input starts further on).
     pub first_line: usize,
+    /// What the file was when it was read (`None` for standard input).
+    pub stamp: Option<Stamp>,
     /// Where every `LINES_PER_MARK`th line starts, built when a line number is first asked
     /// for (empty for a text too long for 32-bit offsets, whose lines are then counted).
     lines: std::sync::OnceLock<Vec<u32>>,
@@ -168,6 +178,17 @@ pub enum InputError {
         error: std::io::Error,
     },
 
+    #[error(
+        "cannot read {name}: no such file (after `--`, every name is a file, even one that looks like an option)"
+    )]
+    #[diagnostic(
+        code(kinject::input::io),
+        help(
+            "options go before `--`. The pre-commit hooks end their `entry:` with `--`, so their `args:` are file names: to pass options, override the hook's `entry:` in .pre-commit-config.yaml (`entry: kinject inject --in-place -c sidecars.yaml --`)"
+        )
+    )]
+    OptionAfterSeparator { name: String },
+
     #[error("{name}:{line}:{column}: {problem}")]
     #[diagnostic(
         code(kinject::input::encoding),
@@ -261,76 +282,6 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, before[line_start..].chars().count() + 1)
 }
 
-/// Expands paths into sources: `-` is stdin, a directory is walked recursively for
-/// `.yaml`/`.yml`/`.json` files (hidden entries skipped), sorted for a stable order.
-pub fn discover(paths: &[PathBuf]) -> (Vec<Source>, Vec<InputError>) {
-    let mut sources = Vec::new();
-    let mut errors = Vec::new();
-    if paths.is_empty() {
-        sources.push(Source::stdin());
-    }
-    for path in paths {
-        if path.as_os_str() == "-" {
-            sources.push(Source::stdin());
-            continue;
-        }
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => walk(path, &mut sources, &mut errors),
-            Ok(_) => sources.push(Source::file(path)),
-            Err(error) => errors.push(InputError::Io {
-                name: crate::diagnostic::printable(&path.display().to_string()).into_owned(),
-                error,
-            }),
-        }
-    }
-    (sources, errors)
-}
-
-fn walk(dir: &Path, sources: &mut Vec<Source>, errors: &mut Vec<InputError>) {
-    let walker = walkdir::WalkDir::new(dir)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in walker {
-        match entry {
-            Ok(e) if e.file_type().is_file() && is_manifest(e.path()) => {
-                sources.push(Source::file(e.path()));
-            }
-            Ok(_) => {}
-            Err(err) => {
-                let name = err.path().unwrap_or(dir).display().to_string();
-                let name = crate::diagnostic::printable(&name).into_owned();
-                let error = match err.loop_ancestor() {
-                    Some(ancestor) => std::io::Error::other(format!(
-                        "a symlink loop (it leads back to {}), not followed",
-                        ancestor.display()
-                    )),
-                    None => {
-                        // A broken link that would not have been read is no error.
-                        let manifest = err.path().is_some_and(is_manifest);
-                        match err.into_io_error() {
-                            Some(e) if e.kind() == std::io::ErrorKind::NotFound && !manifest => {
-                                continue;
-                            }
-                            Some(e) => e,
-                            None => std::io::Error::other("unreadable directory entry"),
-                        }
-                    }
-                };
-                errors.push(InputError::Io { name, error });
-            }
-        }
-    }
-}
-
-fn is_manifest(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml" | "json")
-    )
-}
-
 /// Reads, splits and parses one source; `stdin` is read when the source is standard input.
 pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
     let mut input = load_unparsed(source, stdin)?;
@@ -340,18 +291,19 @@ pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> 
 
 /// Reads and splits one source, leaving its documents to be parsed when they are needed.
 pub fn load_unparsed(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
-    let mut bytes = Vec::new();
     let io = |error| InputError::Io {
         name: source.name.clone(),
         error,
     };
-    match &source.path {
-        Some(p) => bytes = std::fs::read(p).map_err(io)?,
-        None => {
-            stdin.read_to_end(&mut bytes).map_err(io)?;
-        }
-    }
-    from_bytes_unparsed(source.clone(), bytes)
+    let Some(path) = &source.path else {
+        let mut bytes = Vec::new();
+        files::until_binary(stdin, &mut bytes).map_err(io)?;
+        return from_bytes_unparsed(source.clone(), bytes);
+    };
+    let (bytes, stamp) = files::read(path).map_err(io)?;
+    let mut input = from_bytes_unparsed(source.clone(), bytes)?;
+    input.stamp = Some(stamp);
+    Ok(input)
 }
 
 /// Decodes, splits and parses bytes read from `source`.
@@ -413,6 +365,7 @@ fn split_text(
         encoding,
         documents,
         first_line,
+        stamp: None,
         lines: std::sync::OnceLock::new(),
     })
 }

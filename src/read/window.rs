@@ -97,7 +97,9 @@ impl<R: Read> Windows<R> {
             .into_bytes();
         self.join();
         bytes.append(&mut self.buf);
-        self.reader.read_to_end(&mut bytes).map_err(unreadable)?;
+        if !self.eof {
+            super::files::until_binary(&mut self.reader, &mut bytes).map_err(unreadable)?;
+        }
         self.done = true;
         super::from_bytes_unparsed(Source::stdin(), bytes)
     }
@@ -150,6 +152,11 @@ impl<R: Read> Windows<R> {
             self.eof = true;
             return Ok(());
         }
+        // A NUL makes the stream a binary file, refused at its first NUL: nothing after it is
+        // read (an endless stream, `< /dev/zero`, would be read until memory ran out).
+        if memchr::memchr(0, &self.buf[len..]).is_some() {
+            self.eof = true;
+        }
         // A document starts after a line break, at `---` or after `...`: searched only in
         // what is new, so a long document is not searched again and again.
         let from = self.searched.saturating_sub(3);
@@ -177,7 +184,8 @@ impl<R: Read> Windows<R> {
         let mut seam = before[before.len().saturating_sub(3)..].to_vec();
         seam.extend_from_slice(&block[..n.min(3)]);
         self.may_cut = may_start_document(&seam) || may_start_document(&block);
-        self.eof = n == 0;
+        // As in `fill`: nothing after a NUL is read.
+        self.eof = n == 0 || memchr::memchr(0, &block).is_some();
         self.spill.push(block);
         if self.may_cut || self.eof {
             self.join();
@@ -353,6 +361,32 @@ mod tests {
             }
         }
         assert_eq!(errors, ["<stdin>:5:4: not UTF-8 text (byte 0xff)"]);
+    }
+
+    #[test]
+    fn an_endless_binary_stream_is_refused_at_its_first_nul() {
+        let text = "a: 1\n---\nb: 2\n";
+        for size in [4, 1 << 20] {
+            let endless = text.as_bytes().chain(std::io::repeat(0));
+            let mut w = Windows::new(endless, size);
+            let mut errors = Vec::new();
+            while let Some(r) = w.next_window() {
+                if let Err(e) = r {
+                    errors.push(e.to_string());
+                }
+            }
+            assert_eq!(
+                errors,
+                ["<stdin>:4:1: a NUL byte, not allowed in YAML (is this a binary file?)"]
+            );
+        }
+        // Read whole after a first window.
+        let mut w = Windows::new(text.as_bytes().chain(std::io::repeat(0)), 4);
+        let first = w.next_window().unwrap().unwrap();
+        assert_eq!(
+            w.whole(first).unwrap_err().to_string(),
+            "<stdin>:4:1: a NUL byte, not allowed in YAML (is this a binary file?)"
+        );
     }
 
     #[test]

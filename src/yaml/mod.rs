@@ -39,8 +39,38 @@ pub(crate) fn parse_identity(text: &str, skip: impl Fn(&str) -> bool) -> Option<
 pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
     match fast::parse(text) {
         Some(parsed) => Ok(parsed),
-        None => parse::parse_general(text),
+        None => {
+            no_directive(text)?;
+            parse::parse_general(text)
+        }
     }
+}
+
+/// Refuses a directive (`%YAML 1.1`, `%TAG …`): Kubernetes' reader cuts a file into
+/// documents at its `---` lines before reading them, which leaves the directive a document of
+/// its own that it refuses ("did not find expected <document start>"; `%YAML 1.2`: "found
+/// incompatible YAML document"), and so does kustomize. kinject would otherwise read a file
+/// the cluster never gets. (The fast reader takes no directives.)
+fn no_directive(text: &str) -> Result<(), ParseError> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim_start();
+        if content.is_empty() || content.starts_with('#') {
+            offset += line.len();
+            continue;
+        }
+        if !line.starts_with('%') {
+            return Ok(());
+        }
+        let directive = line.split('#').next().unwrap_or_default().trim();
+        return Err(ParseError {
+            offset,
+            message: format!(
+                "the directive `{directive}`: Kubernetes' YAML reader (kubectl, kustomize) refuses a file with directives; remove it"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// For a document of a JSON stream (an input whose text starts with `{`, which Kubernetes
@@ -81,7 +111,10 @@ pub(crate) fn reads_as(text: &str, value: &serde_json::Value) -> bool {
 pub(crate) fn parse_value(text: &str) -> Result<serde_json::Value, ParseError> {
     match fast::parse_value(text) {
         Some(value) => Ok(value),
-        None => parse::parse_general(text).map(|p| p.value),
+        None => {
+            no_directive(text)?;
+            parse::parse_general(text).map(|p| p.value)
+        }
     }
 }
 
