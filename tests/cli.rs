@@ -221,3 +221,41 @@ fn check_and_diff_still_say_what_would_change_when_another_file_fails() {
     assert_eq!(stdout.status.code(), Some(2));
     assert!(stdout.stdout.is_empty());
 }
+
+/// An endless binary stream on standard input (`< /dev/zero`) is refused at its first NUL by
+/// every subcommand that reads stdin whole, under an address-space limit of 2 GiB: `krm` and
+/// `admission` read it until memory ran out.
+#[test]
+fn an_endless_binary_stdin_is_refused_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("config.yaml"), CONFIG).expect("write");
+    for args in [
+        "krm",
+        "admission -c config.yaml",
+        "inject -c config.yaml",
+        "explain -c config.yaml",
+    ] {
+        let out = Command::new("timeout")
+            .args([
+                "60",
+                "bash",
+                "-c",
+                "ulimit -v 2097152 && exec \"$0\" $1 < /dev/zero",
+            ])
+            .arg(env!("CARGO_BIN_EXE_kinject"))
+            .arg(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run kinject");
+        assert_eq!(out.status.code(), Some(2), "{args}: {out:?}");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            said.contains("NUL byte") || said.contains("not an AdmissionReview"),
+            "{args}: {said}"
+        );
+    }
+}

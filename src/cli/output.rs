@@ -241,9 +241,12 @@ impl StdinWindows {
 }
 
 /// Reads all of standard input.
+/// Standard input whole (`krm`, `admission`), or up to the block holding its first NUL: such
+/// input is refused as binary, and an endless one (`< /dev/zero`) is not read until memory
+/// runs out.
 pub(crate) fn read_stdin() -> Result<Vec<u8>, std::io::Error> {
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+    read::until_binary(&mut std::io::stdin().lock(), &mut bytes)?;
     Ok(bytes)
 }
 

@@ -17,8 +17,8 @@ use thiserror::Error;
 use crate::patch::{Fields, Pointer};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
-pub(crate) use files::normalize;
 pub use files::{Intent, Stamp, discover};
+pub(crate) use files::{normalize, until_binary};
 pub(crate) use split::documents;
 pub use window::Windows;
 
