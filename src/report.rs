@@ -42,7 +42,7 @@ pub fn entries(files: &[FileResult]) -> Vec<Entry> {
         for d in &f.docs {
             for o in &d.objects {
                 let base = Entry {
-                    file: f.input.source.name.clone(),
+                    file: f.input.source.raw_name(),
                     line: o.line,
                     document: d.index,
                     path: o.pointer.clone(),

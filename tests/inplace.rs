@@ -508,6 +508,24 @@ fn a_line_break_in_a_file_name_is_escaped() {
         report.lines().all(|l| !l.starts_with("forged.yaml")),
         "{report}"
     );
+    // The JSON report holds the name itself, JSON-escaped, not a terminal's `\u{a}`.
+    let json = kinject(
+        dir.path(),
+        &["inject", "--check", "--report", "json", "k8s"],
+    );
+    let entries: serde_json::Value =
+        serde_json::from_slice(&json.stderr).expect("the JSON report parses");
+    let files: Vec<&str> = entries
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["file"].as_str())
+        .collect();
+    assert!(files.contains(&format!("k8s/{name}").as_str()), "{files:?}");
+    assert!(
+        !String::from_utf8_lossy(&json.stderr).contains("\\u{"),
+        "{entries}"
+    );
 }
 
 /// The pre-commit hooks end their `entry:` with `--`, so every name after it is a file. An

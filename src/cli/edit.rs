@@ -7,7 +7,7 @@ use crate::pipeline::FileResult;
 use crate::render;
 use crate::write::{Expected, atomic_write, encode};
 
-use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, OutputArgs, eprint, output};
+use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, OutputArgs, ReportFormat, eprint, output};
 
 /// Handles every file; `failed` says whether errors were already reported. Returns the exit
 /// code. The report comes after the writes, so that it names the files not written.
@@ -55,9 +55,12 @@ pub(crate) fn run(
                         atomic_write(path, &bytes, &expected).map_err(|e| e.to_string())
                     });
                 if let Err(e) = written {
-                    eprint(&format!(
-                        "error: {name}: cannot write: {e} (the file is unchanged)\n"
-                    ));
+                    // With `--report json` the file's entries say it (`not written: …`).
+                    if output_args.report != ReportFormat::Json {
+                        eprint(&format!(
+                            "error: {name}: cannot write: {e} (the file is unchanged)\n"
+                        ));
+                    }
                     failed = true;
                     changed -= 1;
                     unwritten.push((name.clone(), e));
@@ -67,7 +70,8 @@ pub(crate) fn run(
         }
     }
     super::inject::report(files, output_args, &[], &unwritten);
-    if !quiet {
+    // The summary is for people; `--report json` writes only the report on stderr.
+    if !quiet && output_args.report != ReportFormat::Json {
         let verb = if args.in_place {
             "changed"
         } else {

@@ -54,7 +54,7 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
         for d in &f.docs {
             for o in &d.objects {
                 let mut e = Explanation {
-                    file: f.input.source.name.clone(),
+                    file: f.input.source.raw_name(),
                     line: o.line,
                     identity: o.identity.clone(),
                     decision: "error",

@@ -49,6 +49,14 @@ impl Source {
             within: None,
         }
     }
+
+    /// The name as given, unescaped, for output that escapes it its own way (JSON): `name`
+    /// holds `\u{a}` escapes meant for a terminal.
+    pub fn raw_name(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(|| self.name.clone(), |p| p.display().to_string())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
