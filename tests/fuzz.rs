@@ -58,3 +58,38 @@ fn inject() {
 fn admission() {
     run("admission", kinject::fuzz::admission);
 }
+
+/// The fuzz targets are built with the versions of kinject's dependencies that kinject is
+/// built with: `fuzz/Cargo.lock` had drifted to newer ones (granit-parser 2.2.0 for 2.1.0,
+/// minijinja 3.1.0 for 3.0.5), so fuzzing tested a reader kinject does not ship. (After
+/// `cargo update`, `cargo update -p NAME --precise VERSION` in `fuzz/` brings it back.)
+#[test]
+fn fuzzing_builds_the_dependencies_kinject_ships() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let versions = |path: &Path| {
+        let text = std::fs::read_to_string(path).expect("lock file");
+        let mut out = std::collections::BTreeMap::<String, Vec<String>>::new();
+        for block in text.split("[[package]]").skip(1) {
+            let field = |key: &str| {
+                block
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("{key} = \"")))
+                    .map(|v| v.trim_end_matches('"').to_owned())
+                    .expect("name and version")
+            };
+            out.entry(field("name")).or_default().push(field("version"));
+        }
+        out
+    };
+    let kinject = versions(&root.join("Cargo.lock"));
+    let fuzz = versions(&root.join("fuzz/Cargo.lock"));
+    let drifted: Vec<String> = fuzz
+        .iter()
+        .filter_map(|(name, v)| {
+            let shipped = kinject.get(name)?;
+            let other: Vec<&String> = v.iter().filter(|x| !shipped.contains(x)).collect();
+            (!other.is_empty()).then(|| format!("{name} {other:?} (kinject: {shipped:?})"))
+        })
+        .collect();
+    assert!(drifted.is_empty(), "fuzz/Cargo.lock differs: {drifted:?}");
+}
