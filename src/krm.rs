@@ -124,6 +124,14 @@ fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
         Some((d, p, node))
     });
     let Some((doc, parsed, node)) = fc else {
+        // A ResourceList that is not YAML: its error, not a missing functionConfig.
+        let unreadable = input.documents.iter().find_map(|d| {
+            let error = d.parsed.as_deref()?.as_ref().err()?;
+            Some(crate::pipeline::located_syntax(input, d, error))
+        });
+        if let Some(error) = unreadable {
+            return Err(vec![error]);
+        }
         return Err(vec![Located::new(
             "kinject::krm::no_function_config",
             &input.source.name,

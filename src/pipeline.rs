@@ -501,7 +501,12 @@ fn planned(document: &Value, objects: &mut [ObjectResult]) -> Value {
     planned.unwrap_or_else(|| document.clone())
 }
 
-fn located_syntax(input: &Input, doc: &read::Document, e: &crate::yaml::ParseError) -> Located {
+/// A document's syntax error, located in its input.
+pub(crate) fn located_syntax(
+    input: &Input,
+    doc: &read::Document,
+    e: &crate::yaml::ParseError,
+) -> Located {
     let at = doc.range.start + e.offset;
     Located::new(
         "kinject::input::syntax",

@@ -15,9 +15,15 @@ pub use parse::ParseError;
 /// recursive (reading, injecting, editing, freeing) could run out of stack.
 pub const MAX_DEPTH: usize = 256;
 
-/// How many values the aliases of a document may expand to in all: a small text can expand
-/// exponentially ("billion laughs"); real manifests stay far below.
+/// How many values the anchors and aliases of a document may copy in all (each alias copies
+/// its anchor's value, each anchor keeps a copy for its aliases): a small text can expand
+/// exponentially ("billion laughs"), or nested anchors copy the same values once per level;
+/// real manifests stay far below.
 pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+
+/// How many bytes of text (strings and keys) the anchors and aliases of a document may copy in
+/// all: a long string aliased many times is a small text too.
+pub const MAX_ALIAS_TEXT: usize = 64 << 20;
 
 pub(crate) use fast::top_level_kind;
 pub(crate) use fast::{agrees, shallow_agrees};

@@ -16,12 +16,47 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// How many values `value` holds, itself included.
-fn values_in(value: &Value) -> usize {
-    1 + match value {
-        Value::Array(items) => items.iter().map(values_in).sum(),
-        Value::Object(map) => map.values().map(values_in).sum(),
-        _ => 0,
+/// What a copy of a value costs: how many values it holds (itself included) and the bytes
+/// of its text (strings and keys).
+#[derive(Debug, Clone, Copy, Default)]
+struct Size {
+    values: usize,
+    bytes: usize,
+}
+
+fn size_of(value: &Value) -> Size {
+    let mut size = Size {
+        values: 1,
+        bytes: 0,
+    };
+    match value {
+        Value::String(s) => size.bytes = s.len(),
+        Value::Array(items) => {
+            for item in items {
+                size.add(size_of(item));
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                size.bytes += key.len();
+                size.add(size_of(item));
+            }
+        }
+        _ => {}
+    }
+    size
+}
+
+impl Size {
+    fn add(&mut self, other: Size) {
+        self.values += other.values;
+        self.bytes += other.bytes;
+    }
+
+    /// Whether this is more than anchors and aliases may copy (`MAX_ALIAS_EXPANSION`,
+    /// `MAX_ALIAS_TEXT`).
+    fn too_much(self) -> bool {
+        self.values > super::MAX_ALIAS_EXPANSION || self.bytes > super::MAX_ALIAS_TEXT
     }
 }
 
@@ -37,7 +72,7 @@ pub(crate) fn parse_general(text: &str) -> Result<Parsed, ParseError> {
         duplicates: Vec::new(),
         lookahead: None,
         depth: 0,
-        expanded: 0,
+        copied: Size::default(),
     };
     builder.document()
 }
@@ -47,14 +82,14 @@ type Ev<'a> = (Event<'a>, Span);
 struct Builder<'a> {
     text: &'a str,
     parser: Parser<'a, granit_parser::StrInput<'a>>,
-    /// Anchored values, and how many values each holds.
-    anchors: HashMap<usize, (Value, usize)>,
+    /// Anchored values (copies, for their aliases), and what each copy costs.
+    anchors: HashMap<usize, (Value, Size)>,
     duplicates: Vec<(usize, String)>,
     lookahead: Option<Ev<'a>>,
     /// Nodes open around the current one.
     depth: usize,
-    /// Values the aliases read so far expanded to.
-    expanded: usize,
+    /// What the anchors and aliases read so far copied: a copy per anchor, one per alias.
+    copied: Size,
 }
 
 impl<'a> Builder<'a> {
@@ -123,13 +158,38 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// Remembers the value of an anchored node for its aliases.
-    fn anchored(&mut self, anchor: usize, node: Node, value: Value) -> (Node, Value) {
+    /// Remembers a copy of the value of an anchored node for its aliases. Nested anchors
+    /// copy what they hold again, so copies are counted against the same budget as aliases.
+    fn anchored(
+        &mut self,
+        anchor: usize,
+        node: Node,
+        value: Value,
+    ) -> Result<(Node, Value), ParseError> {
         if anchor != 0 {
-            self.anchors
-                .insert(anchor, (value.clone(), values_in(&value)));
+            let size = size_of(&value);
+            self.copy(node.start, size, "the anchors and aliases copy")?;
+            self.anchors.insert(anchor, (value.clone(), size));
         }
-        (node, value)
+        Ok((node, value))
+    }
+
+    /// Counts a copy of `size` made at `offset` (`what` made it, for the message); refused when the document's
+    /// anchors and aliases have copied more than they may in all.
+    fn copy(&mut self, offset: usize, size: Size, what: &str) -> Result<(), ParseError> {
+        self.copied.add(size);
+        if !self.copied.too_much() {
+            return Ok(());
+        }
+        let limit = if self.copied.values > super::MAX_ALIAS_EXPANSION {
+            format!("{} values", super::MAX_ALIAS_EXPANSION)
+        } else {
+            format!("{} MiB of text", super::MAX_ALIAS_TEXT >> 20)
+        };
+        Err(ParseError {
+            offset,
+            message: format!("{what} more than {limit} (an alias bomb?): refused"),
+        })
     }
 
     /// The next node, refused when nested deeper than `MAX_DEPTH`.
@@ -163,7 +223,9 @@ impl<'a> Builder<'a> {
                     None => resolve_untagged(&text, style),
                 };
                 if anchor != 0 {
-                    self.anchors.insert(anchor, (value.clone(), 1));
+                    let size = size_of(&value);
+                    self.copy(start, size, "the anchors and aliases copy")?;
+                    self.anchors.insert(anchor, (value.clone(), size));
                 }
                 let (kind, start) = match style {
                     ScalarStyle::Plain if start == end => (ScalarKind::Empty, start),
@@ -191,21 +253,16 @@ impl<'a> Builder<'a> {
                 Ok((node, value))
             }
             Event::Alias(id) => {
-                let (value, values) = self.anchors.get(&id).ok_or_else(|| ParseError {
-                    offset: start,
-                    message: "alias to an unknown anchor".to_owned(),
-                })?;
-                self.expanded += values;
-                if self.expanded > super::MAX_ALIAS_EXPANSION {
-                    return Err(ParseError {
+                let size = self
+                    .anchors
+                    .get(&id)
+                    .map(|(_, size)| *size)
+                    .ok_or_else(|| ParseError {
                         offset: start,
-                        message: format!(
-                            "the aliases expand to more than {} values (an alias bomb?): refused",
-                            super::MAX_ALIAS_EXPANSION
-                        ),
-                    });
-                }
-                let value = value.clone();
+                        message: "alias to an unknown anchor".to_owned(),
+                    })?;
+                self.copy(start, size, "the aliases expand to")?;
+                let value = self.anchors[&id].0.clone();
                 let node = Node {
                     start,
                     end,
@@ -243,7 +300,7 @@ impl<'a> Builder<'a> {
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Seq { flow, items },
                 };
-                Ok(self.anchored(anchor, node, value))
+                self.anchored(anchor, node, value)
             }
             Event::MappingStart(style, anchor, tag) => {
                 let flow = style == StructureStyle::Flow;
@@ -266,6 +323,7 @@ impl<'a> Builder<'a> {
                             message,
                         })?;
                     } else {
+                        refuse_collection_key(&key_value, key_node.start)?;
                         let key = key_text(&key_value);
                         if map.contains_key(&key) {
                             self.duplicates.push((key_node.start, key.clone()));
@@ -302,7 +360,7 @@ impl<'a> Builder<'a> {
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Map { flow, entries },
                 };
-                Ok(self.anchored(anchor, node, value))
+                self.anchored(anchor, node, value)
             }
             other => Err(ParseError {
                 offset: start,
@@ -318,6 +376,23 @@ fn resolve_untagged(text: &str, style: ScalarStyle) -> Value {
     } else {
         Value::String(text.to_owned())
     }
+}
+
+/// A mapping or a sequence as a mapping key: Kubernetes' YAML readers (go-yaml v2 and v3)
+/// refuse it ("invalid map key"), and a text for it would be made from its contents (as JSON),
+/// which a key of a key holds escaped again, doubling per level of nesting.
+fn refuse_collection_key(key: &Value, offset: usize) -> Result<(), ParseError> {
+    let what = match key {
+        Value::Object(_) => "a mapping",
+        Value::Array(_) => "a sequence",
+        _ => return Ok(()),
+    };
+    Err(ParseError {
+        offset,
+        message: format!(
+            "{what} as a mapping key: Kubernetes' YAML reader refuses it (\"invalid map key\")"
+        ),
+    })
 }
 
 fn collect_merge(value: &Value, out: &mut Vec<Map<String, Value>>) -> Result<(), String> {
@@ -516,6 +591,79 @@ mod tests {
         let p = parse_general("# only a comment\n").unwrap();
         assert!(p.root.is_none());
         assert_eq!(p.value, Value::Null);
+    }
+
+    /// `? {? {? … a : 1} : 1} : v`, nested `levels` deep.
+    fn nested_keys(levels: usize) -> String {
+        let mut key = "a".to_owned();
+        for _ in 0..levels {
+            key = format!("{{? {key} : 1}}");
+        }
+        format!("? {key}\n: v\n")
+    }
+
+    #[test]
+    fn collections_as_keys_are_refused_where_the_first_one_is() {
+        // 30 levels once made a text doubling per level (3.7 GB and an abort).
+        let text = nested_keys(30);
+        let err = parse_general(&text).unwrap_err();
+        assert!(err.message.contains("invalid map key"), "{err:?}");
+        assert_eq!(err.offset, text.rfind("{? a").unwrap(), "{err:?}");
+        // A sequence, an alias to a mapping or to a sequence, in block and flow mappings.
+        for (text, at) in [
+            ("? [a, 1]\n: v\n", "[a"),
+            ("a: &a [x]\n? [*a, n]\n: n\n", "[*a"),
+            ("a: &a {x: 1}\n? *a\n: n\n", "*a\n"),
+            ("a: &a [x]\nb: {*a : n}\n", "*a :"),
+            ("k: {[a]: 1}\n", "[a]"),
+        ] {
+            let err = parse_general(text).unwrap_err();
+            assert!(err.message.contains("invalid map key"), "{text:?}: {err:?}");
+            assert_eq!(err.offset, text.find(at).unwrap(), "{text:?}: {err:?}");
+        }
+        // Scalars of every kind are keys as Kubernetes reads them.
+        let p = parse_general("1: a\ntrue: b\n~: c\n? x\n: d\na: &k yy\n*k : e\n").unwrap();
+        assert_eq!(
+            p.value,
+            json!({"1": "a", "true": "b", "null": "c", "x": "d", "a": "yy", "yy": "e"})
+        );
+    }
+
+    #[test]
+    fn nested_anchors_count_as_copies() {
+        // Each anchor keeps a copy of what it holds: 100 nested anchors around 300,000 items
+        // (600 KB) once made 2.3 GB.
+        let levels = 100;
+        let text = format!(
+            "k: {}{}1{}\n",
+            "&a [".repeat(levels).replace("&a", "&x"),
+            "1,".repeat(300_000),
+            "]".repeat(levels)
+        );
+        let err = parse_general(&text).unwrap_err();
+        assert!(
+            err.message
+                .contains("the anchors and aliases copy more than 1000000 values"),
+            "{err:?}"
+        );
+        // A long string aliased many times: counted by its bytes.
+        let text = format!(
+            "a: &a {}\nb: [{}]\n",
+            "x".repeat(1 << 20),
+            ["*a"; 100].join(", ")
+        );
+        let err = parse_general(&text).unwrap_err();
+        assert!(
+            err.message
+                .contains("the aliases expand to more than 64 MiB of text"),
+            "{err:?}"
+        );
+        // What manifests do: a small anchored mapping merged and aliased a few times.
+        let text = "base: &b {x: 1, w: 2}\nl: [*b, *b, *b]\nm:\n  <<: *b\n  w: 3\n";
+        assert_eq!(
+            parse_general(text).unwrap().value["l"][2],
+            json!({"x": 1, "w": 2})
+        );
     }
 
     #[test]
