@@ -390,13 +390,14 @@ fn process_document(
     // A key written twice is read as Kubernetes reads it (the last one wins), but nothing
     // is edited through one: which of the two the author meant would be a guess.
     let mut ambiguous = false;
+    let edited: Vec<Vec<String>> = doc_ops.iter().map(|op| patch::tokens(op.path())).collect();
     for (offset, key) in &parsed.duplicates {
         let at = doc.range.start + offset;
-        let path = root.key_path(*offset).unwrap_or_default();
-        if doc_ops
-            .iter()
-            .any(|op| patch::tokens(op.path()).starts_with(&path))
-        {
+        let on_edit_path = !edited.is_empty() && {
+            let path = root.key_path(*offset).unwrap_or_default();
+            edited.iter().any(|tokens| tokens.starts_with(&path))
+        };
+        if on_edit_path {
             ambiguous = true;
             errors.push(
                 Located::new(

@@ -289,37 +289,6 @@ fn null_containers_and_empty_lists_are_reported_and_left_as_they_are() {
     assert_eq!(std::fs::read(d.join("lists.yaml")).expect("read"), lists);
 }
 
-/// Runs kinject with `args` in `dir`, `stdin` piped in, under an address-space limit of
-/// `limit_mb` MiB (`prlimit`): an input that makes it allocate without bound fails the test
-/// instead of taking the machine's memory. Also returns how long the run took.
-fn bounded(
-    dir: &Path,
-    args: &[&str],
-    stdin: &[u8],
-    limit_mb: u64,
-) -> (Output, std::time::Duration) {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let start = std::time::Instant::now();
-    let mut child = Command::new("prlimit")
-        .arg(format!("--as={}", limit_mb << 20))
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_kinject"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("prlimit runs kinject");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let _ = pipe.write_all(stdin);
-    drop(pipe);
-    let out = child.wait_with_output().expect("wait for kinject");
-    (out, start.elapsed())
-}
-
 /// `? {? {? … a : 1} : 1} : v` nested `levels` deep, as the key of a pod's label, in a Pod
 /// indented by `indent` spaces (its first line not).
 fn pod_with_nested_keys(levels: usize, indent: usize) -> String {
@@ -365,7 +334,7 @@ fn nested_collection_keys_are_refused_from_every_entry_point() {
         (&["krm"], &resource_list),
     ];
     for (args, stdin) in runs {
-        let (out, took) = bounded(d, args, stdin.as_bytes(), 1024);
+        let (out, took) = common::bounded(d, args, stdin.as_bytes(), 1024);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");

@@ -1,6 +1,7 @@
 //! Reading inputs: which files a set of paths names, their text, their documents, and the
 //! Kubernetes objects inside each document (`kind: List` items included).
 
+mod lines;
 mod split;
 mod window;
 
@@ -16,6 +17,7 @@ use thiserror::Error;
 use crate::patch::{Fields, Pointer};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
+pub(crate) use lines::LineIndex;
 pub(crate) use split::documents;
 pub use window::Windows;
 
@@ -61,9 +63,9 @@ pub struct Input {
     pub documents: Vec<Document>,
     /// Lines of the source before this text (a window of standard input starts further on).
     pub first_line: usize,
-    /// Where every `LINES_PER_MARK`th line starts, built when a line number is first asked
-    /// for (empty for a text too long for 32-bit offsets, whose lines are then counted).
-    lines: std::sync::OnceLock<Vec<u32>>,
+    /// Where lines start, built when a line number is first asked for; shared with the
+    /// diagnostics that point into the text.
+    lines: Arc<lines::LineIndex>,
 }
 
 /// One document of an input: its exact bytes and what they parse to.
@@ -102,49 +104,29 @@ impl Input {
         }
     }
 
-    /// 1-based line and column (in characters) of a byte offset of the text, without
-    /// counting from the start each time: the index holds where every `LINES_PER_MARK`th
-    /// line starts (an index of every line was a sixth of the memory of a large input), and
-    /// the lines after the mark are counted.
+    /// 1-based line and column (in characters) of a byte offset of the text (in the
+    /// source), from the index (`lines::LineIndex`), not by counting from the start.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let marks = self.lines.get_or_init(|| {
-            if u32::try_from(self.text.len()).is_err() {
-                return Vec::new();
-            }
-            std::iter::once(0)
-                .chain(
-                    memchr::memchr_iter(b'\n', self.text.as_bytes())
-                        .skip(LINES_PER_MARK - 1)
-                        .step_by(LINES_PER_MARK)
-                        .map(|i| i as u32 + 1),
-                )
-                .collect()
-        });
-        if marks.is_empty() {
-            let (line, column) = line_col(&self.text, offset);
-            return (line + self.first_line, column);
-        }
-        let offset = char_start(&self.text, offset);
-        let mark = marks.partition_point(|&s| s as usize <= offset) - 1;
-        let from = marks[mark] as usize;
-        let between = &self.text.as_bytes()[from..offset];
-        let start = memchr::memrchr(b'\n', between).map_or(from, |i| from + i + 1);
-        (
-            mark * LINES_PER_MARK + breaks(between) + 1 + self.first_line,
-            self.text[start..offset].chars().count() + 1,
-        )
+        let (line, column) = self.lines.line_col(&self.text, offset);
+        (line + self.first_line, column)
     }
 
-    /// 1-based line (in the source) of a byte offset of document `doc`'s text, counted from
-    /// the document's start.
+    /// 1-based line (in the source) of a byte offset of document `doc`'s text: counted
+    /// from the document's start when that is near, else found from the index (a List of
+    /// many objects in one document once counted from its start for each of them).
     pub fn line_in(&self, doc: &Document, offset: usize) -> usize {
         let offset = char_start(&self.text, offset);
+        if offset - doc.range.start.min(offset) > NEAR {
+            return self.lines.line(&self.text, offset) + self.first_line;
+        }
         doc.line + breaks(&self.text.as_bytes()[doc.range.start..offset]) + 1 + self.first_line
     }
 
     /// The text, for diagnostics that point into it (with its line numbers in the source).
     pub fn shared_text(&self) -> crate::diagnostic::SharedText {
-        crate::diagnostic::SharedText::from(&self.text).starting_at_line(self.first_line)
+        crate::diagnostic::SharedText::from(&self.text)
+            .starting_at_line(self.first_line)
+            .with_lines(&self.lines)
     }
 }
 
@@ -223,8 +205,9 @@ pub(crate) fn char_end(text: &str, offset: usize) -> usize {
     offset
 }
 
-/// How many lines apart the marks of `Input::line_col`'s index are.
-const LINES_PER_MARK: usize = 32;
+/// How far from its document's start a line number is counted rather than found from the
+/// index (`Input::line_in`).
+const NEAR: usize = 64 << 10;
 
 /// How many line breaks `bytes` holds.
 fn breaks(bytes: &[u8]) -> usize {
@@ -393,7 +376,7 @@ fn split_text(
         encoding,
         documents,
         first_line,
-        lines: std::sync::OnceLock::new(),
+        lines: Arc::default(),
     })
 }
 
