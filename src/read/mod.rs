@@ -176,6 +176,10 @@ pub enum Undecodable {
         code = .0
     )]
     LineBreak(u32),
+    #[error(
+        "a carriage return without a line feed after it: YAML reads it as a line break, and kinject edits text whose line breaks are LF or CR LF only (write them so)"
+    )]
+    LoneCarriageReturn,
 }
 
 /// The name of a character YAML 1.1 reads as a line break and YAML 1.2 does not.
@@ -438,7 +442,22 @@ fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
         };
         return Err(DecodeError::after(&text[..at], problem));
     }
+    if let Some(at) = lone_carriage_return(&text) {
+        return Err(DecodeError::after(
+            &text[..at],
+            Undecodable::LoneCarriageReturn,
+        ));
+    }
     Ok((text, encoding))
+}
+
+/// The first CR not followed by LF. YAML reads a CR alone as a line break (as Kubernetes
+/// does), but kinject's reader, editor and line numbers know LF and CR LF only: such a file
+/// was injected, reported so, and then failed as "internal error: the edited document is not
+/// valid YAML". Refused, located, before anything reads it.
+fn lone_carriage_return(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'\r', bytes).find(|&i| bytes.get(i + 1) != Some(&b'\n'))
 }
 
 fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> {
@@ -658,6 +677,20 @@ mod tests {
             assert_eq!(
                 refused(text.as_bytes()),
                 (at.0, at.1, Undecodable::LineBreak(c)),
+                "{text:?}"
+            );
+        }
+        // A CR alone is a line break kinject does not edit: in a file written so (classic Mac
+        // OS), or among LF or CR LF line breaks, in content or comments.
+        for (text, at) in [
+            ("apiVersion: v1\rkind: Pod\r", (1, 15)),
+            ("a: 1\r\nb: 2\rc: 3\r\n", (2, 5)),
+            ("a: 1\nb: \"x\ry\"\n", (2, 6)),
+            ("a: 1 # c\r\n# d\r", (2, 4)),
+        ] {
+            assert_eq!(
+                refused(text.as_bytes()),
+                (at.0, at.1, Undecodable::LoneCarriageReturn),
                 "{text:?}"
             );
         }
