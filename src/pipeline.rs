@@ -390,7 +390,12 @@ fn process_document(
     // A key written twice is read as Kubernetes reads it (the last one wins), but nothing
     // is edited through one: which of the two the author meant would be a guess.
     let mut ambiguous = false;
-    let edited: Vec<Vec<String>> = doc_ops.iter().map(|op| patch::tokens(op.path())).collect();
+    // The paths the operations edit, split once (only for documents with duplicate keys).
+    let edited: Vec<Vec<String>> = if parsed.duplicates.is_empty() {
+        Vec::new()
+    } else {
+        doc_ops.iter().map(|op| patch::tokens(op.path())).collect()
+    };
     for (offset, key) in &parsed.duplicates {
         let at = doc.range.start + offset;
         let on_edit_path = !edited.is_empty() && {
