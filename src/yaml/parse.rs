@@ -16,35 +16,12 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// What a copy of a value costs: how many values it holds (itself included) and the bytes
-/// of its text (strings and keys).
+/// What a node costs when copied: how many values it holds (itself included) and the bytes
+/// of its text (scalars and keys, as read).
 #[derive(Debug, Clone, Copy, Default)]
 struct Size {
     values: usize,
     bytes: usize,
-}
-
-fn size_of(value: &Value) -> Size {
-    let mut size = Size {
-        values: 1,
-        bytes: 0,
-    };
-    match value {
-        Value::String(s) => size.bytes = s.len(),
-        Value::Array(items) => {
-            for item in items {
-                size.add(size_of(item));
-            }
-        }
-        Value::Object(map) => {
-            for (key, item) in map {
-                size.bytes += key.len();
-                size.add(size_of(item));
-            }
-        }
-        _ => {}
-    }
-    size
 }
 
 impl Size {
@@ -60,21 +37,35 @@ impl Size {
     }
 }
 
+/// What kind of value a node is (a key must be a scalar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Scalar,
+    Sequence,
+    Mapping,
+}
+
+/// A node read: its place in the text, its value (`Null` when only checking), what a copy
+/// of it costs, and its shape.
+struct Read {
+    node: Node,
+    value: Value,
+    size: Size,
+    shape: Shape,
+}
+
 /// Parses the text of exactly one document (it may start with `---` and end with `...`) with
 /// the general YAML parser. Text holding only comments yields `Value::Null` and no root.
 pub(crate) fn parse_general(text: &str) -> Result<Parsed, ParseError> {
-    let mut options = Options::default();
-    options.set_emit_comments(false);
-    let mut builder = Builder {
-        text,
-        parser: Parser::new_from_str_with_options(text, options),
-        anchors: HashMap::new(),
-        duplicates: Vec::new(),
-        lookahead: None,
-        depth: 0,
-        copied: Size::default(),
-    };
-    builder.document()
+    Builder::new(text, true).document()
+}
+
+/// Whether `parse_general` reads the text, found without building anything: the error it
+/// would give, from the same events and checks (syntax, nesting, anchors and aliases, keys),
+/// but for a merge key's value (which takes the values). Memory: the parser's own, and a
+/// number per anchor.
+pub(crate) fn check_general(text: &str) -> Result<(), ParseError> {
+    Builder::new(text, false).document().map(|_| ())
 }
 
 type Ev<'a> = (Event<'a>, Span);
@@ -82,8 +73,11 @@ type Ev<'a> = (Event<'a>, Span);
 struct Builder<'a> {
     text: &'a str,
     parser: Parser<'a, granit_parser::StrInput<'a>>,
-    /// Anchored values (copies, for their aliases), and what each copy costs.
-    anchors: HashMap<usize, (Value, Size)>,
+    /// Build the value and the span tree; when off, the text is only checked.
+    build: bool,
+    /// Anchored values (copies, for their aliases; `Null` when only checking), what each
+    /// copy costs, and their shape.
+    anchors: HashMap<usize, (Value, Size, Shape)>,
     duplicates: Vec<(usize, String)>,
     lookahead: Option<Ev<'a>>,
     /// Nodes open around the current one.
@@ -93,6 +87,21 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
+    fn new(text: &'a str, build: bool) -> Self {
+        let mut options = Options::default();
+        options.set_emit_comments(false);
+        Builder {
+            text,
+            parser: Parser::new_from_str_with_options(text, options),
+            build,
+            anchors: HashMap::new(),
+            duplicates: Vec::new(),
+            lookahead: None,
+            depth: 0,
+            copied: Size::default(),
+        }
+    }
+
     fn next(&mut self) -> Result<Ev<'a>, ParseError> {
         if let Some(ev) = self.lookahead.take() {
             return Ok(ev);
@@ -138,9 +147,9 @@ impl<'a> Builder<'a> {
                         });
                     }
                     seen_document = true;
-                    let (node, v) = self.node()?;
-                    root = Some(node);
-                    value = v;
+                    let read = self.node()?;
+                    root = Some(read.node);
+                    value = read.value;
                 }
                 Event::StreamEnd => break,
                 other => {
@@ -160,22 +169,21 @@ impl<'a> Builder<'a> {
 
     /// Remembers a copy of the value of an anchored node for its aliases. Nested anchors
     /// copy what they hold again, so copies are counted against the same budget as aliases.
-    fn anchored(
-        &mut self,
-        anchor: usize,
-        node: Node,
-        value: Value,
-    ) -> Result<(Node, Value), ParseError> {
+    fn anchored(&mut self, anchor: usize, read: Read) -> Result<Read, ParseError> {
         if anchor != 0 {
-            let size = size_of(&value);
-            self.copy(node.start, size, "the anchors and aliases copy")?;
-            self.anchors.insert(anchor, (value.clone(), size));
+            self.copy(read.node.start, read.size, "the anchors and aliases copy")?;
+            let value = if self.build {
+                read.value.clone()
+            } else {
+                Value::Null
+            };
+            self.anchors.insert(anchor, (value, read.size, read.shape));
         }
-        Ok((node, value))
+        Ok(read)
     }
 
-    /// Counts a copy of `size` made at `offset` (`what` made it, for the message); refused when the document's
-    /// anchors and aliases have copied more than they may in all.
+    /// Counts a copy of `size` made at `offset` (`what` made it, for the message); refused
+    /// when the document's anchors and aliases have copied more than they may in all.
     fn copy(&mut self, offset: usize, size: Size, what: &str) -> Result<(), ParseError> {
         self.copied.add(size);
         if !self.copied.too_much() {
@@ -193,7 +201,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The next node, refused when nested deeper than `MAX_DEPTH`.
-    fn node(&mut self) -> Result<(Node, Value), ParseError> {
+    fn node(&mut self) -> Result<Read, ParseError> {
         if self.depth >= super::MAX_DEPTH {
             let (ev, span) = self.next()?;
             let offset = self.offset(&span.start);
@@ -209,24 +217,23 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn node_here(&mut self) -> Result<(Node, Value), ParseError> {
+    fn node_here(&mut self) -> Result<Read, ParseError> {
         let (ev, span) = self.next()?;
         let start = self.offset(&span.start);
         let end = self.offset(&span.end);
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
-                let value = match &tag {
-                    Some(t) => t
-                        .core_suffix()
-                        .and_then(|suffix| resolve_tagged(&text, suffix))
-                        .unwrap_or_else(|| resolve_untagged(&text, style)),
-                    None => resolve_untagged(&text, style),
+                let value = if !self.build {
+                    Value::Null
+                } else {
+                    match &tag {
+                        Some(t) => t
+                            .core_suffix()
+                            .and_then(|suffix| resolve_tagged(&text, suffix))
+                            .unwrap_or_else(|| resolve_untagged(&text, style)),
+                        None => resolve_untagged(&text, style),
+                    }
                 };
-                if anchor != 0 {
-                    let size = size_of(&value);
-                    self.copy(start, size, "the anchors and aliases copy")?;
-                    self.anchors.insert(anchor, (value.clone(), size));
-                }
                 let (kind, start) = match style {
                     ScalarStyle::Plain if start == end => (ScalarKind::Empty, start),
                     ScalarStyle::Plain => (ScalarKind::Plain, start),
@@ -250,13 +257,23 @@ impl<'a> Builder<'a> {
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Scalar(kind),
                 };
-                Ok((node, value))
+                let size = Size {
+                    values: 1,
+                    bytes: text.len(),
+                };
+                let read = Read {
+                    node,
+                    value,
+                    size,
+                    shape: Shape::Scalar,
+                };
+                self.anchored(anchor, read)
             }
             Event::Alias(id) => {
-                let size = self
+                let (size, shape) = self
                     .anchors
                     .get(&id)
-                    .map(|(_, size)| *size)
+                    .map(|(_, size, shape)| (*size, *shape))
                     .ok_or_else(|| ParseError {
                         offset: start,
                         message: "alias to an unknown anchor".to_owned(),
@@ -269,21 +286,33 @@ impl<'a> Builder<'a> {
                     decorated: false,
                     kind: NodeKind::Alias,
                 };
-                Ok((node, value))
+                Ok(Read {
+                    node,
+                    value,
+                    size,
+                    shape,
+                })
             }
             Event::SequenceStart(style, anchor, tag) => {
                 let flow = style == StructureStyle::Flow;
                 let mut items = Vec::new();
                 let mut values = Vec::new();
+                let mut size = Size {
+                    values: 1,
+                    bytes: 0,
+                };
                 let close = loop {
                     let (ev, sp) = self.next()?;
                     if matches!(ev, Event::SequenceEnd) {
                         break sp;
                     }
                     self.lookahead = Some((ev, sp));
-                    let (n, v) = self.node()?;
-                    items.push(n);
-                    values.push(v);
+                    let item = self.node()?;
+                    size.add(item.size);
+                    if self.build {
+                        items.push(item.node);
+                        values.push(item.value);
+                    }
                 };
                 let (start, end) = if flow {
                     (start, self.offset(&close.end))
@@ -293,20 +322,29 @@ impl<'a> Builder<'a> {
                     let dash = dash_before(self.text, first).unwrap_or(start);
                     (dash.min(start), items.last().map_or(end, |n| n.end))
                 };
-                let value = Value::Array(values);
                 let node = Node {
                     start,
                     end,
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Seq { flow, items },
                 };
-                self.anchored(anchor, node, value)
+                let read = Read {
+                    node,
+                    value: Value::Array(values),
+                    size,
+                    shape: Shape::Sequence,
+                };
+                self.anchored(anchor, read)
             }
             Event::MappingStart(style, anchor, tag) => {
                 let flow = style == StructureStyle::Flow;
                 let mut entries: Vec<Entry> = Vec::new();
                 let mut map = Map::new();
                 let mut merged: Vec<Map<String, Value>> = Vec::new();
+                let mut size = Size {
+                    values: 1,
+                    bytes: 0,
+                };
                 let close = loop {
                     let (ev, sp) = self.next()?;
                     if matches!(ev, Event::MappingEnd) {
@@ -315,32 +353,40 @@ impl<'a> Builder<'a> {
                     let merge_key =
                         matches!(&ev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
                     self.lookahead = Some((ev, sp));
-                    let (key_node, key_value) = self.node()?;
-                    let (value_node, value) = self.node()?;
+                    let key = self.node()?;
+                    let value = self.node()?;
+                    // A key counts its text, its value all of it.
+                    size.bytes += key.size.bytes;
+                    size.add(value.size);
                     if merge_key {
-                        collect_merge(&value, &mut merged).map_err(|message| ParseError {
-                            offset: value_node.start,
-                            message,
-                        })?;
-                    } else {
-                        refuse_collection_key(&key_value, key_node.start)?;
-                        let key = key_text(&key_value);
-                        if map.contains_key(&key) {
-                            self.duplicates.push((key_node.start, key.clone()));
+                        if self.build {
+                            collect_merge(&value.value, &mut merged).map_err(|message| {
+                                ParseError {
+                                    offset: value.node.start,
+                                    message,
+                                }
+                            })?;
+                            entries.push(Entry {
+                                key: "<<".to_owned(),
+                                key_start: key.node.start,
+                                value: value.node,
+                            });
                         }
-                        map.insert(key.clone(), value);
-                        entries.push(Entry {
-                            key,
-                            key_start: key_node.start,
-                            value: value_node,
-                        });
                         continue;
                     }
-                    entries.push(Entry {
-                        key: "<<".to_owned(),
-                        key_start: key_node.start,
-                        value: value_node,
-                    });
+                    refuse_collection_key(key.shape, key.node.start)?;
+                    if self.build {
+                        let name = key_text(&key.value);
+                        if map.contains_key(&name) {
+                            self.duplicates.push((key.node.start, name.clone()));
+                        }
+                        map.insert(name.clone(), value.value);
+                        entries.push(Entry {
+                            key: name,
+                            key_start: key.node.start,
+                            value: value.node,
+                        });
+                    }
                 };
                 // Merge keys: explicit keys win, earlier merged maps win over later ones.
                 for m in merged {
@@ -353,14 +399,19 @@ impl<'a> Builder<'a> {
                 } else {
                     entries.last().map_or(end, |e| e.value.end.max(e.key_start))
                 };
-                let value = Value::Object(map);
                 let node = Node {
                     start,
                     end,
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Map { flow, entries },
                 };
-                self.anchored(anchor, node, value)
+                let read = Read {
+                    node,
+                    value: Value::Object(map),
+                    size,
+                    shape: Shape::Mapping,
+                };
+                self.anchored(anchor, read)
             }
             other => Err(ParseError {
                 offset: start,
@@ -381,11 +432,11 @@ fn resolve_untagged(text: &str, style: ScalarStyle) -> Value {
 /// A mapping or a sequence as a mapping key: Kubernetes' YAML readers (go-yaml v2 and v3)
 /// refuse it ("invalid map key"), and a text for it would be made from its contents (as JSON),
 /// which a key of a key holds escaped again, doubling per level of nesting.
-fn refuse_collection_key(key: &Value, offset: usize) -> Result<(), ParseError> {
+fn refuse_collection_key(key: Shape, offset: usize) -> Result<(), ParseError> {
     let what = match key {
-        Value::Object(_) => "a mapping",
-        Value::Array(_) => "a sequence",
-        _ => return Ok(()),
+        Shape::Mapping => "a mapping",
+        Shape::Sequence => "a sequence",
+        Shape::Scalar => return Ok(()),
     };
     Err(ParseError {
         offset,

@@ -142,3 +142,29 @@ pub fn bounded(
     let out = child.wait_with_output().expect("wait for kinject");
     (out, start.elapsed())
 }
+
+/// Runs kinject with `args` in `dir` (stdin empty) under GNU time: its output, and its
+/// peak resident memory in KiB as the kernel counted it.
+#[allow(dead_code)]
+pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::Output, u64) {
+    let report = tempfile::NamedTempFile::new().expect("temporary file");
+    let out = std::process::Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(report.path())
+        .arg(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("GNU time runs kinject");
+    let text = std::fs::read_to_string(report.path()).expect("time's report");
+    let kb = text
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .next_back()
+        .unwrap_or_else(|| panic!("no peak memory in {text:?}"));
+    (out, kb)
+}
