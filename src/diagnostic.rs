@@ -50,8 +50,9 @@ pub struct Located {
     span: (usize, usize),
     line: usize,
     column: usize,
-    /// What is shown of the text (`snippet`), made when the diagnostic is printed.
-    shown: OnceLock<(NamedSource<Snippet>, SourceSpan)>,
+    /// What is shown of the text (`snippet`), made when the diagnostic is printed (boxed:
+    /// a diagnostic is kept for every error until the run ends).
+    shown: OnceLock<Box<(NamedSource<Snippet>, SourceSpan)>>,
 }
 
 impl Located {
@@ -91,7 +92,7 @@ impl Located {
             let (snippet, span) =
                 snippet::snippet(self.text.as_str(), self.span, self.line, self.column);
             let named = NamedSource::new(printable(&self.name), snippet).with_language("yaml");
-            (named, span)
+            Box::new((named, span))
         })
     }
 
