@@ -91,11 +91,15 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
         Ok(v) => v,
         Err(json_error) => crate::yaml::parse_document(text)
             .map(|p| p.value)
-            .map_err(|_| {
+            .map_err(|yaml_error| {
+                let (line, column) = crate::read::line_col(text, yaml_error.offset);
                 bad(
                     V1,
                     "",
-                    format!("the AdmissionReview is not valid JSON: {json_error}"),
+                    format!(
+                        "the AdmissionReview is not valid JSON ({json_error}) nor YAML (line {line} column {column}: {})",
+                        crate::diagnostic::printable(&yaml_error.message)
+                    ),
                 )
             })?,
     };

@@ -1,11 +1,14 @@
 //! A diagnostic that points into a file: code, message, the labelled span, and help. Every
 //! boundary (input, config, template, inject) reports located problems with it.
 
-use std::sync::Arc;
+mod snippet;
+
+use std::sync::{Arc, OnceLock};
 
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
-use crate::read::line_col;
+use crate::read::{LineIndex, line_col};
+pub use snippet::Snippet;
 
 /// `text` safe to print on a terminal: control characters (but line feed and tab), the
 /// bidirectional overrides and the characters that print nothing (zero-width spaces and
@@ -73,10 +76,17 @@ pub struct Located {
     pub message: String,
     pub label: String,
     pub help: Option<String>,
-    pub src: NamedSource<SharedText>,
-    pub span: SourceSpan,
     /// Worth knowing, but nothing fails because of it.
     pub warning: bool,
+    name: String,
+    text: SharedText,
+    /// The span in `text`, on character boundaries, and its 0-based line and column.
+    span: (usize, usize),
+    line: usize,
+    column: usize,
+    /// What is shown of the text (`snippet`), made when the diagnostic is printed (boxed:
+    /// a diagnostic is kept for every error until the run ends).
+    shown: OnceLock<Box<(NamedSource<Snippet>, SourceSpan)>>,
 }
 
 impl Located {
@@ -93,18 +103,31 @@ impl Located {
         // Within the text, on character boundaries.
         let start = crate::read::char_start(text, span.0);
         let end = crate::read::char_end(text, span.1).max(start);
-        let (line, column) = line_col(text, start);
-        let line = line + shared.first_line;
+        let (line, column) = shared.line_col(start);
         Located {
             code,
             location: printable(&format!("{name}:{line}:{column}")).into_owned(),
             message: one_line(&message.into()).into_owned(),
             label: "here".to_owned(),
             help: None,
-            src: NamedSource::new(name, shared).with_language("yaml"),
-            span: SourceSpan::from(start..end),
             warning: false,
+            name: name.to_owned(),
+            text: shared,
+            span: (start, end),
+            line: line - 1,
+            column: column - 1,
+            shown: OnceLock::new(),
         }
+    }
+
+    /// The excerpt of the text miette shows, and the span in it.
+    fn shown(&self) -> &(NamedSource<Snippet>, SourceSpan) {
+        self.shown.get_or_init(|| {
+            let (snippet, span) =
+                snippet::snippet(self.text.as_str(), self.span, self.line, self.column);
+            let named = NamedSource::new(printable(&self.name), snippet).with_language("yaml");
+            Box::new((named, span))
+        })
     }
 
     pub(crate) fn warning(mut self) -> Self {
@@ -139,13 +162,13 @@ impl Diagnostic for Located {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(&self.src)
+        Some(&self.shown().0)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
             Some(self.label.clone()),
-            self.span,
+            self.shown().1,
         ))))
     }
 }
@@ -170,6 +193,9 @@ pub(crate) fn suggest<'a>(
 pub struct SharedText {
     text: Text,
     first_line: usize,
+    /// The index of its lines, when it has one (an input's): line numbers are found, not
+    /// counted from the start for each diagnostic.
+    lines: Option<Arc<LineIndex>>,
 }
 
 #[derive(Debug, Clone)]
@@ -191,6 +217,21 @@ impl SharedText {
         self.first_line = lines;
         self
     }
+
+    /// The same text, its line numbers found with `lines`, the index of its lines.
+    pub(crate) fn with_lines(mut self, lines: &Arc<LineIndex>) -> Self {
+        self.lines = Some(Arc::clone(lines));
+        self
+    }
+
+    /// 1-based line (in the file) and column (in characters) of byte `offset`.
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        let (line, column) = match &self.lines {
+            Some(index) => index.line_col(self.as_str(), offset),
+            None => line_col(self.as_str(), offset),
+        };
+        (line + self.first_line, column)
+    }
 }
 
 impl From<&Arc<str>> for SharedText {
@@ -198,6 +239,7 @@ impl From<&Arc<str>> for SharedText {
         SharedText {
             text: Text::Str(Arc::clone(text)),
             first_line: 0,
+            lines: None,
         }
     }
 }
@@ -207,29 +249,60 @@ impl From<&Arc<String>> for SharedText {
         SharedText {
             text: Text::String(Arc::clone(text)),
             first_line: 0,
+            lines: None,
         }
     }
 }
 
-impl SourceCode for SharedText {
-    fn read_span<'a>(
-        &'a self,
-        span: &SourceSpan,
-        context_lines_before: usize,
-        context_lines_after: usize,
-    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
-        let contents = self
-            .as_str()
-            .read_span(span, context_lines_before, context_lines_after)?;
-        if self.first_line == 0 {
-            return Ok(contents);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The diagnostic as the command line prints it.
+    fn rendered(located: &Located) -> String {
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .render_report(&mut out, located)
+            .expect("renders");
+        out
+    }
+
+    #[test]
+    fn any_span_of_any_text_renders() {
+        let long = format!("a: {}\nb: 1\n", "é".repeat(40_000));
+        for text in [
+            "",
+            "a",
+            "a: 1\r\nb: [x\r\n\r\n",
+            "a:\r  b: 1\r",
+            "\n\n\n",
+            "é\nà: \u{1F600}\n",
+            &long,
+        ] {
+            let text: Arc<str> = Arc::from(text);
+            let offsets: Vec<usize> = (0..=text.len()).step_by(1 + text.len() / 40).collect();
+            for &start in &offsets {
+                for &end in offsets.iter().filter(|&&e| e >= start) {
+                    let located = Located::new("kinject::test", "f.yaml", &text, (start, end), "m");
+                    let out = rendered(&located);
+                    assert!(out.len() < 8192, "{} bytes", out.len());
+                    assert!(!out.contains('\r'), "{out}");
+                }
+            }
         }
-        Ok(Box::new(miette::MietteSpanContents::new(
-            contents.data(),
-            *contents.span(),
-            contents.line() + self.first_line,
-            contents.column(),
-            contents.line_count(),
-        )))
+    }
+
+    #[test]
+    fn the_header_has_the_files_line_and_column() {
+        let line = format!("k: [{}]", "aé, ".repeat(30_000));
+        let text: Arc<str> = Arc::from(format!("a: 1\n{line}\nz: 2\n"));
+        let at = text.rfind(']').expect("]");
+        let column = text[5..at].chars().count() + 1;
+        let located = Located::new("kinject::test", "f.yaml", &text, (at, at + 1), "m");
+        assert_eq!(located.location, format!("f.yaml:2:{column}"));
+        let out = rendered(&located);
+        assert!(out.contains(&format!("[f.yaml:2:{column}]")), "{out}");
+        assert!(out.contains("…aé, aé, "), "{out}");
     }
 }

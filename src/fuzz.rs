@@ -410,8 +410,10 @@ fn inject_once(config: &Config, manifests: &[u8], mode: Mode) -> Option<String> 
     if !file.errors.is_empty() {
         return None;
     }
+    // Every error of rendering is an internal one (an edit that does not read back as the
+    // object it was made for): a CR-only file once got here after being reported injected.
     let output = crate::render::yaml::render(&file)
-        .ok()?
+        .unwrap_or_else(|e| panic!("{e}"))
         .into_text(&file.input);
     // Kubernetes' reader (go-yaml) takes YAML 1.1's extra line breaks for line breaks, where
     // kinject's reader does not: written raw, a value could become fields for the cluster.

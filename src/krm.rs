@@ -71,10 +71,23 @@ pub fn starts_with_resource_list(input: &mut Input) -> bool {
 /// (`… | kinject | kubectl apply -f -`, where `inject` was forgotten).
 pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> KrmOutput {
     if !is_resource_list(&input) {
+        // Not YAML: its syntax errors say why; else what it is instead.
+        let syntax: Vec<Located> = input
+            .documents
+            .iter()
+            .filter_map(|d| match d.parsed.as_deref() {
+                Some(Err(e)) => Some(pipeline::located_syntax(&input, d, e)),
+                _ => None,
+            })
+            .collect();
         return KrmOutput {
             text: String::new(),
             failed: true,
-            errors: vec![not_a_resource_list(&input)],
+            errors: if syntax.is_empty() {
+                vec![not_a_resource_list(&input)]
+            } else {
+                syntax
+            },
         };
     }
     let loaded;
@@ -179,6 +192,14 @@ fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
         Some((d, p, node))
     });
     let Some((doc, parsed, node)) = fc else {
+        // A ResourceList that is not YAML: its error, not a missing functionConfig.
+        let unreadable = input.documents.iter().find_map(|d| {
+            let error = d.parsed.as_deref()?.as_ref().err()?;
+            Some(crate::pipeline::located_syntax(input, d, error))
+        });
+        if let Some(error) = unreadable {
+            return Err(vec![error]);
+        }
         return Err(vec![Located::new(
             "kinject::krm::no_function_config",
             &input.source.name,

@@ -437,13 +437,19 @@ fn process_document(
     // A key written twice is read as Kubernetes reads it (the last one wins), but nothing
     // is edited through one: which of the two the author meant would be a guess.
     let mut ambiguous = false;
+    // The paths the operations edit, split once (only for documents with duplicate keys).
+    let edited: Vec<Vec<String>> = if parsed.duplicates.is_empty() {
+        Vec::new()
+    } else {
+        doc_ops.iter().map(|op| patch::tokens(op.path())).collect()
+    };
     for (offset, key) in &parsed.duplicates {
         let at = doc.range.start + offset;
-        let path = root.key_path(*offset).unwrap_or_default();
-        if doc_ops
-            .iter()
-            .any(|op| patch::tokens(op.path()).starts_with(&path))
-        {
+        let on_edit_path = !edited.is_empty() && {
+            let path = root.key_path(*offset).unwrap_or_default();
+            edited.iter().any(|tokens| tokens.starts_with(&path))
+        };
+        if on_edit_path {
             ambiguous = true;
             errors.push(
                 Located::new(
@@ -548,7 +554,12 @@ fn planned(document: &Value, objects: &mut [ObjectResult]) -> Value {
     planned.unwrap_or_else(|| document.clone())
 }
 
-fn located_syntax(input: &Input, doc: &read::Document, e: &crate::yaml::ParseError) -> Located {
+/// A document's syntax error, located in its input.
+pub(crate) fn located_syntax(
+    input: &Input,
+    doc: &read::Document,
+    e: &crate::yaml::ParseError,
+) -> Located {
     let at = doc.range.start + e.offset;
     Located::new(
         "kinject::input::syntax",

@@ -288,3 +288,66 @@ fn null_containers_and_empty_lists_are_reported_and_left_as_they_are() {
     assert_eq!(std::fs::read(d.join("null.yaml")).expect("read"), null);
     assert_eq!(std::fs::read(d.join("lists.yaml")).expect("read"), lists);
 }
+
+/// `? {? {? … a : 1} : 1} : v` nested `levels` deep, as the key of a pod's label, in a Pod
+/// indented by `indent` spaces (its first line not).
+fn pod_with_nested_keys(levels: usize, indent: usize) -> String {
+    let mut key = "a".to_owned();
+    for _ in 0..levels {
+        key = format!("{{? {key} : 1}}");
+    }
+    let pod = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n    ? {key}\n    : v\nspec:\n  containers:\n  - name: app\n    image: example.com/app:1\n"
+    );
+    pod.replace('\n', &format!("\n{}", " ".repeat(indent)))
+        .trim_end()
+        .to_owned()
+}
+
+#[test]
+fn nested_collection_keys_are_refused_from_every_entry_point() {
+    // 30 levels of flow mappings as keys once doubled a text per level in every command
+    // (3.7 GB, then an abort); now each run refuses the first mapping used as a key, in
+    // milliseconds, whichever way the document comes in.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let config = cases().join("hostile-alias-bomb/config.yaml");
+    let config_text = std::fs::read_to_string(&config).expect("config");
+    let config = config.to_str().expect("UTF-8");
+    std::fs::write(d.join("pod.yaml"), pod_with_nested_keys(30, 0)).expect("write");
+    std::fs::write(d.join("good.yaml"), GOOD).expect("write");
+    let review = format!(
+        "apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nrequest:\n  uid: u1\n  operation: CREATE\n  namespace: default\n  object:\n    {}\n",
+        pod_with_nested_keys(30, 4)
+    );
+    let resource_list = format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {}\nfunctionConfig:\n  {}\n",
+        pod_with_nested_keys(30, 2),
+        config_text.trim_end().replace('\n', "\n  ")
+    );
+    let runs: [(&[&str], &str); 6] = [
+        (&["inject", "-c", config, "pod.yaml", "good.yaml"], ""),
+        (&["inject", "--check", "-c", config, "pod.yaml"], ""),
+        (&["inject", "-i", "-c", config, "pod.yaml", "good.yaml"], ""),
+        (&["uninject", "--trust-status", "pod.yaml"], ""),
+        (&["admission", "-c", config], &review),
+        (&["krm"], &resource_list),
+    ];
+    for (args, stdin) in runs {
+        let (out, took) = common::bounded(d, args, stdin.as_bytes(), 1024);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(took.as_secs() < 20, "{args:?}: {took:?}");
+        assert!(
+            stderr.contains("invalid map key") || stdout.contains("invalid map key"),
+            "{args:?}: {stdout}\n{stderr}"
+        );
+        if args[0] == "admission" {
+            assert!(stdout.contains("\"allowed\": false"), "{stdout}");
+        }
+    }
+    // In place, the good file beside it was still injected.
+    let good = std::fs::read_to_string(d.join("good.yaml")).expect("read");
+    assert!(good.contains("log-shipper"), "{good}");
+}

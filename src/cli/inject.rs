@@ -206,6 +206,9 @@ fn run(
     }
 }
 
+/// How many documents' entries of the report are made and printed at a time.
+const REPORT_PART: usize = 4096;
+
 /// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
 pub(crate) fn report(
     files: &[FileResult],
@@ -216,22 +219,33 @@ pub(crate) fn report(
     if output.quiet {
         return;
     }
-    let mut entries = report::entries(files);
-    for e in &mut entries {
-        if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
-            && matches!(e.action, "injected" | "uninjected")
-        {
-            e.action = "error";
-            e.sidecars.clear();
-            e.error = Some(format!("not written: {why} (the file is unchanged)"));
+    // A part at a time, so that the report of a million documents is not held whole.
+    let mut array = render::json::PrettyArray::default();
+    let mut text = String::new();
+    for f in files {
+        for docs in f.docs.chunks(REPORT_PART) {
+            let mut entries = report::entries_of(f, docs);
+            for e in &mut entries {
+                if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
+                    && matches!(e.action, "injected" | "uninjected")
+                {
+                    e.action = "error";
+                    e.sidecars.clear();
+                    e.error = Some(format!("not written: {why} (the file is unchanged)"));
+                }
+            }
+            text.clear();
+            match output.report {
+                ReportFormat::Text => text = report::text(&entries),
+                ReportFormat::Json => array.push(&entries, &mut text),
+            }
+            eprint(&text);
         }
     }
-    match output.report {
-        ReportFormat::Text => eprint(&report::text(&entries)),
-        ReportFormat::Json => eprint(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&entries).unwrap_or_default()
-        )),
+    if output.report == ReportFormat::Json {
+        text.clear();
+        array.finish(&mut text);
+        eprint(&text);
     }
     print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
 }

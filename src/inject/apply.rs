@@ -2,14 +2,14 @@
 //! conflicts instead of silently replacing anything.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use globset::GlobMatcher;
 use serde_json::{Map, Value};
 
 use super::InjectError;
 use super::pod::{list_field, name_of, object_field, overlay, position};
-use super::status::{Previous, Record};
+use super::status::{AppRecord, Previous, Record};
 use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
 use crate::patch::Fields;
 
@@ -41,6 +41,70 @@ impl Owners {
 
     fn set(&mut self, kind: &'static str, key: &str, sidecar: &str) {
         self.0.insert((kind, key.to_owned()), sidecar.to_owned());
+    }
+}
+
+/// Where each app container's entry is in the `app_containers` of the record being made:
+/// searched while they are few, then found by name (`Record::app` searched them for every
+/// addition: quadratic in the pod's containers).
+#[derive(Default)]
+struct AppEntries(HashMap<String, usize>);
+
+impl AppEntries {
+    /// The entry of `container` in `rec`, added when it has none.
+    fn of<'r>(&mut self, rec: &'r mut Record, container: &str) -> &'r mut AppRecord {
+        let apps = &mut rec.app_containers;
+        let found = if apps.len() <= FEW {
+            apps.iter().position(|a| a.name == container)
+        } else {
+            if self.0.is_empty() {
+                self.0 = apps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| (a.name.clone(), i))
+                    .rev()
+                    .collect();
+            }
+            self.0.get(container).copied()
+        };
+        let i = found.unwrap_or_else(|| {
+            apps.push(AppRecord {
+                name: container.to_owned(),
+                ..AppRecord::default()
+            });
+            if !self.0.is_empty() {
+                self.0.insert(container.to_owned(), apps.len() - 1);
+            }
+            apps.len() - 1
+        });
+        &mut apps[i]
+    }
+}
+
+/// Up to this many names, a search costs less than a set or map.
+const FEW: usize = 16;
+
+/// A set of container names: a list while they are few.
+enum Names {
+    Few(Vec<String>),
+    Many(HashSet<String>),
+}
+
+impl Names {
+    fn of(containers: &[Value]) -> Self {
+        let names = containers.iter().map(|c| name_of(c).to_owned());
+        if containers.len() <= FEW {
+            Names::Few(names.collect())
+        } else {
+            Names::Many(names.collect())
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        match self {
+            Names::Few(names) => names.iter().any(|n| n == name),
+            Names::Many(names) => names.contains(name),
+        }
     }
 }
 
@@ -93,8 +157,9 @@ fn add_to_spec(
     let mut app = take_list(spec, "containers");
     let had_inits = matches!(spec.field("initContainers"), Some(Value::Array(_)));
     let mut inits = take_list(spec, "initContainers");
-    let app_names: Vec<String> = app.iter().map(|c| name_of(c).to_owned()).collect();
-    let init_names: Vec<String> = inits.iter().map(|c| name_of(c).to_owned()).collect();
+    let app_names = Names::of(&app);
+    let init_names = Names::of(&inits);
+    let no_names = Names::Few(Vec::new());
     // The app's own containers, as they are before any sidecar (for shared mounts and
     // transferred env, the only things `prepare` reads them for).
     let reads_app = |s: &Cow<'_, Rendered>| {
@@ -118,6 +183,7 @@ fn add_to_spec(
             hash: s.hash.clone(),
             ..Record::default()
         };
+        let mut apps = AppEntries::default();
         // A sidecar's own init containers run before its native containers.
         for c in &s.body.init_containers {
             claim(owners, name_of(c), &s.name)?;
@@ -175,18 +241,18 @@ fn add_to_spec(
             &mut rec,
             s,
         )?;
-        let own_inits: &[String] = if s.spec.target_init_containers {
+        let own_inits = if s.spec.target_init_containers {
             &init_names
         } else {
-            &[]
+            &no_names
         };
-        for (list, names) in [(&mut app, &app_names[..]), (&mut inits, own_inits)] {
+        for (list, names) in [(&mut app, &app_names), (&mut inits, own_inits)] {
             for c in list.iter_mut() {
-                let cname = name_of(c).to_owned();
-                let is_app = names.contains(&cname) && owners.get("container", &cname).is_none();
-                let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(&cname));
+                let cname = name_of(c);
+                let is_app = names.contains(cname) && owners.get("container", cname).is_none();
+                let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(cname));
                 if is_app && targeted {
-                    add_to_app_container(c, s, owners, &mut rec)?;
+                    add_to_app_container(c, s, owners, &mut rec, &mut apps)?;
                 }
             }
         }
@@ -204,7 +270,7 @@ fn add_to_spec(
                 for c in list.iter_mut() {
                     let owner = owners.get("container", name_of(c));
                     if owner.is_some_and(|o| *o != s.name) {
-                        add_to_app_container(c, s, owners, &mut rec)?;
+                        add_to_app_container(c, s, owners, &mut rec, &mut apps)?;
                     }
                 }
             }
@@ -213,7 +279,7 @@ fn add_to_spec(
             let set = set_service_account(spec, sa, s, original_sa.as_deref(), owners, &mut rec)?;
             if set && s.spec.remove_token_mounts {
                 for c in app.iter_mut().chain(inits.iter_mut()) {
-                    remove_token_mounts(c, &mut rec);
+                    remove_token_mounts(c, &mut rec, &mut apps);
                 }
             }
         }
@@ -508,6 +574,7 @@ fn add_to_app_container(
     s: &Rendered,
     owners: &mut Owners,
     rec: &mut Record,
+    apps: &mut AppEntries,
 ) -> Result<(), InjectError> {
     let cname = name_of(c).to_owned();
     let Value::Object(cm) = c else { return Ok(()) };
@@ -519,7 +586,7 @@ fn add_to_app_container(
         match position(list, &n) {
             Some(i) if &list[i] == e => {
                 if owners.get("env", &key).is_some() {
-                    rec.app(&cname).env.push(n);
+                    apps.of(rec, &cname).env.push(n);
                 }
             }
             Some(_) => {
@@ -534,7 +601,7 @@ fn add_to_app_container(
             None => {
                 list.push(e.clone());
                 owners.set("env", &key, &s.name);
-                let a = rec.app(&cname);
+                let a = apps.of(rec, &cname);
                 a.env.push(n);
                 if created {
                     a.created.push("env".to_owned());
@@ -571,7 +638,7 @@ fn add_to_app_container(
         match existing {
             Some(i) if &list[i] == m => {
                 if owners.get("mount", &key).is_some() {
-                    rec.app(&cname).volume_mounts.push(path);
+                    apps.of(rec, &cname).volume_mounts.push(path);
                 }
             }
             Some(_) => {
@@ -590,7 +657,7 @@ fn add_to_app_container(
             None => {
                 list.push(m.clone());
                 owners.set("mount", &key, &s.name);
-                let a = rec.app(&cname);
+                let a = apps.of(rec, &cname);
                 a.volume_mounts.push(path);
                 if created {
                     a.created.push("volumeMounts".to_owned());
@@ -599,8 +666,10 @@ fn add_to_app_container(
         }
     }
     // Creating `args` is always possible, so this cannot fail.
-    let _ = append_words(cm, "args", &s.body.append_args, rec, &cname, true);
-    append_words(cm, "command", &s.body.append_command, rec, &cname, false).map_err(|_| {
+    let args = &s.body.append_args;
+    let _ = append_words(cm, "args", args, (rec, apps), &cname, true);
+    let command = &s.body.append_command;
+    append_words(cm, "command", command, (rec, apps), &cname, false).map_err(|_| {
         InjectError::new(
             "kinject::inject::no_command",
             format!(
@@ -617,7 +686,7 @@ fn append_words(
     cm: &mut Map<String, Value>,
     field: &str,
     words: &[String],
-    rec: &mut Record,
+    (rec, apps): (&mut Record, &mut AppEntries),
     cname: &str,
     may_create: bool,
 ) -> Result<(), ()> {
@@ -636,7 +705,7 @@ fn append_words(
             added.push(w.clone());
         }
     }
-    let a = rec.app(cname);
+    let a = apps.of(rec, cname);
     if field == "args" {
         a.args.extend(added);
     } else {
@@ -699,7 +768,7 @@ const TOKEN_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /// Removes the old service account's token mount from a container (tumblr's behaviour), so the
 /// admission controller mounts the new account's; recorded to be put back on strip.
-fn remove_token_mounts(c: &mut Value, rec: &mut Record) {
+fn remove_token_mounts(c: &mut Value, rec: &mut Record, apps: &mut AppEntries) {
     let cname = name_of(c).to_owned();
     let Some(Value::Array(mounts)) = c.field_mut("volumeMounts") else {
         return;
@@ -717,7 +786,7 @@ fn remove_token_mounts(c: &mut Value, rec: &mut Record) {
         }
     }
     if !removed.is_empty() {
-        rec.app(&cname).removed_mounts.extend(removed);
+        apps.of(rec, &cname).removed_mounts.extend(removed);
     }
 }
 

@@ -332,6 +332,7 @@ pub fn plan_in_text(
         text: pod_in,
         prefix: &wk.pod_template,
         null_text,
+        containers: Default::default(),
     };
     let (verdicts, selection) = match chosen {
         Some(c) => c,
@@ -863,9 +864,19 @@ struct Spelling<'a> {
     /// Where the pod template is in the object.
     prefix: &'a str,
     null_text: &'a dyn Fn(&str) -> Option<String>,
+    /// Where the containers of `before` and of `text` are, made when first asked.
+    containers: [std::cell::OnceCell<pod::ContainerIndex>; 2],
 }
 
 impl Spelling<'_> {
+    fn before_containers(&self) -> &pod::ContainerIndex {
+        self.containers[0].get_or_init(|| pod::ContainerIndex::of(self.before))
+    }
+
+    fn text_containers(&self) -> &pod::ContainerIndex {
+        self.containers[1].get_or_init(|| pod::ContainerIndex::of(self.text))
+    }
+
     /// Of the pod-template pointers `null`, how each was written where not empty.
     fn pod(&self, null: &[String]) -> BTreeMap<String, String> {
         null.iter()
@@ -882,10 +893,12 @@ impl Spelling<'_> {
     fn app(&self, name: &str, null: &[String]) -> BTreeMap<String, String> {
         null.iter()
             .filter_map(|f| {
-                let s = pod::container_field(self.before, name, f)
+                let s = self
+                    .before_containers()
+                    .field(self.before, name, f)
                     .and_then(|p| self.respelled.get(&p).cloned());
                 let s = s.or_else(|| {
-                    let p = pod::container_field(self.text, name, f)?;
+                    let p = self.text_containers().field(self.text, name, f)?;
                     (self.null_text)(&format!("{}{p}", self.prefix))
                 })?;
                 Some((f.clone(), s))
@@ -954,7 +967,9 @@ fn note_nulls(spelling: &Spelling, records: &mut [Record]) {
         r.null = nulls(before, &r.created);
         r.null_as = spelling.pod(&r.null);
         for app in &mut r.app_containers {
-            let container = pod::container_at(before, &app.name)
+            let container = spelling
+                .before_containers()
+                .at(before, &app.name)
                 .and_then(|(list, i)| before.at_pointer(list)?.get(i));
             if let Some(Value::Object(c)) = container {
                 app.null = app

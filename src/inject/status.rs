@@ -145,20 +145,3 @@ impl Status {
         serde_json::to_string(self).unwrap_or_default()
     }
 }
-
-impl Record {
-    /// The record of what this sidecar added to app container `container`.
-    pub fn app(&mut self, container: &str) -> &mut AppRecord {
-        let i = match self.app_containers.iter().position(|a| a.name == container) {
-            Some(i) => i,
-            None => {
-                self.app_containers.push(AppRecord {
-                    name: container.to_owned(),
-                    ..AppRecord::default()
-                });
-                self.app_containers.len() - 1
-            }
-        };
-        &mut self.app_containers[i]
-    }
-}

@@ -4,9 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::pod::{
-    container_at, container_field, name_of, null_if_empty, position, remove_if_empty,
-};
+use super::pod::{ContainerIndex, name_of, null_if_empty, position, remove_if_empty};
 use super::status::{Record, STATUS_ANNOTATION, Status};
 use crate::patch::{Fields, Pointer};
 
@@ -88,8 +86,9 @@ pub(crate) fn strip(
         }
     }
     // The app containers' fields, where their containers are now.
+    let containers = (!app_nulls.is_empty()).then(|| ContainerIndex::of(pod));
     for (name, field, s) in app_nulls {
-        if let Some(pointer) = container_field(pod, name, field)
+        if let Some(pointer) = containers.as_ref().and_then(|c| c.field(pod, name, field))
             && pod.at_pointer(&pointer).is_some_and(Value::is_null)
         {
             spelled.insert(pointer, s.clone());
@@ -140,8 +139,10 @@ fn strip_record<'r>(
             }
         }
     }
+    // The app containers stay where they are from here on.
+    let containers = ContainerIndex::of(pod);
     for app in &r.app_containers {
-        let Some((pointer, index)) = container_at(pod, &app.name) else {
+        let Some((pointer, index)) = containers.at(pod, &app.name) else {
             continue;
         };
         let Some(Value::Object(c)) = pod.at_pointer_mut(&format!("{pointer}/{index}")) else {

@@ -6,7 +6,7 @@
 //! delete the pod's own containers, volumes, env or arguments, or another configuration's
 //! sidecar, or put back a "previous" `hostNetwork`, service account or annotation it never had.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -140,8 +140,9 @@ pub(crate) fn check(
         }
     }
     let mut owner: BTreeMap<&str, &str> = BTreeMap::new();
+    let own = own_mounts(pod, status);
     for r in &status.sidecars {
-        consistent(pod, status, r, &mut owner).map_err(&refuse)?;
+        consistent(&own, r, &mut owner).map_err(&refuse)?;
         if let Some(adds) = adds(&r.name)? {
             defined(r, &adds).map_err(&refuse)?;
         }
@@ -153,8 +154,7 @@ pub(crate) fn check(
 /// other record claims, mounts it puts back that are token mounts, overrides of its own
 /// containers, and volumes no container of the pod's own mounts.
 fn consistent<'s>(
-    pod: &Value,
-    status: &'s Status,
+    own: &OwnMounts,
     r: &'s Record,
     owner: &mut BTreeMap<&'s str, &'s str>,
 ) -> Result<(), String> {
@@ -203,14 +203,8 @@ fn consistent<'s>(
         }
     }
     // A volume the pod's own containers mount (with mounts no record added) is the pod's.
-    let claimed: BTreeSet<&str> = status
-        .sidecars
-        .iter()
-        .flat_map(|r| r.containers.iter().chain(&r.init_containers))
-        .map(String::as_str)
-        .collect();
     for v in &r.volumes {
-        if let Some((c, path)) = own_mount_of(pod, status, &claimed, v) {
+        if let Some((c, path)) = own.get(v.as_str()) {
             return Err(format!(
                 "says sidecar `{sidecar}` added volume `{v}`, which the pod's own container `{c}` mounts at `{path}`"
             ));
@@ -219,14 +213,30 @@ fn consistent<'s>(
     Ok(())
 }
 
-/// A mount of volume `volume` by a container no record claims, that no record added: the
-/// container and the mount path.
-fn own_mount_of(
-    pod: &Value,
-    status: &Status,
-    claimed: &BTreeSet<&str>,
-    volume: &str,
-) -> Option<(String, String)> {
+/// By volume, the first mount of it by a container no record claims that no record added:
+/// the container and the mount path (containers, then init containers, in order).
+type OwnMounts<'p> = HashMap<&'p str, (&'p str, &'p str)>;
+
+/// The pod's own mounts (`OwnMounts`), found once for all the records: a search of every
+/// record's additions for every mount of the pod took time quadratic in its containers.
+fn own_mounts<'p>(pod: &'p Value, status: &'p Status) -> OwnMounts<'p> {
+    let claimed: HashSet<&str> = status
+        .sidecars
+        .iter()
+        .flat_map(|r| r.containers.iter().chain(&r.init_containers))
+        .map(String::as_str)
+        .collect();
+    let added: HashSet<(&str, &str)> = status
+        .sidecars
+        .iter()
+        .flat_map(|r| &r.app_containers)
+        .flat_map(|a| {
+            a.volume_mounts
+                .iter()
+                .map(|p| (a.name.as_str(), p.as_str()))
+        })
+        .collect();
+    let mut own = HashMap::new();
     for list in ["/spec/containers", "/spec/initContainers"] {
         let Some(Value::Array(containers)) = pod.at_pointer(list) else {
             continue;
@@ -241,18 +251,13 @@ fn own_mount_of(
             };
             for m in mounts {
                 let path = m.field("mountPath").and_then(Value::as_str).unwrap_or("");
-                let added = status.sidecars.iter().any(|r| {
-                    r.app_containers
-                        .iter()
-                        .any(|a| a.name == cname && a.volume_mounts.iter().any(|p| p == path))
-                });
-                if name_of(m) == volume && !added {
-                    return Some((cname.to_owned(), path.to_owned()));
+                if !added.contains(&(cname, path)) {
+                    own.entry(name_of(m)).or_insert((cname, path));
                 }
             }
         }
     }
-    None
+    own
 }
 
 /// What a record of a sidecar the configuration defines may claim: what that sidecar adds.

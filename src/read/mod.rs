@@ -2,6 +2,7 @@
 //! Kubernetes objects inside each document (`kind: List` items included).
 
 mod files;
+mod lines;
 mod split;
 mod window;
 
@@ -19,6 +20,7 @@ use crate::yaml::{ParseError, Parsed, parse_document};
 
 pub use files::{Intent, Stamp, discover};
 pub(crate) use files::{normalize, until_binary};
+pub(crate) use lines::LineIndex;
 pub(crate) use split::documents;
 pub use window::Windows;
 
@@ -79,9 +81,9 @@ pub struct Input {
     pub first_line: usize,
     /// What the file was when it was read (`None` for standard input).
     pub stamp: Option<Stamp>,
-    /// Where every `LINES_PER_MARK`th line starts, built when a line number is first asked
-    /// for (empty for a text too long for 32-bit offsets, whose lines are then counted).
-    lines: std::sync::OnceLock<Vec<u32>>,
+    /// Where lines start, built when a line number is first asked for; shared with the
+    /// diagnostics that point into the text.
+    lines: Arc<lines::LineIndex>,
 }
 
 /// One document of an input: its exact bytes and what they parse to.
@@ -130,49 +132,29 @@ impl Input {
             .starts_with('{')
     }
 
-    /// 1-based line and column (in characters) of a byte offset of the text, without
-    /// counting from the start each time: the index holds where every `LINES_PER_MARK`th
-    /// line starts (an index of every line was a sixth of the memory of a large input), and
-    /// the lines after the mark are counted.
+    /// 1-based line and column (in characters) of a byte offset of the text (in the
+    /// source), from the index (`lines::LineIndex`), not by counting from the start.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let marks = self.lines.get_or_init(|| {
-            if u32::try_from(self.text.len()).is_err() {
-                return Vec::new();
-            }
-            std::iter::once(0)
-                .chain(
-                    memchr::memchr_iter(b'\n', self.text.as_bytes())
-                        .skip(LINES_PER_MARK - 1)
-                        .step_by(LINES_PER_MARK)
-                        .map(|i| i as u32 + 1),
-                )
-                .collect()
-        });
-        if marks.is_empty() {
-            let (line, column) = line_col(&self.text, offset);
-            return (line + self.first_line, column);
-        }
-        let offset = char_start(&self.text, offset);
-        let mark = marks.partition_point(|&s| s as usize <= offset) - 1;
-        let from = marks[mark] as usize;
-        let between = &self.text.as_bytes()[from..offset];
-        let start = memchr::memrchr(b'\n', between).map_or(from, |i| from + i + 1);
-        (
-            mark * LINES_PER_MARK + breaks(between) + 1 + self.first_line,
-            self.text[start..offset].chars().count() + 1,
-        )
+        let (line, column) = self.lines.line_col(&self.text, offset);
+        (line + self.first_line, column)
     }
 
-    /// 1-based line (in the source) of a byte offset of document `doc`'s text, counted from
-    /// the document's start.
+    /// 1-based line (in the source) of a byte offset of document `doc`'s text: counted
+    /// from the document's start when that is near, else found from the index (a List of
+    /// many objects in one document once counted from its start for each of them).
     pub fn line_in(&self, doc: &Document, offset: usize) -> usize {
         let offset = char_start(&self.text, offset);
+        if offset - doc.range.start.min(offset) > NEAR {
+            return self.lines.line(&self.text, offset) + self.first_line;
+        }
         doc.line + breaks(&self.text.as_bytes()[doc.range.start..offset]) + 1 + self.first_line
     }
 
     /// The text, for diagnostics that point into it (with its line numbers in the source).
     pub fn shared_text(&self) -> crate::diagnostic::SharedText {
-        crate::diagnostic::SharedText::from(&self.text).starting_at_line(self.first_line)
+        crate::diagnostic::SharedText::from(&self.text)
+            .starting_at_line(self.first_line)
+            .with_lines(&self.lines)
     }
 }
 
@@ -233,6 +215,10 @@ pub enum Undecodable {
         code = .0
     )]
     LineBreak(u32),
+    #[error(
+        "a carriage return without a line feed after it: YAML reads it as a line break, and kinject edits text whose line breaks are LF or CR LF only (write them so)"
+    )]
+    LoneCarriageReturn,
 }
 
 /// The name of a character YAML 1.1 reads as a line break and YAML 1.2 does not.
@@ -272,8 +258,9 @@ pub(crate) fn read_document(text: &str, json: bool) -> Result<Parsed, ParseError
     Ok(parsed)
 }
 
-/// How many lines apart the marks of `Input::line_col`'s index are.
-const LINES_PER_MARK: usize = 32;
+/// How far from its document's start a line number is counted rather than found from the
+/// index (`Input::line_in`).
+const NEAR: usize = 64 << 10;
 
 /// How many line breaks `bytes` holds.
 fn breaks(bytes: &[u8]) -> usize {
@@ -374,7 +361,7 @@ fn split_text(
         documents,
         first_line,
         stamp: None,
-        lines: std::sync::OnceLock::new(),
+        lines: Arc::default(),
     })
 }
 
@@ -436,7 +423,22 @@ fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
         };
         return Err(DecodeError::after(&text[..at], problem));
     }
+    if let Some(at) = lone_carriage_return(&text) {
+        return Err(DecodeError::after(
+            &text[..at],
+            Undecodable::LoneCarriageReturn,
+        ));
+    }
     Ok((text, encoding))
+}
+
+/// The first CR not followed by LF. YAML reads a CR alone as a line break (as Kubernetes
+/// does), but kinject's reader, editor and line numbers know LF and CR LF only: such a file
+/// was injected, reported so, and then failed as "internal error: the edited document is not
+/// valid YAML". Refused, located, before anything reads it.
+fn lone_carriage_return(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'\r', bytes).find(|&i| bytes.get(i + 1) != Some(&b'\n'))
 }
 
 fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, DecodeError> {
@@ -656,6 +658,20 @@ mod tests {
             assert_eq!(
                 refused(text.as_bytes()),
                 (at.0, at.1, Undecodable::LineBreak(c)),
+                "{text:?}"
+            );
+        }
+        // A CR alone is a line break kinject does not edit: in a file written so (classic Mac
+        // OS), or among LF or CR LF line breaks, in content or comments.
+        for (text, at) in [
+            ("apiVersion: v1\rkind: Pod\r", (1, 15)),
+            ("a: 1\r\nb: 2\rc: 3\r\n", (2, 5)),
+            ("a: 1\nb: \"x\ry\"\n", (2, 6)),
+            ("a: 1 # c\r\n# d\r", (2, 4)),
+        ] {
+            assert_eq!(
+                refused(text.as_bytes()),
+                (at.0, at.1, Undecodable::LoneCarriageReturn),
                 "{text:?}"
             );
         }

@@ -141,6 +141,25 @@ impl PrettyArray {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn an_array_printed_in_parts_is_the_array_printed_whole() {
+        let items: Vec<serde_json::Value> = (0..5)
+            .map(|i| serde_json::json!({"n": i, "list": [i, "x"], "empty": {}}))
+            .collect();
+        for split in 0..=items.len() {
+            let mut array = super::PrettyArray::default();
+            let mut out = String::new();
+            array.push(&items[..split], &mut out);
+            array.push(&items[split..], &mut out);
+            array.finish(&mut out);
+            let whole = serde_json::to_string_pretty(&items).expect("JSON");
+            assert_eq!(out, format!("{whole}\n"), "split at {split}");
+        }
+        let mut out = String::new();
+        super::PrettyArray::default().finish(&mut out);
+        assert_eq!(out, "[]\n");
+    }
+
+    #[test]
     fn pretty_json_reads_back_as_yaml() {
         let value = serde_json::json!({"a": "x\u{7f}\u{85}\u{2028}\u{2029}\u{feff}\u{fffe}\u{ffff}é\u{1b}"});
         let text = super::pretty(&value, "  ");

@@ -27,6 +27,16 @@ pub(crate) fn parse_value(text: &str) -> Option<Value> {
     read(text, None, false).map(|p| p.value)
 }
 
+/// Whether `parse` reads `text` (does not give up), found without building anything.
+pub(crate) fn reads(text: &str) -> bool {
+    if !plain_layout(text) {
+        return false;
+    }
+    let mut r = Reader::new(text, false);
+    r.build = false;
+    r.document().is_ok()
+}
+
 /// Whether `text`, read as `parse_value` reads it, is `value` — found without building
 /// anything (for checking an edited document against the object it should hold). `false`
 /// means "not found equal here": the text differs, holds the same keys in another order, or
@@ -1078,6 +1088,16 @@ fn marker_alone(rest: &str) -> bool {
 
 /// The fast reader, where it reads `text`, gives what the general parser gives.
 pub(crate) fn agrees(text: &str) -> bool {
+    // The checks that build nothing (how large documents are read) agree with the reads.
+    assert_eq!(reads(text), parse(text).is_some(), "{text:?}");
+    let general = super::parse::parse_general(text);
+    let checked = super::parse::check_general(text);
+    match &general {
+        Ok(_) => assert_eq!(checked, Ok(()), "{text:?}"),
+        // A merge key's value is looked at only when building.
+        Err(e) if e.message.contains("merge key") => {}
+        Err(e) => assert_eq!(checked.as_ref(), Err(e), "{text:?}"),
+    }
     match parse(text) {
         Some(fast) => {
             let general = super::parse::parse_general(text)

@@ -15,9 +15,15 @@ pub use parse::ParseError;
 /// recursive (reading, injecting, editing, freeing) could run out of stack.
 pub const MAX_DEPTH: usize = 256;
 
-/// How many values the aliases of a document may expand to in all: a small text can expand
-/// exponentially ("billion laughs"); real manifests stay far below.
+/// How many values the anchors and aliases of a document may copy in all (each alias copies
+/// its anchor's value, each anchor keeps a copy for its aliases): a small text can expand
+/// exponentially ("billion laughs"), or nested anchors copy the same values once per level;
+/// real manifests stay far below.
 pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+
+/// How many bytes of text (strings and keys) the anchors and aliases of a document may copy in
+/// all: a long string aliased many times is a small text too.
+pub const MAX_ALIAS_TEXT: usize = 64 << 20;
 
 pub(crate) use fast::top_level_kind;
 pub(crate) use fast::{agrees, shallow_agrees};
@@ -36,7 +42,17 @@ pub(crate) fn parse_identity(text: &str, skip: impl Fn(&str) -> bool) -> Option<
 /// Parses the text of exactly one document (it may start with `---` and end with `...`):
 /// with the fast reader when the document is written in the YAML it reads (most manifests),
 /// else with the general parser. Text holding only comments yields `Value::Null` and no root.
+///
+/// A document larger than `CHECK_FIRST` is checked before anything is built for it: the fast
+/// reader's check builds nothing, and a document it leaves to the general parser is checked
+/// by that parser without building first, so an error found at its end costs no tree (a
+/// 20 MB flow sequence with a stray `]` at its end took 1.9 GB before the error was found).
 pub(crate) fn parse_document(text: &str) -> Result<Parsed, ParseError> {
+    if text.len() > CHECK_FIRST && !fast::reads(text) {
+        no_directive(text)?;
+        parse::check_general(text)?;
+        return parse::parse_general(text);
+    }
     match fast::parse(text) {
         Some(parsed) => Ok(parsed),
         None => {
@@ -99,6 +115,9 @@ pub(crate) fn check_json_numbers(text: &str, parsed: &Parsed) -> Result<(), Pars
     }
     parsed.root.as_ref().map_or(Ok(()), |root| walk(text, root))
 }
+
+/// Above this many bytes a document is checked before it is read (`parse_document`).
+const CHECK_FIRST: usize = 1 << 20;
 
 /// Whether one document's text reads as `value`, found the fast way: `true` only when it
 /// does; `false` when it does not or when this could not tell (keys in another order, YAML
@@ -183,29 +202,36 @@ impl Node {
     }
 
     /// The path (mapping keys and sequence indices) of the mapping entry whose key starts at
-    /// `offset`, its key last.
+    /// `offset`, its key last. Entries and items are in the text's order: each level looks
+    /// only into the one that starts last at or before `offset` (a search through the whole
+    /// tree for each of 200,000 duplicate keys took minutes).
     pub(crate) fn key_path(&self, offset: usize) -> Option<Vec<String>> {
-        if offset < self.start || offset >= self.end.max(self.start + 1) {
-            return None;
-        }
-        let (token, child) = match &self.kind {
-            NodeKind::Map { entries, .. } => {
-                if let Some(e) = entries.iter().find(|e| e.key_start == offset) {
-                    return Some(vec![e.key.clone()]);
-                }
-                entries
-                    .iter()
-                    .find_map(|e| Some((e.key.clone(), e.value.key_path(offset)?)))?
+        let mut path = Vec::new();
+        let mut node = self;
+        loop {
+            if offset < node.start || offset >= node.end.max(node.start + 1) {
+                return None;
             }
-            NodeKind::Seq { items, .. } => items
-                .iter()
-                .enumerate()
-                .find_map(|(i, n)| Some((i.to_string(), n.key_path(offset)?)))?,
-            _ => return None,
-        };
-        let mut path = vec![token];
-        path.extend(child);
-        Some(path)
+            match &node.kind {
+                NodeKind::Map { entries, .. } => {
+                    let i = entries.partition_point(|e| e.key_start <= offset);
+                    let entry = &entries[i.checked_sub(1)?];
+                    path.push(entry.key.clone());
+                    if entry.key_start == offset {
+                        return Some(path);
+                    }
+                    node = &entry.value;
+                }
+                NodeKind::Seq { items, .. } => {
+                    let i = items
+                        .partition_point(|n| n.start <= offset)
+                        .checked_sub(1)?;
+                    path.push(i.to_string());
+                    node = &items[i];
+                }
+                _ => return None,
+            }
+        }
     }
 
     pub(crate) fn get(&self, key: &str) -> Option<&Node> {
@@ -257,5 +283,54 @@ pub(crate) fn offset_in_scalar(doc: &str, node: &Node, offset: usize) -> usize {
             node.start
         }
         _ => node.start,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry of `node` with its path, found by visiting the whole tree.
+    fn entries(node: &Node, path: &mut Vec<String>, out: &mut Vec<(usize, Vec<String>)>) {
+        match &node.kind {
+            NodeKind::Map { entries: es, .. } => {
+                for e in es {
+                    path.push(e.key.clone());
+                    out.push((e.key_start, path.clone()));
+                    entries(&e.value, path, out);
+                    path.pop();
+                }
+            }
+            NodeKind::Seq { items, .. } => {
+                for (i, n) in items.iter().enumerate() {
+                    path.push(i.to_string());
+                    entries(n, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn key_paths_of_every_entry() {
+        for text in [
+            "a: 1\nb:\n  - c: 2\n    d: [x, {e: 3, f: 4}]\n  - {g: 5}\n  -\nh: {i: {j: 6}}\n",
+            "- - a: 1\n    b: 2\n- c:\n    d: 3\n  e: 4\n",
+            "a: &x {b: 1}\nc: *x\nd:\n  <<: *x\n  e: 2\n",
+            "a: 1\na: 2\nk: |\n  t\nz: ''\n",
+        ] {
+            let root = parse_document(text).unwrap().root.unwrap();
+            let mut all = Vec::new();
+            entries(&root, &mut Vec::new(), &mut all);
+            assert!(!all.is_empty());
+            for offset in 0..text.len() {
+                let want = all
+                    .iter()
+                    .find(|(at, _)| *at == offset)
+                    .map(|(_, p)| p.clone());
+                assert_eq!(root.key_path(offset), want, "{text:?} at {offset}");
+            }
+        }
     }
 }

@@ -16,30 +16,56 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// How many values `value` holds, itself included.
-fn values_in(value: &Value) -> usize {
-    1 + match value {
-        Value::Array(items) => items.iter().map(values_in).sum(),
-        Value::Object(map) => map.values().map(values_in).sum(),
-        _ => 0,
+/// What a node costs when copied: how many values it holds (itself included) and the bytes
+/// of its text (scalars and keys, as read).
+#[derive(Debug, Clone, Copy, Default)]
+struct Size {
+    values: usize,
+    bytes: usize,
+}
+
+impl Size {
+    fn add(&mut self, other: Size) {
+        self.values += other.values;
+        self.bytes += other.bytes;
     }
+
+    /// Whether this is more than anchors and aliases may copy (`MAX_ALIAS_EXPANSION`,
+    /// `MAX_ALIAS_TEXT`).
+    fn too_much(self) -> bool {
+        self.values > super::MAX_ALIAS_EXPANSION || self.bytes > super::MAX_ALIAS_TEXT
+    }
+}
+
+/// What kind of value a node is (a key must be a scalar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Scalar,
+    Sequence,
+    Mapping,
+}
+
+/// A node read: its place in the text, its value (`Null` when only checking), what a copy
+/// of it costs, and its shape.
+struct Read {
+    node: Node,
+    value: Value,
+    size: Size,
+    shape: Shape,
 }
 
 /// Parses the text of exactly one document (it may start with `---` and end with `...`) with
 /// the general YAML parser. Text holding only comments yields `Value::Null` and no root.
 pub(crate) fn parse_general(text: &str) -> Result<Parsed, ParseError> {
-    let mut options = Options::default();
-    options.set_emit_comments(false);
-    let mut builder = Builder {
-        text,
-        parser: Parser::new_from_str_with_options(text, options),
-        anchors: HashMap::new(),
-        duplicates: Vec::new(),
-        lookahead: None,
-        depth: 0,
-        expanded: 0,
-    };
-    builder.document()
+    Builder::new(text, true).document()
+}
+
+/// Whether `parse_general` reads the text, found without building anything: the error it
+/// would give, from the same events and checks (syntax, nesting, anchors and aliases, keys),
+/// but for a merge key's value (which takes the values). Memory: the parser's own, and a
+/// number per anchor.
+pub(crate) fn check_general(text: &str) -> Result<(), ParseError> {
+    Builder::new(text, false).document().map(|_| ())
 }
 
 type Ev<'a> = (Event<'a>, Span);
@@ -47,17 +73,35 @@ type Ev<'a> = (Event<'a>, Span);
 struct Builder<'a> {
     text: &'a str,
     parser: Parser<'a, granit_parser::StrInput<'a>>,
-    /// Anchored values, and how many values each holds.
-    anchors: HashMap<usize, (Value, usize)>,
+    /// Build the value and the span tree; when off, the text is only checked.
+    build: bool,
+    /// Anchored values (copies, for their aliases; `Null` when only checking), what each
+    /// copy costs, and their shape.
+    anchors: HashMap<usize, (Value, Size, Shape)>,
     duplicates: Vec<(usize, String)>,
     lookahead: Option<Ev<'a>>,
     /// Nodes open around the current one.
     depth: usize,
-    /// Values the aliases read so far expanded to.
-    expanded: usize,
+    /// What the anchors and aliases read so far copied: a copy per anchor, one per alias.
+    copied: Size,
 }
 
 impl<'a> Builder<'a> {
+    fn new(text: &'a str, build: bool) -> Self {
+        let mut options = Options::default();
+        options.set_emit_comments(false);
+        Builder {
+            text,
+            parser: Parser::new_from_str_with_options(text, options),
+            build,
+            anchors: HashMap::new(),
+            duplicates: Vec::new(),
+            lookahead: None,
+            depth: 0,
+            copied: Size::default(),
+        }
+    }
+
     fn next(&mut self) -> Result<Ev<'a>, ParseError> {
         if let Some(ev) = self.lookahead.take() {
             return Ok(ev);
@@ -103,9 +147,9 @@ impl<'a> Builder<'a> {
                         });
                     }
                     seen_document = true;
-                    let (node, v) = self.node()?;
-                    root = Some(node);
-                    value = v;
+                    let read = self.node()?;
+                    root = Some(read.node);
+                    value = read.value;
                 }
                 Event::StreamEnd => break,
                 other => {
@@ -123,17 +167,41 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// Remembers the value of an anchored node for its aliases.
-    fn anchored(&mut self, anchor: usize, node: Node, value: Value) -> (Node, Value) {
+    /// Remembers a copy of the value of an anchored node for its aliases. Nested anchors
+    /// copy what they hold again, so copies are counted against the same budget as aliases.
+    fn anchored(&mut self, anchor: usize, read: Read) -> Result<Read, ParseError> {
         if anchor != 0 {
-            self.anchors
-                .insert(anchor, (value.clone(), values_in(&value)));
+            self.copy(read.node.start, read.size, "the anchors and aliases copy")?;
+            let value = if self.build {
+                read.value.clone()
+            } else {
+                Value::Null
+            };
+            self.anchors.insert(anchor, (value, read.size, read.shape));
         }
-        (node, value)
+        Ok(read)
+    }
+
+    /// Counts a copy of `size` made at `offset` (`what` made it, for the message); refused
+    /// when the document's anchors and aliases have copied more than they may in all.
+    fn copy(&mut self, offset: usize, size: Size, what: &str) -> Result<(), ParseError> {
+        self.copied.add(size);
+        if !self.copied.too_much() {
+            return Ok(());
+        }
+        let limit = if self.copied.values > super::MAX_ALIAS_EXPANSION {
+            format!("{} values", super::MAX_ALIAS_EXPANSION)
+        } else {
+            format!("{} MiB of text", super::MAX_ALIAS_TEXT >> 20)
+        };
+        Err(ParseError {
+            offset,
+            message: format!("{what} more than {limit} (an alias bomb?): refused"),
+        })
     }
 
     /// The next node, refused when nested deeper than `MAX_DEPTH`.
-    fn node(&mut self) -> Result<(Node, Value), ParseError> {
+    fn node(&mut self) -> Result<Read, ParseError> {
         if self.depth >= super::MAX_DEPTH {
             let (ev, span) = self.next()?;
             let offset = self.offset(&span.start);
@@ -149,7 +217,7 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn node_here(&mut self) -> Result<(Node, Value), ParseError> {
+    fn node_here(&mut self) -> Result<Read, ParseError> {
         let (ev, span) = self.next()?;
         let start = self.offset(&span.start);
         let end = self.offset(&span.end);
@@ -158,6 +226,7 @@ impl<'a> Builder<'a> {
                 let suffix = tag
                     .as_ref()
                     .and_then(|t| t.suffix_in_namespace("tag:yaml.org,2002:"));
+                // Checked when only checking too (`!!binary` that does not decode).
                 let tagged = match suffix {
                     Some(suffix) => {
                         resolve_tagged(&text, &suffix).map_err(|message| ParseError {
@@ -167,10 +236,11 @@ impl<'a> Builder<'a> {
                     }
                     None => None,
                 };
-                let value = tagged.unwrap_or_else(|| resolve_untagged(&text, style));
-                if anchor != 0 {
-                    self.anchors.insert(anchor, (value.clone(), 1));
-                }
+                let value = if self.build {
+                    tagged.unwrap_or_else(|| resolve_untagged(&text, style))
+                } else {
+                    Value::Null
+                };
                 let (kind, start) = match style {
                     ScalarStyle::Plain if start == end => (ScalarKind::Empty, start),
                     ScalarStyle::Plain => (ScalarKind::Plain, start),
@@ -194,45 +264,62 @@ impl<'a> Builder<'a> {
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Scalar(kind),
                 };
-                Ok((node, value))
+                let size = Size {
+                    values: 1,
+                    bytes: text.len(),
+                };
+                let read = Read {
+                    node,
+                    value,
+                    size,
+                    shape: Shape::Scalar,
+                };
+                self.anchored(anchor, read)
             }
             Event::Alias(id) => {
-                let (value, values) = self.anchors.get(&id).ok_or_else(|| ParseError {
-                    offset: start,
-                    message: "alias to an unknown anchor".to_owned(),
-                })?;
-                self.expanded += values;
-                if self.expanded > super::MAX_ALIAS_EXPANSION {
-                    return Err(ParseError {
+                let (size, shape) = self
+                    .anchors
+                    .get(&id)
+                    .map(|(_, size, shape)| (*size, *shape))
+                    .ok_or_else(|| ParseError {
                         offset: start,
-                        message: format!(
-                            "the aliases expand to more than {} values (an alias bomb?): refused",
-                            super::MAX_ALIAS_EXPANSION
-                        ),
-                    });
-                }
-                let value = value.clone();
+                        message: "alias to an unknown anchor".to_owned(),
+                    })?;
+                self.copy(start, size, "the aliases expand to")?;
+                let value = self.anchors[&id].0.clone();
                 let node = Node {
                     start,
                     end,
                     decorated: false,
                     kind: NodeKind::Alias,
                 };
-                Ok((node, value))
+                Ok(Read {
+                    node,
+                    value,
+                    size,
+                    shape,
+                })
             }
             Event::SequenceStart(style, anchor, tag) => {
                 let flow = style == StructureStyle::Flow;
                 let mut items = Vec::new();
                 let mut values = Vec::new();
+                let mut size = Size {
+                    values: 1,
+                    bytes: 0,
+                };
                 let close = loop {
                     let (ev, sp) = self.next()?;
                     if matches!(ev, Event::SequenceEnd) {
                         break sp;
                     }
                     self.lookahead = Some((ev, sp));
-                    let (n, v) = self.node()?;
-                    items.push(n);
-                    values.push(v);
+                    let item = self.node()?;
+                    size.add(item.size);
+                    if self.build {
+                        items.push(item.node);
+                        values.push(item.value);
+                    }
                 };
                 let (start, end) = if flow {
                     (start, self.offset(&close.end))
@@ -242,20 +329,29 @@ impl<'a> Builder<'a> {
                     let dash = dash_before(self.text, first).unwrap_or(start);
                     (dash.min(start), items.last().map_or(end, |n| n.end))
                 };
-                let value = Value::Array(values);
                 let node = Node {
                     start,
                     end,
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Seq { flow, items },
                 };
-                Ok(self.anchored(anchor, node, value))
+                let read = Read {
+                    node,
+                    value: Value::Array(values),
+                    size,
+                    shape: Shape::Sequence,
+                };
+                self.anchored(anchor, read)
             }
             Event::MappingStart(style, anchor, tag) => {
                 let flow = style == StructureStyle::Flow;
                 let mut entries: Vec<Entry> = Vec::new();
                 let mut map = Map::new();
                 let mut merged: Vec<Map<String, Value>> = Vec::new();
+                let mut size = Size {
+                    values: 1,
+                    bytes: 0,
+                };
                 let close = loop {
                     let (ev, sp) = self.next()?;
                     if matches!(ev, Event::MappingEnd) {
@@ -264,31 +360,40 @@ impl<'a> Builder<'a> {
                     let merge_key =
                         matches!(&ev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
                     self.lookahead = Some((ev, sp));
-                    let (key_node, key_value) = self.node()?;
-                    let (value_node, value) = self.node()?;
+                    let key = self.node()?;
+                    let value = self.node()?;
+                    // A key counts its text, its value all of it.
+                    size.bytes += key.size.bytes;
+                    size.add(value.size);
                     if merge_key {
-                        collect_merge(&value, &mut merged).map_err(|message| ParseError {
-                            offset: value_node.start,
-                            message,
-                        })?;
-                    } else {
-                        let key = key_text(&key_value);
-                        if map.contains_key(&key) {
-                            self.duplicates.push((key_node.start, key.clone()));
+                        if self.build {
+                            collect_merge(&value.value, &mut merged).map_err(|message| {
+                                ParseError {
+                                    offset: value.node.start,
+                                    message,
+                                }
+                            })?;
+                            entries.push(Entry {
+                                key: "<<".to_owned(),
+                                key_start: key.node.start,
+                                value: value.node,
+                            });
                         }
-                        map.insert(key.clone(), value);
-                        entries.push(Entry {
-                            key,
-                            key_start: key_node.start,
-                            value: value_node,
-                        });
                         continue;
                     }
-                    entries.push(Entry {
-                        key: "<<".to_owned(),
-                        key_start: key_node.start,
-                        value: value_node,
-                    });
+                    refuse_collection_key(key.shape, key.node.start)?;
+                    if self.build {
+                        let name = key_text(&key.value);
+                        if map.contains_key(&name) {
+                            self.duplicates.push((key.node.start, name.clone()));
+                        }
+                        map.insert(name.clone(), value.value);
+                        entries.push(Entry {
+                            key: name,
+                            key_start: key.node.start,
+                            value: value.node,
+                        });
+                    }
                 };
                 // Merge keys: explicit keys win, earlier merged maps win over later ones.
                 for m in merged {
@@ -301,14 +406,19 @@ impl<'a> Builder<'a> {
                 } else {
                     entries.last().map_or(end, |e| e.value.end.max(e.key_start))
                 };
-                let value = Value::Object(map);
                 let node = Node {
                     start,
                     end,
                     decorated: anchor != 0 || tag.is_some(),
                     kind: NodeKind::Map { flow, entries },
                 };
-                Ok(self.anchored(anchor, node, value))
+                let read = Read {
+                    node,
+                    value: Value::Object(map),
+                    size,
+                    shape: Shape::Mapping,
+                };
+                self.anchored(anchor, read)
             }
             other => Err(ParseError {
                 offset: start,
@@ -324,6 +434,23 @@ fn resolve_untagged(text: &str, style: ScalarStyle) -> Value {
     } else {
         Value::String(text.to_owned())
     }
+}
+
+/// A mapping or a sequence as a mapping key: Kubernetes' YAML readers (go-yaml v2 and v3)
+/// refuse it ("invalid map key"), and a text for it would be made from its contents (as JSON),
+/// which a key of a key holds escaped again, doubling per level of nesting.
+fn refuse_collection_key(key: Shape, offset: usize) -> Result<(), ParseError> {
+    let what = match key {
+        Shape::Mapping => "a mapping",
+        Shape::Sequence => "a sequence",
+        Shape::Scalar => return Ok(()),
+    };
+    Err(ParseError {
+        offset,
+        message: format!(
+            "{what} as a mapping key: Kubernetes' YAML reader refuses it (\"invalid map key\")"
+        ),
+    })
 }
 
 fn collect_merge(value: &Value, out: &mut Vec<Map<String, Value>>) -> Result<(), String> {
@@ -522,6 +649,79 @@ mod tests {
         let p = parse_general("# only a comment\n").unwrap();
         assert!(p.root.is_none());
         assert_eq!(p.value, Value::Null);
+    }
+
+    /// `? {? {? … a : 1} : 1} : v`, nested `levels` deep.
+    fn nested_keys(levels: usize) -> String {
+        let mut key = "a".to_owned();
+        for _ in 0..levels {
+            key = format!("{{? {key} : 1}}");
+        }
+        format!("? {key}\n: v\n")
+    }
+
+    #[test]
+    fn collections_as_keys_are_refused_where_the_first_one_is() {
+        // 30 levels once made a text doubling per level (3.7 GB and an abort).
+        let text = nested_keys(30);
+        let err = parse_general(&text).unwrap_err();
+        assert!(err.message.contains("invalid map key"), "{err:?}");
+        assert_eq!(err.offset, text.rfind("{? a").unwrap(), "{err:?}");
+        // A sequence, an alias to a mapping or to a sequence, in block and flow mappings.
+        for (text, at) in [
+            ("? [a, 1]\n: v\n", "[a"),
+            ("a: &a [x]\n? [*a, n]\n: n\n", "[*a"),
+            ("a: &a {x: 1}\n? *a\n: n\n", "*a\n"),
+            ("a: &a [x]\nb: {*a : n}\n", "*a :"),
+            ("k: {[a]: 1}\n", "[a]"),
+        ] {
+            let err = parse_general(text).unwrap_err();
+            assert!(err.message.contains("invalid map key"), "{text:?}: {err:?}");
+            assert_eq!(err.offset, text.find(at).unwrap(), "{text:?}: {err:?}");
+        }
+        // Scalars of every kind are keys as Kubernetes reads them.
+        let p = parse_general("1: a\ntrue: b\n~: c\n? x\n: d\na: &k yy\n*k : e\n").unwrap();
+        assert_eq!(
+            p.value,
+            json!({"1": "a", "true": "b", "null": "c", "x": "d", "a": "yy", "yy": "e"})
+        );
+    }
+
+    #[test]
+    fn nested_anchors_count_as_copies() {
+        // Each anchor keeps a copy of what it holds: 100 nested anchors around 300,000 items
+        // (600 KB) once made 2.3 GB.
+        let levels = 100;
+        let text = format!(
+            "k: {}{}1{}\n",
+            "&a [".repeat(levels).replace("&a", "&x"),
+            "1,".repeat(300_000),
+            "]".repeat(levels)
+        );
+        let err = parse_general(&text).unwrap_err();
+        assert!(
+            err.message
+                .contains("the anchors and aliases copy more than 1000000 values"),
+            "{err:?}"
+        );
+        // A long string aliased many times: counted by its bytes.
+        let text = format!(
+            "a: &a {}\nb: [{}]\n",
+            "x".repeat(1 << 20),
+            ["*a"; 100].join(", ")
+        );
+        let err = parse_general(&text).unwrap_err();
+        assert!(
+            err.message
+                .contains("the aliases expand to more than 64 MiB of text"),
+            "{err:?}"
+        );
+        // What manifests do: a small anchored mapping merged and aliased a few times.
+        let text = "base: &b {x: 1, w: 2}\nl: [*b, *b, *b]\nm:\n  <<: *b\n  w: 3\n";
+        assert_eq!(
+            parse_general(text).unwrap().value["l"][2],
+            json!({"x": 1, "w": 2})
+        );
     }
 
     #[test]

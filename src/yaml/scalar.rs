@@ -153,7 +153,9 @@ fn is_yaml_float(s: &str) -> bool {
     i == b.len()
 }
 
-/// Text of a resolved scalar used as a mapping key (sigs.k8s.io/yaml stringifies keys).
+/// Text of a resolved scalar used as a mapping key (sigs.k8s.io/yaml stringifies keys). Only
+/// scalars are keys: the readers refuse a mapping or a sequence as a key, as Kubernetes' do,
+/// so a key's text is never longer than what its scalar holds.
 pub(crate) fn key_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),

