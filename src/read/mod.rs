@@ -412,6 +412,11 @@ fn decode(bytes: Vec<u8>) -> Result<(String, Encoding), DecodeError> {
             (text, encoding)
         }
     };
+    // UTF-16 text is decoded after its byte-order mark: one more at its start is a second.
+    let utf16 = matches!(encoding, Encoding::Utf16Le | Encoding::Utf16Be);
+    if utf16 && text.starts_with('\u{FEFF}') {
+        return Err(DecodeError::after("", Undecodable::Unprintable(0xFEFF)));
+    }
     if let Some((at, c)) = forbidden_control(&text) {
         // A binary file is named as one, by its first NUL, whatever comes before.
         let (at, problem) = match text.bytes().position(|b| b == 0) {
@@ -648,6 +653,20 @@ mod tests {
             (1, 4, Undecodable::Unprintable(0xFEFF))
         );
         assert!(from_bytes(Source::stdin(), "\u{feff}a: b\n".as_bytes()).is_ok());
+        // A second one after UTF-16's is not at the start (found by fuzzing: the two readers
+        // read it differently).
+        for bytes in [
+            &[0xFE, 0xFF, 0xFE, 0xFF, 0x0A, 0x41][..],
+            &[0xFF, 0xFE, 0xFF, 0xFE, 0x61, 0x00],
+        ] {
+            assert!(matches!(
+                decode(bytes.to_vec()),
+                Err(DecodeError {
+                    problem: Undecodable::Unprintable(0xFEFF),
+                    ..
+                })
+            ));
+        }
         // YAML 1.1's extra line breaks, raw: kubectl would read another text than kinject
         // (in a comment, a quoted or a plain scalar alike).
         for (text, at, c) in [
