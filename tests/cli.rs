@@ -9,6 +9,17 @@ mod common;
 const CONFIG: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - name: s\n    image: example.com/s:1\nrules:\n- name: all\n  inject: [s]\n";
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n";
 
+/// The run succeeded and injected `CONFIG`'s sidecar.
+fn assert_injected(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("image: example.com/s:1"));
+}
+
 /// kinject in `dir` with `args`, standard input from the file `stdin`.
 fn run_with_stdin_file(dir: &Path, args: &[&str], stdin: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kinject"))
@@ -56,13 +67,7 @@ fn the_configuration_cannot_be_standard_input_when_the_manifests_are() {
         &["inject", "-c", "/dev/stdin", "app.yaml"],
         CONFIG.as_bytes(),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("image: example.com/s:1"));
+    assert_injected(&out);
 }
 
 /// Without `-c`, the nearest `.kinject.yaml` or `kinject.yaml` is used, up to the root of
@@ -87,7 +92,7 @@ fn the_default_configuration_is_looked_for_no_higher_than_the_repository() {
     // In the current directory it is.
     std::fs::write(work.join(".kinject.yaml"), CONFIG).expect("write");
     let out = common::kinject_with_stdin(&work, &["inject"], DEPLOYMENT.as_bytes());
-    assert_eq!(out.status.code(), Some(0));
+    assert_injected(&out);
     std::fs::remove_file(work.join(".kinject.yaml")).expect("rm");
 
     // In a repository (`work/` holds `.git`): up to its root, not above.
@@ -96,13 +101,7 @@ fn the_default_configuration_is_looked_for_no_higher_than_the_repository() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::write(above.join("work/.kinject.yaml"), CONFIG).expect("write");
     let out = common::kinject_with_stdin(&work, &["inject"], DEPLOYMENT.as_bytes());
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("image: example.com/s:1"));
+    assert_injected(&out);
 }
 
 /// Several files written to stdout are one stream holding their documents, no more and no

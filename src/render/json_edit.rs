@@ -95,6 +95,15 @@ struct Gaps<'a> {
     indent: &'a str,
 }
 
+/// A collection being written: its gaps, whether its members go on lines of their own (the
+/// style of what goes into it), and their indentation.
+struct Frame<'a> {
+    gaps: Gaps<'a>,
+    lines: bool,
+    style: Parent,
+    member_indent: String,
+}
+
 impl Editor<'_> {
     /// `node` (reading as `original`) written to read as `target`; `parent` is the style of
     /// the collection it is in.
@@ -218,14 +227,12 @@ impl Editor<'_> {
     ) {
         let spans: Vec<(usize, usize)> =
             entries.iter().map(|e| (e.key_start, e.value.end)).collect();
-        let gaps = self.gaps(node, &spans);
-        let lines = Self::lines(&gaps, parent);
-        let style = if lines {
-            Parent::Multiline
-        } else {
-            Parent::OneLine
-        };
-        let member_indent = self.member_indent(&gaps);
+        let Frame {
+            gaps,
+            lines,
+            style,
+            member_indent,
+        } = self.frame(node, &spans, parent);
         out.push('{');
         for (at, (key, value)) in target.iter().enumerate() {
             let found = entries.iter().position(|e| e.key == *key);
@@ -260,14 +267,12 @@ impl Editor<'_> {
         parent: Parent,
     ) {
         let spans: Vec<(usize, usize)> = items.iter().map(|i| (i.start, i.end)).collect();
-        let gaps = self.gaps(node, &spans);
-        let lines = Self::lines(&gaps, parent);
-        let style = if lines {
-            Parent::Multiline
-        } else {
-            Parent::OneLine
-        };
-        let member_indent = self.member_indent(&gaps);
+        let Frame {
+            gaps,
+            lines,
+            style,
+            member_indent,
+        } = self.frame(node, &spans, parent);
         out.push('[');
         for (at, (value, found)) in target.iter().zip(pair(original, target)).enumerate() {
             out.push_str(&self.lead(&gaps, found, at, lines));
@@ -278,6 +283,24 @@ impl Editor<'_> {
         }
         out.push_str(&self.close(&gaps, target.len(), lines));
         out.push(']');
+    }
+
+    /// What a collection (members at `spans`, in a collection of style `parent`) writes
+    /// its members with.
+    fn frame(&self, node: &Node, spans: &[(usize, usize)], parent: Parent) -> Frame<'_> {
+        let gaps = self.gaps(node, spans);
+        let lines = Self::lines(&gaps, parent);
+        let member_indent = self.member_indent(&gaps);
+        Frame {
+            gaps,
+            lines,
+            style: if lines {
+                Parent::Multiline
+            } else {
+                Parent::OneLine
+            },
+            member_indent,
+        }
     }
 
     /// The indentation of a collection's members (of the lines they start on).
