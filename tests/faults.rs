@@ -296,13 +296,6 @@ fn in_place(dir: &Path, files: &[&str]) -> std::process::Output {
     common::kinject_with_stdin(dir, &args, b"")
 }
 
-/// Whether this process runs as root (who may give files to anyone).
-fn root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let probe = tempfile::NamedTempFile::new().expect("probe");
-    probe.as_file().metadata().expect("metadata").uid() == 0
-}
-
 /// A file edited after kinject read it and before kinject would replace it is not replaced:
 /// the edit is never lost (whenever it lands), and when it lands in between, the file is
 /// named, left as the editor made it, and the other file is still written.
@@ -366,7 +359,7 @@ fn an_edit_made_while_kinject_runs_is_never_lost() {
 #[test]
 fn owner_group_mode_and_extended_attributes_are_kept() {
     use std::os::unix::fs::MetadataExt;
-    if !root() {
+    if !common::is_root() {
         eprintln!("skipped: giving a file to another owner needs root");
         return;
     }
@@ -450,7 +443,7 @@ fn xattrs(path: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn a_file_of_another_owner_is_not_taken_over() {
     use std::os::unix::fs::MetadataExt;
-    if !root() {
+    if !common::is_root() {
         eprintln!("skipped: making a file of another owner needs root");
         return;
     }

@@ -109,13 +109,6 @@ fn hostile_files_are_refused_and_left_as_they_are() {
     assert!(seen >= 14, "hostile cases missing: {seen}");
 }
 
-/// Whether this process runs as root (who reads files whatever their mode).
-fn root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let probe = tempfile::NamedTempFile::new().expect("probe");
-    probe.as_file().metadata().expect("metadata").uid() == 0
-}
-
 #[test]
 fn a_hostile_directory_is_reported_file_by_file_and_the_rest_is_rewritten() {
     use std::os::unix::fs::{PermissionsExt, symlink};
@@ -145,7 +138,7 @@ fn a_hostile_directory_is_reported_file_by_file_and_the_rest_is_rewritten() {
     // Root reads a file whatever its mode: the run is then made as nobody, who may write
     // the directory and its files but not read `unreadable.yaml`.
     let mut command = vec![];
-    if root() {
+    if common::is_root() {
         command.extend([
             "setpriv",
             "--reuid=65534",

@@ -176,60 +176,11 @@ fn stdin_cannot_be_rewritten_in_place() {
 #[test]
 fn killed_midway_leaves_every_file_whole() {
     let (dir, input, expected) = workspace();
-    let many = dir.path().join("many");
-    let reset = || {
-        let _ = std::fs::remove_dir_all(&many);
-        std::fs::create_dir(&many).expect("mkdir");
-        for i in 0..300 {
-            std::fs::write(many.join(format!("app-{i:03}.yaml")), &input).expect("write");
-        }
-    };
-    reset();
-    let start = Instant::now();
-    let full = kinject(dir.path(), &["inject", "-q", "-i", "many"]);
-    assert_eq!(full.status.code(), Some(1));
-    let total = start.elapsed();
-    let mut mixed_runs = 0;
-    for step in 1..=24u32 {
-        reset();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
-            .args(["inject", "-q", "-i", "many"])
-            .current_dir(dir.path())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("spawn");
-        std::thread::sleep(total * step / 24);
+    interrupted_runs(dir.path(), &input, &expected, 24, true, |child, _| {
         let _ = child.kill();
         let _ = child.wait();
-        let (mut old, mut new) = (0, 0);
-        for e in std::fs::read_dir(&many)
-            .expect("dir")
-            .filter_map(Result::ok)
-        {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                // A temporary file the killed run had not renamed yet: never the real file.
-                assert!(name.contains(".kinject-"), "unexpected file {name}");
-                continue;
-            }
-            let text = std::fs::read_to_string(e.path()).expect("read");
-            if text == input {
-                old += 1;
-            } else if text == expected {
-                new += 1;
-            } else {
-                panic!("{name} is neither the original nor the result after a kill at step {step}");
-            }
-        }
-        assert_eq!(old + new, 300);
-        if old > 0 && new > 0 {
-            mixed_runs += 1;
-        }
-    }
-    assert!(
-        mixed_runs > 0,
-        "no kill landed while files were being written ({total:?} per run)"
-    );
+        "a kill".to_owned()
+    });
 }
 
 #[test]
@@ -251,6 +202,70 @@ fn utf16_files_stay_utf16() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read(&path).expect("read"), utf16(&expected));
+}
+
+/// `kinject inject -i` over 300 copies of `input`, run `steps` times, each run interrupted by
+/// `interrupt` at a moment spread over a whole run's length (it says what it did). After each,
+/// every file is `input` or `expected`, and a temporary file is left only where `temporaries`
+/// allows. At least one run must have been interrupted while files were being written.
+fn interrupted_runs(
+    dir: &Path,
+    input: &str,
+    expected: &str,
+    steps: u32,
+    temporaries: bool,
+    interrupt: impl Fn(&mut std::process::Child, u32) -> String,
+) {
+    let many = dir.join("many");
+    let reset = || {
+        let _ = std::fs::remove_dir_all(&many);
+        std::fs::create_dir(&many).expect("mkdir");
+        for i in 0..300 {
+            std::fs::write(many.join(format!("app-{i:03}.yaml")), input).expect("write");
+        }
+    };
+    reset();
+    let start = Instant::now();
+    let full = kinject(dir, &["inject", "-q", "-i", "many"]);
+    assert_eq!(full.status.code(), Some(1));
+    let total = start.elapsed();
+    let mut mixed_runs = 0;
+    for step in 1..=steps {
+        reset();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+            .args(["inject", "-q", "-i", "many"])
+            .current_dir(dir)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(total * step / steps);
+        let what = interrupt(&mut child, step);
+        let (mut old, mut new) = (0, 0);
+        for name in entries(&many) {
+            if name.starts_with('.') {
+                // A temporary file the run had not renamed yet: never the real file.
+                assert!(temporaries, "{name} left after {what} at step {step}");
+                assert!(name.contains(".kinject-"), "unexpected file {name}");
+                continue;
+            }
+            let text = std::fs::read_to_string(many.join(&name)).expect("read");
+            if text == input {
+                old += 1;
+            } else if text == expected {
+                new += 1;
+            } else {
+                panic!("{name} is neither the original nor the result after {what} at step {step}");
+            }
+        }
+        assert_eq!(old + new, 300);
+        if old > 0 && new > 0 {
+            mixed_runs += 1;
+        }
+    }
+    assert!(
+        mixed_runs > 0,
+        "no interruption landed while files were being written ({total:?} per run)"
+    );
 }
 
 /// The names of the entries of `dir`, sorted.
@@ -573,31 +588,9 @@ fn terminated_midway_leaves_no_temporary_file() {
     // Larger files: more time is spent writing them.
     let padding = format!("# {}\n", "x".repeat(98)).repeat(300);
     let (input, expected) = (input + &padding, expected + &padding);
-    let many = dir.path().join("many");
-    let reset = || {
-        let _ = std::fs::remove_dir_all(&many);
-        std::fs::create_dir(&many).expect("mkdir");
-        for i in 0..300 {
-            std::fs::write(many.join(format!("app-{i:03}.yaml")), &input).expect("write");
-        }
-    };
-    reset();
-    let start = Instant::now();
-    let full = kinject(dir.path(), &["inject", "-q", "-i", "many"]);
-    assert_eq!(full.status.code(), Some(1));
-    let total = start.elapsed();
     let signals = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
-    let mut mixed_runs = 0;
-    for step in 1..=18u32 {
-        reset();
+    interrupted_runs(dir.path(), &input, &expected, 18, false, |child, step| {
         let signal = signals[step as usize % signals.len()];
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
-            .args(["inject", "-q", "-i", "many"])
-            .current_dir(dir.path())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("spawn");
-        std::thread::sleep(total * step / 18);
         let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
         let _ = kill(pid, signal);
         let status = child.wait().expect("wait");
@@ -605,30 +598,8 @@ fn terminated_midway_leaves_no_temporary_file() {
             status.code() == Some(1) || status.signal() == Some(signal as i32),
             "{signal}: {status}"
         );
-        let (mut old, mut new) = (0, 0);
-        for name in entries(&many) {
-            assert!(
-                !name.starts_with('.'),
-                "{name} left after {signal} at step {step}"
-            );
-            let text = std::fs::read_to_string(many.join(&name)).expect("read");
-            if text == input {
-                old += 1;
-            } else if text == expected {
-                new += 1;
-            } else {
-                panic!("{name} is neither the original nor the result after {signal}");
-            }
-        }
-        assert_eq!(old + new, 300);
-        if old > 0 && new > 0 {
-            mixed_runs += 1;
-        }
-    }
-    assert!(
-        mixed_runs > 0,
-        "no signal landed while files were being written ({total:?} per run)"
-    );
+        signal.to_string()
+    });
 }
 
 /// A signal kinject was started with ignored (`nohup`, `trap '' HUP`) stays ignored while it

@@ -41,10 +41,20 @@ pub fn kinject_with_stdin(
     args: &[&str],
     stdin: &[u8],
 ) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kinject"));
+    command.args(args);
+    piped(command, dir, stdin)
+}
+
+/// `command` run in `dir` with `stdin` piped in, its output taken.
+fn piped(
+    mut command: std::process::Command,
+    dir: &std::path::Path,
+    stdin: &[u8],
+) -> std::process::Output {
     use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
-        .args(args)
+    use std::process::Stdio;
+    let mut child = command
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
@@ -57,6 +67,14 @@ pub fn kinject_with_stdin(
     let _ = pipe.write_all(stdin);
     drop(pipe);
     child.wait_with_output().expect("wait for kinject")
+}
+
+/// Whether this process runs as root (who reads any file and may give files to anyone).
+#[allow(dead_code)]
+pub fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile::NamedTempFile::new().expect("probe");
+    probe.as_file().metadata().expect("metadata").uid() == 0
 }
 
 /// Every manifest file of `../shared/corpus/`, sorted.
@@ -121,25 +139,14 @@ pub fn bounded(
     stdin: &[u8],
     limit_mb: u64,
 ) -> (std::process::Output, std::time::Duration) {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     let start = std::time::Instant::now();
-    let mut child = Command::new("prlimit")
+    let mut command = std::process::Command::new("prlimit");
+    command
         .arg(format!("--as={}", limit_mb << 20))
         .arg("--")
         .arg(env!("CARGO_BIN_EXE_kinject"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("prlimit runs kinject");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let _ = pipe.write_all(stdin);
-    drop(pipe);
-    let out = child.wait_with_output().expect("wait for kinject");
+        .args(args);
+    let out = piped(command, dir, stdin);
     (out, start.elapsed())
 }
 
