@@ -258,3 +258,58 @@ fn an_endless_binary_stdin_is_refused_at_once() {
         );
     }
 }
+
+/// `--report json`: everything a run says on stderr is one JSON list — report entries,
+/// diagnostics with their code, warnings and errors — whatever went wrong, so a machine can
+/// read it (the diagnostics were drawn as text before the list). Through files, in place,
+/// with a configuration that fails, a file that cannot be read, and a long stream on stdin
+/// (read a window at a time).
+#[test]
+fn the_json_report_is_all_of_stderr_whatever_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    std::fs::write(d.join("empty.yaml"), "# nothing\n").expect("write");
+    std::fs::write(d.join("good.yaml"), DEPLOYMENT).expect("write");
+    std::fs::write(d.join("bad.yaml"), "a: [\n").expect("write");
+    let long: String = (0..20_000)
+        .map(|i| DEPLOYMENT.replace("name: web", &format!("name: web-{i}")))
+        .collect::<Vec<_>>()
+        .join("---\n")
+        + "---\na: [\n";
+    let runs: [(&[&str], &[u8]); 5] = [
+        (
+            &["inject", "-c", "config.yaml", "good.yaml", "bad.yaml"],
+            b"",
+        ),
+        (
+            &["inject", "-i", "-c", "config.yaml", "good.yaml", "bad.yaml"],
+            b"",
+        ),
+        (&["inject", "-c", "empty.yaml", "good.yaml"], b""),
+        (
+            &["inject", "-c", "config.yaml", "good.yaml", "missing.yaml"],
+            b"",
+        ),
+        (&["inject", "-c", "config.yaml"], long.as_bytes()),
+    ];
+    for (args, stdin) in runs {
+        let mut args = args.to_vec();
+        args.extend(["--report", "json"]);
+        let out = common::kinject_with_stdin(d, &args, stdin);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let items: serde_json::Value = serde_json::from_slice(&out.stderr)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let items = items.as_array().expect("a list");
+        assert!(
+            items.iter().all(|i| i["action"].is_string()),
+            "{args:?}: {items:?}"
+        );
+        assert!(
+            items
+                .iter()
+                .any(|i| i["action"] == "error" && i["code"].is_string()),
+            "{args:?}: no located error: {items:?}"
+        );
+    }
+}

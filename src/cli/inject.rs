@@ -220,8 +220,6 @@ pub(crate) fn report(
         return;
     }
     // A part at a time, so that the report of a million documents is not held whole.
-    let mut array = render::json::PrettyArray::default();
-    let mut text = String::new();
     for f in files {
         for docs in f.docs.chunks(REPORT_PART) {
             let mut entries = report::entries_of(f, docs);
@@ -234,18 +232,11 @@ pub(crate) fn report(
                     e.error = Some(format!("not written: {why} (the file is unchanged)"));
                 }
             }
-            text.clear();
             match output.report {
-                ReportFormat::Text => text = report::text(&entries),
-                ReportFormat::Json => array.push(&entries, &mut text),
+                ReportFormat::Text => eprint(&report::text(&entries)),
+                ReportFormat::Json => super::json_stderr::items(&entries),
             }
-            eprint(&text);
         }
-    }
-    if output.report == ReportFormat::Json {
-        text.clear();
-        array.finish(&mut text);
-        eprint(&text);
     }
     print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
 }

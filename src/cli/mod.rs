@@ -5,6 +5,7 @@ mod admission;
 mod edit;
 mod explain;
 mod inject;
+mod json_stderr;
 mod krm;
 mod output;
 mod overlay;
@@ -394,6 +395,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
+    let report = match &command {
+        Command::Inject(args) => Some(args.output.report),
+        Command::Uninject(args) => Some(args.output.report),
+        _ => None,
+    };
+    if report == Some(ReportFormat::Json) {
+        json_stderr::start();
+    }
     let code = match command {
         Command::Krm(args) => krm::run(&args),
         Command::Admission(args) => admission::run(&args),
@@ -411,6 +420,7 @@ pub fn main() -> ExitCode {
             output::stdout(&String::from_utf8_lossy(&buf))
         }
     };
+    json_stderr::finish();
     ExitCode::from(code)
 }
 
@@ -445,5 +455,14 @@ pub fn completion_script(shell: clap_complete::Shell) -> String {
 }
 
 fn eprint(text: &str) {
+    if json_stderr::on() {
+        json_stderr::said(text);
+    } else {
+        write_stderr(text);
+    }
+}
+
+/// `text` on stderr as it is.
+fn write_stderr(text: &str) {
     let _ = std::io::stderr().write_all(text.as_bytes());
 }

@@ -55,6 +55,14 @@ pub(crate) fn write_slices(out: &mut dyn Write, slices: &[&[u8]]) -> std::io::Re
 
 /// Prints diagnostics to stderr.
 pub(crate) fn diagnostics<D: miette::Diagnostic + Send + Sync + 'static>(errors: Vec<D>) {
+    if super::json_stderr::on() {
+        let items: Vec<_> = errors
+            .iter()
+            .map(|e| super::json_stderr::diagnostic(e))
+            .collect();
+        super::json_stderr::items(&items);
+        return;
+    }
     for e in errors {
         super::eprint(&format!("{:?}\n", miette::Report::new(e)));
     }

@@ -38,7 +38,6 @@ pub(crate) fn run(
     let mut patches = render::json::PrettyArray::default();
     // The report too is held back (it comes after the diagnostics, as for other inputs).
     let mut report = Spool::new(SPOOL_IN_MEMORY);
-    let mut report_array = render::json::PrettyArray::default();
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let mut failed = false;
@@ -59,12 +58,13 @@ pub(crate) fn run(
         }
         if !output.quiet {
             let entries = report::entries(std::slice::from_ref(&file));
-            text.clear();
             match output.report {
-                ReportFormat::Text => text = report::text(&entries),
-                ReportFormat::Json => report_array.push(&entries, &mut text),
+                ReportFormat::Text => {
+                    failed |= !hold(&mut report, &report::text(&entries), "report");
+                }
+                // One JSON list of everything, in the order it happens.
+                ReportFormat::Json => super::json_stderr::items(&entries),
             }
-            failed |= !hold(&mut report, &text, "report");
         }
         warnings.append(&mut file.warnings);
         // Once anything failed nothing will be written: the rest is only checked.
@@ -104,11 +104,6 @@ pub(crate) fn run(
         failed |= spool.write(text.as_bytes()).is_err();
     }
     if !output.quiet {
-        if output.report == ReportFormat::Json {
-            text.clear();
-            report_array.finish(&mut text);
-            let _ = report.write(text.as_bytes());
-        }
         let _ = report.copy_to(&mut std::io::stderr().lock());
         print_warnings(warnings.iter().chain(&notes));
     }

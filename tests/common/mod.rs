@@ -63,10 +63,15 @@ fn piped(
         .spawn()
         .expect("spawn kinject");
     let mut pipe = child.stdin.take().expect("stdin");
-    // A run that fails early may close its stdin: that is not the test's failure.
-    let _ = pipe.write_all(stdin);
-    drop(pipe);
-    child.wait_with_output().expect("wait for kinject")
+    // Written on a thread while the output is read: kinject may write stderr before it has
+    // read all of its input, and with both pipes full each side would wait for the other.
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // A run that fails early may close its stdin: that is not the test's failure.
+            let _ = pipe.write_all(stdin);
+        });
+        child.wait_with_output().expect("wait for kinject")
+    })
 }
 
 /// Whether this process runs as root (who reads any file and may give files to anyone).
