@@ -1,4 +1,4 @@
-//! kinject over every real manifest in `../shared/corpus/`.
+//! kinject over every real manifest in `testdata/corpus/manifests/` (real manifests others wrote; its SOURCES.md).
 //!
 //! With a configuration that matches nothing, output is the input byte for byte. With one that
 //! injects into every workload (default skips off): exit 0 (or a clean diagnostic for files

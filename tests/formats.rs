@@ -69,7 +69,7 @@ fn kruise_sidecarsets_over_the_openkruise_samples() {
             "testdata/formats/kruise/sidecarset.yaml",
             "testdata/formats/kruise/samples-sidecarset.yaml",
         ],
-        "../shared/corpus/openkruise",
+        "testdata/corpus/manifests/openkruise",
     );
     let objects = common::objects(&output);
     let injected: Vec<String> = objects
@@ -283,8 +283,8 @@ fn salesforce_webhook_test_gives_the_pod_salesforce_gives() {
 fn tumblr_example_configmap_over_the_tumblr_corpus() {
     // tumblr's examples/kubernetes: the sidecar ConfigMap, and the debug pod that requests it.
     let output = round_trip(
-        &["../shared/corpus/tumblr-k8s-sidecar-injector/configmap-sidecar-test.yaml"],
-        "../shared/corpus/tumblr-k8s-sidecar-injector",
+        &["testdata/corpus/manifests/tumblr-k8s-sidecar-injector/configmap-sidecar-test.yaml"],
+        "testdata/corpus/manifests/tumblr-k8s-sidecar-injector",
     );
     let objects = common::objects(&output);
     let injected: Vec<&str> = objects
@@ -348,7 +348,7 @@ fn kruise_sidecarset_fields_are_all_known() {
     // an `unknown_field`: kinject knows every field Kruise has (those it cannot honour are
     // refused by name, see docs/compat.md).
     let crd = std::fs::read_to_string(
-        root().join("../shared/corpus/openkruise/apps.kruise.io_sidecarsets.yaml"),
+        root().join("testdata/corpus/manifests/openkruise/apps.kruise.io_sidecarsets.yaml"),
     )
     .expect("the OpenKruise CRD in the corpus");
     let crd = &common::objects_of_documents(&crd)[0];

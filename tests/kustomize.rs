@@ -119,7 +119,10 @@ fn emitted_overlay_round_trips_through_kustomize() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let base = tmp.path().join("base");
     let overlay = tmp.path().join("overlays/sidecars");
-    copy_dir(&root().join("../shared/corpus/microservices-demo"), &base);
+    copy_dir(
+        &root().join("testdata/corpus/manifests/microservices-demo"),
+        &base,
+    );
     let config = root().join("testdata/corpus/inject-all.yaml");
     let config = config.to_str().expect("path");
     let out = Command::new(env!("CARGO_BIN_EXE_kinject"))

@@ -8,10 +8,6 @@ use serde_json::Value;
 mod common;
 use common::objects;
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
-}
-
 fn case(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/cases")
@@ -60,11 +56,12 @@ fn inject(case_dir: &Path, args: &[&str]) -> String {
 /// Karmada's KMS proposal: the injected plain API-server Deployment is the proposal's target.
 #[test]
 fn karmada_kms_target_deployment() {
-    let seed =
-        std::fs::read_to_string(shared().join("seeds/000_7eb5ff0eac470edc.txt")).expect("seed 000");
-    let start = seed.find("```yaml").expect("yaml block") + "```yaml".len();
-    let end = start + seed[start..].find("```").expect("block end");
-    let target = objects(&seed[start..end]);
+    let target = objects(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/seeds/karmada-kms-target.yaml"),
+        )
+        .expect("the proposal's target"),
+    );
     let want = find(&target, "Deployment", "kube-apiserver");
 
     let dir = case("kms-plugin");

@@ -82,12 +82,12 @@ pub fn is_root() -> bool {
     probe.as_file().metadata().expect("metadata").uid() == 0
 }
 
-/// Every manifest file of `../shared/corpus/`, sorted.
+/// Every manifest file of the corpus, `testdata/corpus/manifests/`, sorted.
 #[allow(dead_code)]
 pub fn corpus_files() -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus/manifests");
     let mut files = Vec::new();
-    let mut stack = vec![dir];
+    let mut stack = vec![dir.clone()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d)
             .expect("corpus dir")
@@ -105,11 +105,24 @@ pub fn corpus_files() -> Vec<std::path::PathBuf> {
         }
     }
     files.sort();
-    assert!(
-        files.len() > 250,
-        "the corpus is missing: {} files",
-        files.len()
+    // Every file SOURCES.md lists is here, and nothing else: a file lost in a copy or a move
+    // fails here, not as a smaller run.
+    let sources = std::fs::read_to_string(dir.join("SOURCES.md")).expect("SOURCES.md");
+    let mut listed: Vec<std::path::PathBuf> = sources
+        .split("## Files")
+        .nth(1)
+        .expect("SOURCES.md lists its files")
+        .lines()
+        .filter_map(|line| line.strip_prefix("| ")?.split(" |").next())
+        .filter(|name| name.contains('/'))
+        .map(|name| dir.join(name))
+        .collect();
+    listed.sort();
+    assert_eq!(
+        files, listed,
+        "testdata/corpus/manifests against its SOURCES.md"
     );
+    assert_eq!(files.len(), 298);
     files
 }
 
