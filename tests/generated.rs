@@ -1,5 +1,6 @@
-//! Files generated from the code — shell completions, the configuration's JSON Schema and its
-//! field reference — are checked in, and must match what the code generates today.
+//! Files generated from the code — shell completions, the man pages, the configuration's JSON
+//! Schema and its field reference — are checked in, and must match what the code generates
+//! today.
 //! Regenerate with `KINJECT_BLESS=1 cargo test --test generated`.
 
 use std::path::{Path, PathBuf};
@@ -53,6 +54,67 @@ fn completions_are_current() {
     .filter_map(|(shell, path)| check(path, &kinject(&["completions", shell])))
     .collect();
     assert!(stale.is_empty(), "{}", stale.join("\n"));
+}
+
+/// The man pages: `man/kinject.1` and one per subcommand (`man/kinject-inject.1`, …), made
+/// by clap_mangen from the command line's definition, with the package's version (not the
+/// commit `--version` adds: the pages change when the command line does).
+#[test]
+fn man_pages_are_current() {
+    use clap::CommandFactory;
+    let made = tempfile::tempdir().expect("tempdir");
+    let command = kinject::cli::Cli::command().version(env!("CARGO_PKG_VERSION"));
+    clap_mangen::generate_to(command, made.path()).expect("man pages");
+    let names = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let pages = names(made.path());
+    assert!(pages.contains(&"kinject-inject.1".to_owned()), "{pages:?}");
+    let mut stale: Vec<String> = pages
+        .iter()
+        .filter_map(|page| {
+            let text = std::fs::read_to_string(made.path().join(page)).expect("page");
+            check(&format!("man/{page}"), &text)
+        })
+        .collect();
+    if std::env::var_os("KINJECT_BLESS").is_none() {
+        stale.extend(
+            names(&root().join("man"))
+                .into_iter()
+                .filter(|page| !pages.contains(page))
+                .map(|page| format!("man/{page} is no longer made: remove it")),
+        );
+    }
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+}
+
+/// `man` reads the page: it renders without a warning, names the subcommands and a flag.
+#[test]
+fn man_page_renders() {
+    let out = Command::new("man")
+        .args(["--warnings", "-E", "UTF-8", "-l"])
+        .arg(root().join("man/kinject.1"))
+        .env("MANWIDTH", "100")
+        .env("MAN_KEEP_FORMATTING", "0")
+        .output()
+        .expect("man is installed (Debian: man-db)");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for word in ["kinject-inject(1)", "uninject", "Inject sidecar containers"] {
+        assert!(text.contains(word), "{word} not in:\n{text}");
+    }
 }
 
 #[test]
