@@ -1,6 +1,7 @@
 //! Splits the embedded configuration schemas (`src/config/*.validation.json`) into their top
 //! level and their definitions, one string each, so that kinject parses only the definitions
-//! a configuration refers to (`config::schema`).
+//! a configuration refers to (`config::schema`); and names the commit kinject is built from
+//! for `--version` (`KINJECT_VERSION`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -9,6 +10,57 @@ use std::path::Path;
 use serde_json::Value;
 
 fn main() {
+    schemas();
+    version();
+}
+
+/// `KINJECT_VERSION`: the package's version and, when built from git, the commit and its
+/// date (`0.1.0 (1bfe9b5a0c3e 2026-11-25)`), as ripgrep's and cargo's `--version` say it. A
+/// published crate has no `.git`: its `.cargo_vcs_info.json` (written by `cargo package`)
+/// names the commit. Without either, the version alone.
+fn version() {
+    let version = std::env::var("CARGO_PKG_VERSION").expect("CARGO_PKG_VERSION");
+    let git = |args: &[&str]| -> Option<String> {
+        let out = std::process::Command::new("git").args(args).output().ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_owned())
+    };
+    let from_git = git(&["log", "-1", "--format=%H %cs"]);
+    if from_git.is_some() {
+        // Rebuilt when HEAD moves: the files naming the commit (HEAD's log grows with every
+        // commit and checkout). Only files that exist: cargo reruns a build script watching a
+        // missing file on every build.
+        let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+        for path in ["HEAD", "logs/HEAD", "packed-refs"]
+            .iter()
+            .filter_map(|f| git(&["rev-parse", "--git-path", f]))
+            .chain(branch.and_then(|r| git(&["rev-parse", "--git-path", &r])))
+            .filter(|p| Path::new(p).exists())
+        {
+            println!("cargo::rerun-if-changed={path}");
+        }
+    }
+    let from_package = || {
+        let text = std::fs::read_to_string(".cargo_vcs_info.json").ok()?;
+        let info: Value = serde_json::from_str(&text).ok()?;
+        info["git"]["sha1"].as_str().map(str::to_owned)
+    };
+    let full = match from_git.or_else(from_package) {
+        Some(commit) => {
+            let mut parts = commit.split(' ');
+            let hash = parts.next().unwrap_or_default();
+            let short = &hash[..hash.len().min(12)];
+            match parts.next() {
+                Some(date) => format!("{version} ({short} {date})"),
+                None => format!("{version} ({short})"),
+            }
+        }
+        None => version,
+    };
+    println!("cargo::rustc-env=KINJECT_VERSION={full}");
+}
+
+fn schemas() {
     let dir = Path::new("src/config");
     let mut out = String::new();
     let mut definitions: BTreeMap<String, String> = BTreeMap::new();

@@ -26,6 +26,18 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason (docs/stable.txt lists their codes).
+    pub const ALL: [Reason; 8] = [
+        Reason::NotAWorkload,
+        Reason::NoPodTemplate,
+        Reason::NoContainers,
+        Reason::OptedOut,
+        Reason::HostNetwork,
+        Reason::SystemNamespace,
+        Reason::NoRuleMatched,
+        Reason::JobNeedsNativeSidecar,
+    ];
+
     pub fn code(self) -> &'static str {
         match self {
             Reason::NotAWorkload => "not_a_workload",
@@ -55,6 +67,18 @@ pub enum Miss {
 }
 
 impl Miss {
+    /// Every miss (docs/stable.txt lists their codes).
+    pub const ALL: [Miss; 8] = [
+        Miss::KindNotMatched,
+        Miss::NamespaceNotMatched,
+        Miss::NamespaceExcluded,
+        Miss::NamespaceLabelsNotMatched,
+        Miss::NameNotMatched,
+        Miss::LabelsNotMatched,
+        Miss::AnnotationsNotMatched,
+        Miss::RunsToCompletionNotMatched,
+    ];
+
     pub fn code(self) -> &'static str {
         match self {
             Miss::KindNotMatched => "kind_not_matched",

@@ -22,7 +22,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(
     name = "kinject",
-    version,
+    version = env!("KINJECT_VERSION"),
     propagate_version = true,
     max_term_width = 100
 )]

@@ -1,0 +1,248 @@
+//! kinject's stable interface (docs/stability.md): every subcommand and flag, every value a flag
+//! takes, every diagnostic and reason code, the annotations, the configuration format's
+//! fields and values, and the exit codes. `docs/stable.txt` lists them; this test makes the
+//! list from the code and compares. A name that disappears or changes fails as a break of the
+//! promise; a new one fails until it is added to the list
+//! (`KINJECT_BLESS=1 cargo test --test stable`), so that adding to the interface is a decision
+//! a reviewer sees.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clap::CommandFactory;
+use serde_json::Value;
+
+mod common;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+/// `--flag` and `-f` of every subcommand, and the values of flags that take a fixed set.
+fn flags(out: &mut BTreeSet<String>) {
+    let command = kinject::cli::Cli::command();
+    let mut commands = vec![(String::from("kinject"), &command)];
+    commands.extend(
+        command
+            .get_subcommands()
+            .map(|sub| (format!("kinject {}", sub.get_name()), sub)),
+    );
+    for (name, command) in commands {
+        out.insert(format!("command {name}"));
+        for arg in command.get_arguments() {
+            let mut names: Vec<String> = arg
+                .get_long_and_visible_aliases()
+                .unwrap_or_default()
+                .iter()
+                .map(|l| format!("--{l}"))
+                .collect();
+            names.extend(
+                arg.get_short_and_visible_aliases()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|s| format!("-{s}")),
+            );
+            if names.is_empty() {
+                names.push(format!("<{}>", arg.get_id()));
+            }
+            for flag in &names {
+                out.insert(format!("flag {name} {flag}"));
+            }
+            if arg.get_action().takes_values() {
+                for value in arg.get_possible_values() {
+                    out.insert(format!("value {name} {} {}", names[0], value.get_name()));
+                }
+            }
+        }
+    }
+}
+
+/// Every string literal in `src/` that is a diagnostic code (`"kinject::…"`) or an
+/// annotation or API group of kinject's (`"kinject.dev/…"`).
+fn literals(out: &mut BTreeSet<String>) {
+    let mut stack = vec![root().join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src").filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read");
+            // A literal (`"kinject::x"`, not a message that starts so) or a derived
+            // diagnostic's `code(kinject::x)`.
+            let forms = [
+                ("\"kinject::", "code", '"'),
+                ("code(kinject::", "code", ')'),
+                ("\"kinject.dev/", "name", '"'),
+            ];
+            for (prefix, kind, close) in forms {
+                for (at, _) in text.match_indices(prefix) {
+                    let rest = &text[at + prefix.find("kinject").unwrap_or_default()..];
+                    let end = rest
+                        .find(|c: char| {
+                            !(c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-'))
+                        })
+                        .unwrap_or(rest.len());
+                    if rest[end..].starts_with(close) && !rest[..end].ends_with("::test") {
+                        out.insert(format!("{kind} {}", &rest[..end]));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The configuration format: every definition of `kinject schema`, its fields and the values
+/// of its enumerations.
+fn config_format(out: &mut BTreeSet<String>) {
+    let schema = kinject::config::schema::document();
+    let mut defs: Vec<(String, &Value)> = vec![("InjectionConfig".into(), &schema)];
+    // kinject's own definitions; a sidecar's container and volumes are Kubernetes' types
+    // (`io.k8s.…`), Kubernetes' to keep.
+    if let Some(d) = schema["$defs"].as_object() {
+        defs.extend(
+            d.iter()
+                .filter(|(k, _)| !k.starts_with("io."))
+                .map(|(k, v)| (k.clone(), v)),
+        );
+    }
+    for (name, def) in defs {
+        if let Some(props) = def["properties"].as_object() {
+            for (field, prop) in props {
+                out.insert(format!("config {name}.{field}"));
+                for value in prop["enum"].as_array().into_iter().flatten() {
+                    out.insert(format!("config {name}.{field} = {value}"));
+                }
+            }
+        }
+        for value in enum_values(def) {
+            out.insert(format!("config {name} = {value}"));
+        }
+    }
+}
+
+fn enum_values(def: &Value) -> Vec<String> {
+    let direct = def["enum"].as_array().into_iter().flatten().cloned();
+    let one_of = def["oneOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.get("const").or(v.get("enum")))
+        .flat_map(|v| v.as_array().cloned().unwrap_or_else(|| vec![v.clone()]));
+    direct.chain(one_of).map(|v| v.to_string()).collect()
+}
+
+fn interface() -> String {
+    let mut out = BTreeSet::new();
+    flags(&mut out);
+    literals(&mut out);
+    config_format(&mut out);
+    for reason in kinject::select::Reason::ALL {
+        out.insert(format!("reason {}", reason.code()));
+    }
+    for miss in kinject::select::Miss::ALL {
+        out.insert(format!("miss {}", miss.code()));
+    }
+    for (code, meaning) in [(0, "success"), (1, "changed"), (2, "error")] {
+        out.insert(format!("exit {code} {meaning}"));
+    }
+    let mut text = String::from(
+        "# kinject's stable interface: generated by tests/stable.rs, see docs/stability.md.\n",
+    );
+    for line in out {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn the_stable_interface_is_what_docs_stable_txt_lists() {
+    let path = root().join("docs/stable.txt");
+    let made = interface();
+    if std::env::var_os("KINJECT_BLESS").is_some() {
+        std::fs::write(&path, &made).expect("write");
+        return;
+    }
+    let listed = std::fs::read_to_string(&path).unwrap_or_default();
+    let set = |t: &str| -> BTreeSet<String> {
+        t.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    };
+    let (listed, made) = (set(&listed), set(&made));
+    let gone: Vec<&String> = listed.difference(&made).collect();
+    let new: Vec<&String> = made.difference(&listed).collect();
+    assert!(
+        gone.is_empty() && new.is_empty(),
+        "gone from the stable interface (a break: docs/stability.md): {gone:#?}\n\
+         new, not yet in docs/stable.txt (add with KINJECT_BLESS=1 cargo test --test stable): {new:#?}"
+    );
+}
+
+/// The exit codes the list names, each from a run that ends so.
+#[test]
+fn exit_codes_are_what_the_list_says() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = root().join("testdata/cases/kms-plugin/config.yaml");
+    let input = dir.path().join("input.yaml");
+    std::fs::copy(root().join("testdata/cases/kms-plugin/input.yaml"), &input).expect("copy");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kinject"))
+            .args(args)
+            .output()
+            .expect("run");
+        out.status.code()
+    };
+    let config = config.to_str().expect("utf-8");
+    let input = input.to_str().expect("utf-8");
+    assert_eq!(run(&["inject", "-q", "-c", config, input]), Some(0));
+    assert_eq!(
+        run(&["inject", "-q", "--check", "-c", config, input]),
+        Some(1)
+    );
+    assert_eq!(
+        run(&["inject", "-q", "-c", config, "missing.yaml"]),
+        Some(2)
+    );
+    assert!(
+        common::objects(&std::fs::read_to_string(input).expect("input"))
+            .iter()
+            .all(|o| o["metadata"]["annotations"]["kinject.dev/status"].is_null()),
+        "--check wrote"
+    );
+}
+
+/// `kinject --version`: the package's version and, in a git checkout, the commit built and its
+/// date, as `git log` gives them.
+#[test]
+fn the_version_names_the_commit() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .arg("--version")
+        .output()
+        .expect("run");
+    let version = String::from_utf8(out.stdout).expect("utf-8");
+    let expected_start = format!("kinject {} ", env!("CARGO_PKG_VERSION"));
+    let git = std::process::Command::new("git")
+        .args(["log", "-1", "--format=%H %cs"])
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    match git {
+        Some(commit) => {
+            let (hash, date) = commit.split_once(' ').expect("hash and date");
+            assert_eq!(
+                version.trim_end(),
+                format!("{}({} {date})", expected_start, &hash[..12])
+            );
+        }
+        None => assert!(version.starts_with(expected_start.trim_end()), "{version}"),
+    }
+}
