@@ -19,7 +19,7 @@ pub(crate) fn run(args: &AdmissionArgs) -> u8 {
         eprint(&format!("error: {e}\n"));
         return EXIT_ERROR;
     }
-    let answer = crate::admission::review(&bytes, &config, &labels);
+    let answer = crate::integrations::admission::review(&bytes, &config, &labels);
     let text = serde_json::to_string_pretty(&answer.response).unwrap_or_default();
     let code = stdout(&format!("{text}\n"));
     if answer.well_formed { code } else { EXIT_ERROR }

@@ -3,9 +3,9 @@
 
 use std::io::IsTerminal;
 
+use crate::cli::write::{Expected, atomic_write, encode};
 use crate::pipeline::FileResult;
 use crate::render;
-use crate::write::{Expected, atomic_write, encode};
 
 use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, OutputArgs, ReportFormat, eprint, output};
 

@@ -4,7 +4,7 @@ use crate::config::{self, Config};
 use crate::inject::Mode;
 use crate::pipeline::FileResult;
 use crate::render;
-use crate::report;
+use crate::render::report;
 
 use super::output::{
     Loaded, StdinWindows, diagnostics, process_inputs, read_while, stdout, write_slices,
@@ -22,13 +22,13 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
     let resource_list = stdin.as_mut().is_some_and(|s| {
         s.first
             .as_mut()
-            .is_ok_and(crate::krm::starts_with_resource_list)
+            .is_ok_and(crate::integrations::krm::starts_with_resource_list)
     });
     if resource_list && let Some(s) = stdin.take() {
         match s.whole() {
             Ok(mut input) => {
                 input.parse_all();
-                if crate::krm::is_resource_list(&input) {
+                if crate::integrations::krm::is_resource_list(&input) {
                     return super::krm::run_input(
                         input,
                         &args.config.configs,

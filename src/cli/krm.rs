@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::config;
-use crate::krm;
+use crate::integrations::krm;
 use crate::read::Input;
 
 use super::output::{diagnostics, read_stdin, stdout};

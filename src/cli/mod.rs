@@ -10,6 +10,7 @@ mod krm;
 mod output;
 mod overlay;
 mod stream;
+pub mod write;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -374,7 +375,7 @@ pub(crate) const EXIT_ERROR: u8 = 2;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    crate::write::fail_writes_past_the_file_size_limit();
+    crate::cli::write::fail_writes_past_the_file_size_limit();
     let _ = miette::set_hook(Box::new(|_| {
         Box::new(
             miette::MietteHandlerOpts::new()

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::config::Config;
 use crate::inject::{Mode, Settings};
-use crate::overlay;
+use crate::integrations::kustomize;
 use crate::pipeline;
 use crate::read;
 
@@ -30,7 +30,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
     let mut failed = false;
     let mut read_bases = Vec::new();
     for base_dir in &bases {
-        let base = match overlay::base(base_dir) {
+        let base = match kustomize::base(base_dir) {
             Ok(b) => {
                 read_bases.push(b.clone());
                 b
@@ -41,7 +41,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
                 continue;
             }
         };
-        match overlay::relative(dir, base_dir) {
+        match kustomize::relative(dir, base_dir) {
             Ok(r) => resources.push(r),
             Err(e) => {
                 eprint(&format!("error: {e}\n"));
@@ -54,7 +54,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
                     let result = pipeline::process(i, &settings, pipeline::Keep::Values);
                     for d in &result.docs {
                         for o in d.objects.iter().filter(|o| !o.ops.is_empty()) {
-                            patches.push((overlay::target(&o.identity, &base), o.ops.clone()));
+                            patches.push((kustomize::target(&o.identity, &base), o.ops.clone()));
                         }
                     }
                     files.push(result);
@@ -70,19 +70,21 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
         failed |= !f.errors.is_empty();
         diagnostics(f.errors.clone());
     }
-    if let Err(e) = overlay::apart_from_bases(dir, &read_bases) {
+    if let Err(e) = kustomize::apart_from_bases(dir, &read_bases) {
         eprint(&format!("error: --emit-kustomize: {e}\n"));
         failed = true;
     }
     if !output.quiet {
-        eprint(&crate::report::text(&crate::report::entries(&files)));
+        eprint(&crate::render::report::text(
+            &crate::render::report::entries(&files),
+        ));
     }
     if failed {
         eprint("error: nothing was written because of the errors above\n");
         return EXIT_ERROR;
     }
-    let text = overlay::kustomization(&resources, &patches);
-    match overlay::write(dir, &text) {
+    let text = kustomize::kustomization(&resources, &patches);
+    match kustomize::write(dir, &text) {
         Ok(path) => {
             if !output.quiet {
                 eprint(&format!(

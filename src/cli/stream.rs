@@ -3,12 +3,12 @@
 //! is let go of before the next window is read. The output reaches stdout only once the
 //! whole stream has been processed without an error, as it does for any other input.
 
+use crate::cli::write::Spool;
 use crate::config::Config;
 use crate::inject::Mode;
 use crate::pipeline::{self, Keep};
 use crate::render;
-use crate::report;
-use crate::write::Spool;
+use crate::render::report;
 
 use super::inject::print_warnings;
 use super::output::{StdinWindows, diagnostics, write_stdout};

@@ -235,12 +235,12 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     // First every document: salesforce sidecar files (read before the mutation files that
     // name their entries), and the other formats' flags (`formats`), which apply to files
     // given before them too.
-    let mut catalogs = crate::formats::salesforce::Catalogs::default();
+    let mut catalogs = crate::config::compat::salesforce::Catalogs::default();
     let mut formats = super::model::Formats::default();
     let mut documents = Vec::new();
     for (index, (name, text)) in texts.iter().enumerate() {
         for range in read::documents(text) {
-            match crate::formats::salesforce::read_sidecar_file(
+            match crate::config::compat::salesforce::read_sidecar_file(
                 name,
                 text,
                 range.clone(),
@@ -287,7 +287,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             name: name.clone(),
             text: Arc::clone(text),
         };
-        let ctx = crate::formats::Context {
+        let ctx = crate::config::compat::Context {
             file: name,
             options: &formats,
             catalogs: &catalogs,
@@ -308,7 +308,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             text: Arc::clone(&file.text),
             span: at(path),
         };
-        let converted = crate::formats::to_native(&parsed.value, &root, doc_text, &ctx);
+        let converted = crate::config::compat::to_native(&parsed.value, &root, doc_text, &ctx);
         for p in ctx.warnings.take() {
             let mut o = origin(&p.path);
             if let Some((a, b)) = p.span {
@@ -318,21 +318,21 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
         }
         // A document of another kind that is skipped (a ConfigMap beside the configuration)
         // stands in as an empty configuration, and is not one.
-        let stand_in = matches!(&converted, Some(Ok(v)) if *v == crate::formats::nothing());
+        let stand_in = matches!(&converted, Some(Ok(v)) if *v == crate::config::compat::nothing());
         let value = match converted {
             None => parsed.value,
             Some(Ok(native)) => native,
-            Some(Err(crate::formats::Failure::Located(mut located))) => {
+            Some(Err(crate::config::compat::Failure::Located(mut located))) => {
                 errors.append(&mut located);
                 continue;
             }
-            Some(Err(crate::formats::Failure::Schema(violations))) => {
+            Some(Err(crate::config::compat::Failure::Schema(violations))) => {
                 for v in violations {
                     errors.push(violation(&file, range.start, &root, &v));
                 }
                 continue;
             }
-            Some(Err(crate::formats::Failure::Problems(problems))) => {
+            Some(Err(crate::config::compat::Failure::Problems(problems))) => {
                 for p in problems {
                     let mut o = origin(&p.path);
                     if let Some((a, b)) = p.span {

@@ -1,6 +1,7 @@
 //! Configuration: the native format's types, its JSON Schema, and loading files into one
 //! resolved `Config` with located diagnostics.
 
+pub(crate) mod compat;
 mod load;
 pub mod model;
 pub mod schema;

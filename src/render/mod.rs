@@ -4,6 +4,7 @@
 pub mod json;
 mod json_edit;
 pub mod patch;
+pub mod report;
 pub mod yaml;
 
 /// A document that could not be rendered (an internal error: nothing is written).

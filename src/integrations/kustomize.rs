@@ -244,14 +244,14 @@ pub fn write(dir: &Path, text: &str) -> Result<PathBuf, String> {
         }
     }
     match stamp {
-        None => crate::write::create_new(&path, text.as_bytes()).map_err(cannot)?,
+        None => crate::cli::write::create_new(&path, text.as_bytes()).map_err(cannot)?,
         Some(stamp) => {
             let within = std::fs::canonicalize(dir).map_err(cannot)?;
-            let expected = crate::write::Expected {
+            let expected = crate::cli::write::Expected {
                 stamp: Some(stamp),
                 within: Some(&within),
             };
-            crate::write::atomic_write(&path, text.as_bytes(), &expected).map_err(cannot)?;
+            crate::cli::write::atomic_write(&path, text.as_bytes(), &expected).map_err(cannot)?;
         }
     }
     Ok(path)
