@@ -1,6 +1,6 @@
 //! `kinject inject --emit-kustomize DIR BASE…`: wiring only.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::inject::{Mode, Settings};
@@ -84,7 +84,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
         return EXIT_ERROR;
     }
     let text = kustomize::kustomization(&resources, &patches);
-    match kustomize::write(dir, &text) {
+    match write_kustomization(dir, &text) {
         Ok(path) => {
             if !output.quiet {
                 eprint(&format!(
@@ -100,4 +100,70 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
             EXIT_ERROR
         }
     }
+}
+
+/// Writes `text` as `dir`'s kustomization.yaml and returns its path. A kustomization there
+/// that kinject did not write (or under another name kustomize reads) is not replaced, and
+/// none is written through a symlink.
+fn write_kustomization(dir: &Path, text: &str) -> Result<PathBuf, String> {
+    let path = dir.join(kustomize::KUSTOMIZATION_FILES[0]);
+    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    std::fs::create_dir_all(dir).map_err(cannot)?;
+    let mut stamp = None;
+    for name in kustomize::KUSTOMIZATION_FILES {
+        let p = dir.join(name);
+        if let Some(s) = generated(&p)? {
+            stamp = Some(s);
+        }
+    }
+    match stamp {
+        None => super::write::create_new(&path, text.as_bytes()).map_err(cannot)?,
+        Some(stamp) => {
+            let within = std::fs::canonicalize(dir).map_err(cannot)?;
+            let expected = super::write::Expected {
+                stamp: Some(stamp),
+                within: Some(&within),
+            };
+            super::write::atomic_write(&path, text.as_bytes(), &expected).map_err(cannot)?;
+        }
+    }
+    Ok(path)
+}
+
+/// When a kustomization at `p` is one kinject wrote as `kustomization.yaml`: what it was when
+/// read. `None` when there is none; an error when there is one kinject may not replace.
+fn generated(p: &Path) -> Result<Option<crate::read::Stamp>, String> {
+    use std::io::Read;
+    let meta = match std::fs::symlink_metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", p.display())),
+        Ok(m) => m,
+    };
+    if meta.file_type().is_symlink() {
+        return Err(format!("{} is a symlink: not written through", p.display()));
+    }
+    let not_ours = || {
+        format!(
+            "{} was not written by kinject: not replaced (it does not start with `{}`; move it, or write the overlay to another directory)",
+            p.display(),
+            kustomize::GENERATED
+        )
+    };
+    if p.file_name() != Some(std::ffi::OsStr::new(kustomize::KUSTOMIZATION_FILES[0]))
+        || !meta.is_file()
+    {
+        return Err(not_ours());
+    }
+    let mut file =
+        std::fs::File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    let stamp = crate::read::Stamp::of(&file.metadata().map_err(|e| e.to_string())?);
+    let mut head = Vec::new();
+    let _ = file
+        .by_ref()
+        .take(kustomize::GENERATED.len() as u64)
+        .read_to_end(&mut head);
+    if head != kustomize::GENERATED.as_bytes() {
+        return Err(not_ours());
+    }
+    Ok(Some(stamp))
 }

@@ -229,69 +229,6 @@ fn resolved(p: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// Writes `text` as `dir`'s kustomization.yaml and returns its path. A kustomization there
-/// that kinject did not write (or under another name kustomize reads) is not replaced, and
-/// none is written through a symlink.
-pub fn write(dir: &Path, text: &str) -> Result<PathBuf, String> {
-    let path = dir.join(KUSTOMIZATION_FILES[0]);
-    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    std::fs::create_dir_all(dir).map_err(cannot)?;
-    let mut stamp = None;
-    for name in KUSTOMIZATION_FILES {
-        let p = dir.join(name);
-        if let Some(s) = generated(&p)? {
-            stamp = Some(s);
-        }
-    }
-    match stamp {
-        None => crate::cli::write::create_new(&path, text.as_bytes()).map_err(cannot)?,
-        Some(stamp) => {
-            let within = std::fs::canonicalize(dir).map_err(cannot)?;
-            let expected = crate::cli::write::Expected {
-                stamp: Some(stamp),
-                within: Some(&within),
-            };
-            crate::cli::write::atomic_write(&path, text.as_bytes(), &expected).map_err(cannot)?;
-        }
-    }
-    Ok(path)
-}
-
-/// When a kustomization at `p` is one kinject wrote as `kustomization.yaml`: what it was when
-/// read. `None` when there is none; an error when there is one kinject may not replace.
-fn generated(p: &Path) -> Result<Option<crate::read::Stamp>, String> {
-    use std::io::Read;
-    let meta = match std::fs::symlink_metadata(p) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", p.display())),
-        Ok(m) => m,
-    };
-    if meta.file_type().is_symlink() {
-        return Err(format!("{} is a symlink: not written through", p.display()));
-    }
-    let not_ours = || {
-        format!(
-            "{} was not written by kinject: not replaced (it does not start with `{GENERATED}`; move it, or write the overlay to another directory)",
-            p.display()
-        )
-    };
-    if p.file_name() != Some(std::ffi::OsStr::new(KUSTOMIZATION_FILES[0])) || !meta.is_file() {
-        return Err(not_ours());
-    }
-    let mut file =
-        std::fs::File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    let stamp = crate::read::Stamp::of(&file.metadata().map_err(|e| e.to_string())?);
-    let mut head = Vec::new();
-    let _ = file
-        .by_ref()
-        .take(GENERATED.len() as u64)
-        .read_to_end(&mut head);
-    if head != GENERATED.as_bytes() {
-        return Err(not_ours());
-    }
-    Ok(Some(stamp))
-}
-
 /// `to` relative to the directory `from` (both made absolute first).
 pub fn relative(from: &Path, to: &Path) -> Result<String, String> {
     let abs = |p: &Path| -> Result<PathBuf, String> {
