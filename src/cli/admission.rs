@@ -1,6 +1,7 @@
 //! `kinject admission`: wiring only.
 
-use super::output::{read_stdin, stdout};
+use super::output::stdout;
+use super::run::read_stdin;
 use super::{AdmissionArgs, EXIT_ERROR, eprint};
 
 pub(crate) fn run(args: &AdmissionArgs) -> u8 {

@@ -69,7 +69,7 @@ pub(crate) fn run(
             _ => {}
         }
     }
-    super::inject::report(files, output_args, &[], &unwritten);
+    output::report(files, output_args, &[], &unwritten);
     // The summary is for people; `--report json` writes only the report on stderr.
     if !quiet && output_args.report != ReportFormat::Json {
         let verb = if args.in_place {

@@ -6,7 +6,8 @@ use crate::inject::{Action, Mode};
 use crate::pipeline::{Identity, sidecar_names};
 use crate::select::RuleVerdict;
 
-use super::output::{diagnostics, process_inputs, read_while, stdout, take_errors};
+use super::output::{diagnostics, stdout};
+use super::run::{process_inputs, read_while, take_errors};
 use super::{EXIT_ERROR, ExplainArgs, ReportFormat};
 
 #[derive(Serialize)]

@@ -4,15 +4,11 @@ use crate::config::{self, Config};
 use crate::inject::Mode;
 use crate::pipeline::FileResult;
 use crate::render;
-use crate::render::report;
 
-use super::output::{
-    Loaded, StdinWindows, diagnostics, process_inputs, read_while, stdout, write_slices,
-    write_stdout,
-};
+use super::output::{diagnostics, report, stdout, write_slices, write_stdout};
+use super::run::{Loaded, StdinWindows, process_inputs, read_while};
 use super::{
-    EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, ReportFormat, UninjectArgs,
-    eprint,
+    EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
 };
 
 pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
@@ -203,47 +199,6 @@ fn run(
     match text {
         Output::Yaml(yaml) => write_stdout(|out| write_slices(out, &yaml_slices(&yaml))),
         Output::Text(text) => stdout(&text),
-    }
-}
-
-/// How many documents' entries of the report are made and printed at a time.
-const REPORT_PART: usize = 4096;
-
-/// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
-pub(crate) fn report(
-    files: &[FileResult],
-    output: &OutputArgs,
-    notes: &[String],
-    unwritten: &[(String, String)],
-) {
-    if output.quiet {
-        return;
-    }
-    // A part at a time, so that the report of a million documents is not held whole.
-    for f in files {
-        for docs in f.docs.chunks(REPORT_PART) {
-            let mut entries = report::entries_of(f, docs);
-            for e in &mut entries {
-                if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
-                    && matches!(e.action, "injected" | "uninjected")
-                {
-                    e.action = "error";
-                    e.sidecars.clear();
-                    e.error = Some(format!("not written: {why} (the file is unchanged)"));
-                }
-            }
-            match output.report {
-                ReportFormat::Text => eprint(&report::text(&entries)),
-                ReportFormat::Json => super::json_stderr::items(&entries),
-            }
-        }
-    }
-    print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
-}
-
-pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
-    for w in warnings {
-        eprint(&format!("warning: {}\n", crate::diagnostic::one_line(w)));
     }
 }
 

@@ -7,7 +7,8 @@ use crate::config;
 use crate::integrations::krm;
 use crate::read::Input;
 
-use super::output::{diagnostics, read_stdin, stdout};
+use super::output::{diagnostics, stdout};
+use super::run::read_stdin;
 use super::{EXIT_ERROR, KrmArgs, eprint};
 
 pub(crate) fn run(args: &KrmArgs) -> u8 {

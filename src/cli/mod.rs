@@ -9,6 +9,7 @@ mod json_stderr;
 mod krm;
 mod output;
 mod overlay;
+mod run;
 mod stream;
 pub mod write;
 

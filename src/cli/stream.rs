@@ -10,8 +10,8 @@ use crate::pipeline::{self, Keep};
 use crate::render;
 use crate::render::report;
 
-use super::inject::print_warnings;
-use super::output::{StdinWindows, diagnostics, write_stdout};
+use super::output::{diagnostics, print_warnings, write_stdout};
+use super::run::StdinWindows;
 use super::{EXIT_ERROR, Format, InputArgs, OutputArgs, ReportFormat, eprint};
 
 /// Output kept in memory before it goes to a temporary file.
