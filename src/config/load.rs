@@ -28,7 +28,7 @@ pub struct Origin {
 impl Origin {
     /// File, line and column where the definition starts.
     pub fn position(&self) -> (&str, usize, usize) {
-        let (line, column) = read::line_col(&self.text, self.span.0);
+        let (line, column) = crate::diagnostic::lines::line_col(&self.text, self.span.0);
         (&self.file, line, column)
     }
 
@@ -379,7 +379,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             let path = vec!["sidecars".to_owned(), i.to_string()];
             let o = origin(&path);
             if let Some(first) = first_seen.get(&spec.name) {
-                let (line, col) = read::line_col(&first.text, first.span.0);
+                let (line, col) = crate::diagnostic::lines::line_col(&first.text, first.span.0);
                 errors.push(
                     origin(&[path.clone(), vec!["name".to_owned()]].concat())
                         .error(

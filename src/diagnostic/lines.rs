@@ -7,7 +7,33 @@
 
 use std::sync::OnceLock;
 
-use super::char_start;
+/// The start of the character at byte `offset` of `text` (its end, past the text).
+pub(crate) fn char_start(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// The end of the character at byte `offset` of `text`, when it is inside one.
+pub(crate) fn char_end(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset += 1;
+    }
+    offset
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    // An offset inside a character is that character's.
+    let offset = char_start(text, offset);
+    let before = &text[..offset];
+    let line = breaks(before.as_bytes()) + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
 
 /// At most this many lines between two marks.
 const LINES_PER_MARK: u32 = 32;
@@ -39,7 +65,7 @@ impl LineIndex {
     pub(crate) fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = char_start(text, offset);
         let Some(mark) = self.mark_before(text, offset) else {
-            return super::line_col(text, offset);
+            return line_col(text, offset);
         };
         let from = mark.offset as usize;
         let between = &text.as_bytes()[from..offset];
@@ -74,7 +100,7 @@ impl LineIndex {
 }
 
 /// How many line breaks `bytes` holds.
-fn breaks(bytes: &[u8]) -> usize {
+pub(crate) fn breaks(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
 }
 
@@ -169,7 +195,7 @@ mod tests {
                 .collect::<Vec<_>>();
             let near_marks = marks.iter().flat_map(|&m| m.saturating_sub(3)..m + 3);
             for offset in (0..=text.len() + 1).step_by(step).chain(near_marks) {
-                let want = super::super::line_col(text, offset);
+                let want = super::line_col(text, offset);
                 assert_eq!(index.line_col(text, offset), want, "{offset}");
                 assert_eq!(index.line(text, offset), want.0, "{offset}");
             }

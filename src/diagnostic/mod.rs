@@ -1,13 +1,14 @@
 //! A diagnostic that points into a file: code, message, the labelled span, and help. Every
 //! boundary (input, config, template, inject) reports located problems with it.
 
+pub(crate) mod lines;
 mod snippet;
 
 use std::sync::{Arc, OnceLock};
 
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
-use crate::read::{LineIndex, line_col};
+use lines::{LineIndex, char_end, char_start, line_col};
 pub use snippet::Snippet;
 
 /// `text` safe to print on a terminal: control characters (but line feed and tab), the
@@ -101,8 +102,8 @@ impl Located {
         let shared: SharedText = text.into();
         let text = shared.as_str();
         // Within the text, on character boundaries.
-        let start = crate::read::char_start(text, span.0);
-        let end = crate::read::char_end(text, span.1).max(start);
+        let start = char_start(text, span.0);
+        let end = char_end(text, span.1).max(start);
         let (line, column) = shared.line_col(start);
         Located {
             code,

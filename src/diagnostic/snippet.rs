@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-use crate::read::char_start;
+use super::lines::char_start;
 
 /// About how many bytes of a line are shown.
 const WINDOW: usize = 240;
@@ -219,11 +219,11 @@ impl SourceCode for Snippet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::char_end;
+    use crate::diagnostic::lines::char_end;
 
     /// The snippet's text, and what its span covers.
     fn show(text: &str, start: usize, end: usize) -> (String, String) {
-        let (line, column) = crate::read::line_col(text, start);
+        let (line, column) = crate::diagnostic::lines::line_col(text, start);
         let (s, span) = snippet(text, (start, end), line - 1, column - 1);
         let covered = s.text[span.offset()..span.offset() + span.len()].to_owned();
         assert!(s.text.len() <= MAX_BYTES, "{}", s.text.len());

@@ -92,7 +92,7 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
         Err(json_error) => crate::yaml::parse_document(text)
             .map(|p| p.value)
             .map_err(|yaml_error| {
-                let (line, column) = crate::read::line_col(text, yaml_error.offset);
+                let (line, column) = crate::diagnostic::lines::line_col(text, yaml_error.offset);
                 bad(
                     V1,
                     "",

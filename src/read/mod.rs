@@ -2,7 +2,6 @@
 //! Kubernetes objects inside each document (`kind: List` items included).
 
 mod files;
-mod lines;
 mod split;
 mod window;
 
@@ -15,12 +14,12 @@ use miette::Diagnostic;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::diagnostic::lines::{LineIndex, breaks, char_start, line_col};
 use crate::patch::{Fields, Pointer};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
 pub use files::{Intent, Stamp, discover};
 pub(crate) use files::{normalize, until_binary};
-pub(crate) use lines::LineIndex;
 pub(crate) use split::documents;
 pub use window::Windows;
 
@@ -83,7 +82,7 @@ pub struct Input {
     pub stamp: Option<Stamp>,
     /// Where lines start, built when a line number is first asked for; shared with the
     /// diagnostics that point into the text.
-    lines: Arc<lines::LineIndex>,
+    lines: Arc<LineIndex>,
 }
 
 /// One document of an input: its exact bytes and what they parse to.
@@ -230,24 +229,6 @@ fn line_break_name(code: u32) -> &'static str {
     }
 }
 
-/// The start of the character at byte `offset` of `text` (its end, past the text).
-pub(crate) fn char_start(text: &str, offset: usize) -> usize {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
-}
-
-/// The end of the character at byte `offset` of `text`, when it is inside one.
-pub(crate) fn char_end(text: &str, offset: usize) -> usize {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset += 1;
-    }
-    offset
-}
-
 /// One document's text read as Kubernetes reads it: YAML, or, in a JSON input, JSON (which
 /// refuses numbers YAML reads as text).
 pub(crate) fn read_document(text: &str, json: bool) -> Result<Parsed, ParseError> {
@@ -261,21 +242,6 @@ pub(crate) fn read_document(text: &str, json: bool) -> Result<Parsed, ParseError
 /// How far from its document's start a line number is counted rather than found from the
 /// index (`Input::line_in`).
 const NEAR: usize = 64 << 10;
-
-/// How many line breaks `bytes` holds.
-fn breaks(bytes: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', bytes).count()
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    // An offset inside a character is that character's.
-    let offset = char_start(text, offset);
-    let before = &text[..offset];
-    let line = breaks(before.as_bytes()) + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
-}
 
 /// Reads, splits and parses one source; `stdin` is read when the source is standard input.
 pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {

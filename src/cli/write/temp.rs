@@ -91,7 +91,7 @@ impl Drop for Temp {
 
 /// `.<name>.kinject-<pid>-<n>`, with at most `NAME_PART` bytes of `name`.
 fn temp_name(name: &str, n: u64) -> String {
-    let name = &name[..crate::read::char_start(name, NAME_PART)];
+    let name = &name[..crate::diagnostic::lines::char_start(name, NAME_PART)];
     format!(".{name}.kinject-{}-{n}", std::process::id())
 }
 
