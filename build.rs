@@ -1,4 +1,4 @@
-//! Splits the embedded configuration schemas (`src/config/*.validation.json`) into their top
+//! Splits the embedded configuration schemas (`src/model/*.validation.json`) into their top
 //! level and their definitions, one string each, so that kinject parses only the definitions
 //! a configuration refers to (`config::schema`); and names the commit kinject is built from
 //! for `--version` (`KINJECT_VERSION`).
@@ -61,7 +61,7 @@ fn version() {
 }
 
 fn schemas() {
-    let dir = Path::new("src/config");
+    let dir = Path::new("src/model");
     let mut out = String::new();
     let mut definitions: BTreeMap<String, String> = BTreeMap::new();
     for (name, file) in [

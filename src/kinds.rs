@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::config::CustomKind;
+use crate::model::CustomKind;
 use crate::patch::Fields;
 
 /// A workload kind: where its pod template is, and whether its pods run to completion.

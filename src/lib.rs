@@ -8,6 +8,7 @@ pub mod fuzz;
 pub mod inject;
 pub mod integrations;
 pub mod kinds;
+pub mod model;
 pub mod patch;
 pub mod pipeline;
 pub mod read;

@@ -5,7 +5,7 @@ use globset::{Glob, GlobMatcher};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::{JobPolicy, Match};
+use crate::model::{JobPolicy, Match};
 use crate::patch::Fields;
 
 /// The annotation that opts an object out (`"false"`) or requests sidecars (`"a,b"`).

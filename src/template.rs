@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use serde_json::{Map, Value};
 
-use crate::config::schema::is_template;
+use crate::model::schema::is_template;
 use crate::patch::{self, Pointer};
 
 const RENDER: &str = "kinject::template::render";
@@ -717,7 +717,7 @@ fn annotation_list(
         Ok(list @ Value::Array(_)) => Ok(ser(list)),
         Ok(other) => Err(fail(format!(
             "it holds {}",
-            crate::config::schema::type_name(&other)
+            crate::model::schema::type_name(&other)
         ))),
         Err(e) => Err(fail(e.to_string())),
     }

@@ -28,7 +28,7 @@ fn the_package_holds_what_users_need_and_no_test_data() {
         "build.rs",
         "src/main.rs",
         "src/lib.rs",
-        "src/config/config.validation.json",
+        "src/model/config.validation.json",
         "README.md",
         "CHANGELOG.md",
         "LICENSE",

@@ -99,7 +99,7 @@ fn literals(out: &mut BTreeSet<String>) {
 /// The configuration format: every definition of `kinject schema`, its fields and the values
 /// of its enumerations.
 fn config_format(out: &mut BTreeSet<String>) {
-    let schema = kinject::config::schema::document();
+    let schema = kinject::model::schema::document();
     let mut defs: Vec<(String, &Value)> = vec![("InjectionConfig".into(), &schema)];
     // kinject's own definitions; a sidecar's container and volumes are Kubernetes' types
     // (`io.k8s.…`), Kubernetes' to keep.

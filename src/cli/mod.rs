@@ -412,8 +412,8 @@ pub fn main() -> ExitCode {
         Command::Uninject(args) => inject::run_uninject(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Schema => {
-            let text = serde_json::to_string_pretty(&crate::config::schema::document())
-                .unwrap_or_default();
+            let text =
+                serde_json::to_string_pretty(&crate::model::schema::document()).unwrap_or_default();
             output::stdout(&format!("{text}\n"))
         }
         Command::Completions { shell } => {

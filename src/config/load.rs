@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Rule, Sidecar};
-use super::schema::{Violation, ViolationKind, schema, validate};
 use crate::diagnostic::{Located, suggest};
 use crate::kinds::known_kinds;
+use crate::model::schema::{Violation, ViolationKind, schema, validate};
+use crate::model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Rule, Sidecar};
 use crate::read;
 use crate::select::Matcher;
 use crate::template::Templates;
@@ -236,7 +236,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     // name their entries), and the other formats' flags (`formats`), which apply to files
     // given before them too.
     let mut catalogs = crate::config::compat::salesforce::Catalogs::default();
-    let mut formats = super::model::Formats::default();
+    let mut formats = crate::model::Formats::default();
     let mut documents = Vec::new();
     for (index, (name, text)) in texts.iter().enumerate() {
         for range in read::documents(text) {
@@ -260,7 +260,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                         .get("formats")
                         .filter(|_| check_format(&parsed.value).is_ok())
                         .and_then(|f| {
-                            serde_json::from_value::<super::model::Formats>(f.clone()).ok()
+                            serde_json::from_value::<crate::model::Formats>(f.clone()).ok()
                         })
                     {
                         formats = f;
@@ -407,7 +407,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             let mut definition = value["sidecars"][i].clone();
             if let Value::Object(m) = &mut definition {
                 // Only what the sidecar adds is rendered; the rest says how.
-                let body_fields = super::schema::body_schema()["properties"].as_object();
+                let body_fields = crate::model::schema::body_schema()["properties"].as_object();
                 m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
                 if spec.template.is_some() && !m.is_empty() {
                     let fields: Vec<&str> = m.keys().map(String::as_str).collect();

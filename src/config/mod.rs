@@ -3,12 +3,10 @@
 
 pub(crate) mod compat;
 mod load;
-pub mod model;
-pub mod schema;
 
-pub(crate) use load::located_violation;
-pub use load::{Config, Defaults, Origin, RuleDef, SidecarDef, load, load_texts};
-pub use model::{
+pub use crate::model::{
     API_VERSION, AnnotationPolicy, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule,
     SameName, ServiceAccountPolicy, Sidecar, SidecarBody, TransferEnv,
 };
+pub(crate) use load::located_violation;
+pub use load::{Config, Defaults, Origin, RuleDef, SidecarDef, load, load_texts};

@@ -18,9 +18,9 @@ use sha2::{Digest, Sha256};
 pub use apply::Rendered;
 pub use status::{AppRecord, Previous, Record, STATUS_ANNOTATION, Status};
 
-use crate::config::schema::{ViolationKind, body_schema, validate};
 use crate::config::{Config, JobPolicy, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
 use crate::kinds::{WorkloadKind, workload_kind};
+use crate::model::schema::{ViolationKind, body_schema, validate};
 use crate::patch::{Fields, Pointer};
 use crate::select::{self, Reason, Request, RuleVerdict, Subject};
 use crate::template;

@@ -15,7 +15,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Failure, embedded, string_field};
-use crate::config::schema::validate;
+use crate::model::schema::validate;
 use crate::yaml::Node;
 
 const PREFIX: &str = "sidecar-injector.expedia.com";
@@ -34,7 +34,7 @@ pub(crate) fn is_sidecar_config_map(value: &Value) -> bool {
 fn sidecar_schema() -> &'static Value {
     static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
     SCHEMA.get_or_init(|| {
-        let k8s = crate::config::schema::body_schema();
+        let k8s = crate::model::schema::body_schema();
         let p = &k8s["properties"];
         json!({
             "type": "array",

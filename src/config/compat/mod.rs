@@ -10,9 +10,9 @@ mod tumblr;
 
 use serde_json::Value;
 
-use crate::config::model::Formats;
-use crate::config::schema::{Violation, ViolationKind, validate};
 use crate::diagnostic::Located;
+use crate::model::Formats;
+use crate::model::schema::{Violation, ViolationKind, validate};
 use crate::patch::Pointer;
 use crate::yaml::{Node, Parsed, offset_in_scalar, parse_document};
 
@@ -45,7 +45,7 @@ pub(crate) fn string_field<'v>(
             message: format!(
                 "`{}` must be a string, found {}",
                 path.join("."),
-                crate::config::schema::type_name(other)
+                crate::model::schema::type_name(other)
             ),
             span: None,
         }),

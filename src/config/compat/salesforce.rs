@@ -21,8 +21,8 @@ use serde_json::{Map, Value, json};
 
 use super::gotemplate::{self, Translator, quote};
 use super::{Context, Failure, Problem};
-use crate::config::schema::{coerce_scalars, validate};
 use crate::diagnostic::Located;
+use crate::model::schema::{coerce_scalars, validate};
 use crate::patch::Pointer;
 use crate::yaml::{Node, NodeKind, ScalarKind};
 
@@ -613,7 +613,7 @@ fn annotation_mounts(
                 continue;
             }
             let own = c.get("volumeMounts").cloned().unwrap_or(json!([]));
-            if serde_json::to_string(&own).is_ok_and(|t| crate::config::schema::is_template(&t)) {
+            if serde_json::to_string(&own).is_ok_and(|t| crate::model::schema::is_template(&t)) {
                 return Err(Problem {
                     path: at("annotationConfig"),
                     code: "kinject::config::unsupported_field",

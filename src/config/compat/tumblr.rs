@@ -18,8 +18,8 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
 use super::{Context, Failure, Problem, embedded};
-use crate::config::schema::validate;
 use crate::diagnostic::Located;
+use crate::model::schema::validate;
 
 /// tumblr's default `--annotation-namespace`.
 pub(crate) const DEFAULT_NAMESPACE: &str = "injector.tumblr.com";
@@ -122,7 +122,7 @@ pub(crate) fn config_map_to_native(
                 p.path = vec!["data".to_owned(), key.clone()];
                 p.message = format!(
                     "`data.{key}` must be a string, found {}",
-                    crate::config::schema::type_name(text)
+                    crate::model::schema::type_name(text)
                 );
                 problems.push(p);
                 continue;
@@ -465,7 +465,7 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
 /// fields strings).
 fn go_decoded(value: &Value) -> Value {
     let mut value = value.clone();
-    crate::config::schema::coerce_scalars(schema(), &mut value);
+    crate::model::schema::coerce_scalars(schema(), &mut value);
     value
 }
 

@@ -1,6 +1,9 @@
 //! The native configuration format (`kinject.dev/v1alpha1`, `kind: InjectionConfig`): what can
 //! be injected (sidecars), when (rules), and defaults. The JSON Schema is derived from these
-//! types, so `kinject schema`, validation and the docs cannot drift apart.
+//! types, so `kinject schema`, validation and the docs cannot drift apart. `schema` checks a
+//! document against it.
+
+pub mod schema;
 
 use k8s_openapi::api::core::v1::{Container, EnvVar, LocalObjectReference, Volume, VolumeMount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;

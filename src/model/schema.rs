@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::model::ConfigFile;
+use super::ConfigFile;
 use crate::patch::Pointer;
 
 /// The JSON Schema of a configuration file, as `kinject schema` prints it (with every
@@ -379,7 +379,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::model::SidecarBody;
+    use crate::model::SidecarBody;
     use serde_json::json;
 
     const CONFIG_SCHEMA: &str = include_str!("config.validation.json");
