@@ -42,10 +42,8 @@ pub struct SidecarDef {
     /// The body as written (before templates), for rendering.
     pub definition: Value,
     pub origin: Origin,
-    /// The rendering of a sidecar without templates (the same for every object), as a
-    /// plain and as a native sidecar, once made.
-    pub rendered:
-        [std::sync::OnceLock<Result<crate::inject::Rendered, crate::inject::InjectError>>; 2],
+    /// Its place in `Config::sidecars` (where a run keeps what it made of it).
+    pub index: usize,
 }
 
 pub struct RuleDef {
@@ -450,7 +448,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                 spec,
                 definition,
                 origin: o,
-                rendered: Default::default(),
+                index: config.sidecars.len(),
             });
         }
         for (i, spec) in cf.rules.into_iter().enumerate() {

@@ -11,6 +11,7 @@ mod trust;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -77,6 +78,8 @@ impl Mode {
 
 pub struct Settings<'c> {
     pub config: &'c Config,
+    /// The sidecars without templates, rendered once in the run.
+    pub(crate) renders: StaticRenders,
     /// Namespace of objects that name none (`--namespace`).
     pub namespace: Option<String>,
     /// Labels of namespaces, for rules' `namespaceSelector` (from `Namespace` objects in the
@@ -91,11 +94,46 @@ impl<'c> Settings<'c> {
     pub fn new(config: &'c Config, namespace: Option<String>, mode: Mode) -> Self {
         Settings {
             config,
+            renders: StaticRenders::of(config),
             namespace,
             namespace_labels: std::collections::HashMap::new(),
             mode,
             explain: false,
         }
+    }
+}
+
+/// The rendering of each sidecar without templates, the same for every object: made once in a
+/// run, when first needed, as a plain and as a native sidecar; by the sidecar's place in the
+/// configuration. Kept beside the settings, not in the configuration, which stays plain data.
+pub(crate) struct StaticRenders(Vec<StaticRender>);
+
+#[derive(Default)]
+struct StaticRender {
+    plain: OnceLock<Result<Rendered, InjectError>>,
+    native: OnceLock<Result<Rendered, InjectError>>,
+}
+
+impl StaticRenders {
+    fn of(config: &Config) -> Self {
+        StaticRenders(
+            config
+                .sidecars
+                .iter()
+                .map(|_| StaticRender::default())
+                .collect(),
+        )
+    }
+
+    /// `def` rendered (with `make`, the first time) as a plain or a native sidecar.
+    fn get(
+        &self,
+        def: &SidecarDef,
+        native: bool,
+        make: impl FnOnce() -> Result<Rendered, InjectError>,
+    ) -> &Result<Rendered, InjectError> {
+        let slot = &self.0[def.index];
+        if native { &slot.native } else { &slot.plain }.get_or_init(make)
     }
 }
 
@@ -248,8 +286,9 @@ pub fn plan_in_text(
                 return Ok(None);
             };
             let rendered = if config.templates.is_static(name) {
-                def.rendered[0]
-                    .get_or_init(|| render(def, config, ctx(), false))
+                settings
+                    .renders
+                    .get(def, false, || render(def, config, ctx(), false))
                     .as_ref()
                     .map(trust::Adds::of)
                     .ok()
@@ -353,8 +392,9 @@ pub fn plan_in_text(
                 let (def, native) = (c.def, c.native);
                 let r = if config.templates.is_static(&def.spec.name) {
                     // The same for every object: rendered once per run, and lent.
-                    match def.rendered[usize::from(native)]
-                        .get_or_init(|| render(def, config, ctx(), native))
+                    match settings
+                        .renders
+                        .get(def, native, || render(def, config, ctx(), native))
                     {
                         Ok(r) => Cow::Borrowed(r),
                         Err(e) => return Err(e.clone()),
