@@ -1,7 +1,7 @@
 //! The published crate: what `cargo package` puts in it. It holds the code, what the code
 //! embeds, and what a user reads or installs; not the tests, their data, the benchmarks or
-//! the fuzz targets and corpora (`Cargo.toml`'s `include`). `cargo publish --dry-run`, which
-//! also builds the package, is run by hand before a release (docs/stability.md).
+//! the fuzz targets and corpora (`Cargo.toml`'s `include`). `.ci/run` also runs `cargo publish
+//! --dry-run`, which builds the package on its own.
 
 use std::path::Path;
 use std::process::Command;
