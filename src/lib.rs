@@ -1,4 +1,27 @@
 //! kinject: inject sidecar containers into Kubernetes manifests, offline.
+//!
+//! The modules are floors: each imports only modules on floors below its own (tests inside a
+//! module excepted), so no two import each other. `tests/floors.rs` reads `src/` and holds
+//! this order; a module that is not listed here, or an import that climbs, fails it. From
+//! the ground up:
+//!
+//! 1. `patch`: JSON pointers and field access, and RFC 6902 operations (`diff`, `apply`).
+//! 1. `diagnostic`: located diagnostics, text positions (lines, columns, characters).
+//! 2. `yaml`: YAML text as Kubernetes reads it, its span tree, and edits spliced into it.
+//! 2. `model`: the native configuration format and its JSON Schema.
+//! 3. `read`: inputs → documents → objects (*read*).
+//! 3. `select`: rules matched against an object, skip reasons (*select*, run by inject).
+//! 3. `template`: sidecar templates, compiled once and rendered per object.
+//! 3. `kinds`: which objects are workloads and where their pod template lives.
+//! 4. `config`: configuration files in any format (`config::compat`: the other injectors')
+//!    → one checked `Config`.
+//! 5. `inject`: one object → the object as it should be (*inject*: select, render, add).
+//! 6. `pipeline`: one input through the stages, in document order, on every core; *diff*
+//!    (`patch::diff`) per object.
+//! 7. `render`: results → bytes: YAML edited in place, JSON, patches, the report (*render*).
+//! 8. `integrations`: the pipeline in other tools' envelopes: KRM, admission, kustomize.
+//! 9. `cli`: the command line, the terminal, files written in place, exit codes.
+//! 9. `fuzz`: the fuzz targets' entry points and oracles.
 
 pub mod cli;
 pub mod config;
