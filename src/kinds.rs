@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
+use crate::json::Fields;
 use crate::model::CustomKind;
-use crate::patch::Fields;
 
 /// A workload kind: where its pod template is, and whether its pods run to completion.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,8 @@
 //! this order; a module that is not listed here, or an import that climbs, fails it. From
 //! the ground up:
 //!
-//! 1. `patch`: JSON pointers and field access, and RFC 6902 operations (`diff`, `apply`).
+//! 1. `json`: JSON field access and pointers, and RFC 6902 operations (`json::patch`: `diff`,
+//!    `apply`), the one description of a change.
 //! 1. `diagnostic`: located diagnostics, text positions (lines, columns, characters).
 //! 2. `yaml`: YAML text as Kubernetes reads it, its span tree, and edits spliced into it.
 //! 2. `model`: the native configuration format and its JSON Schema.
@@ -17,7 +18,7 @@
 //!    → one checked `Config`.
 //! 5. `inject`: one object → the object as it should be (*inject*: select, render, add).
 //! 6. `pipeline`: one input through the stages, in document order, on every core; *diff*
-//!    (`patch::diff`) per object.
+//!    (`json::patch::diff`) per object.
 //! 7. `render`: results → bytes: YAML edited in place, JSON, patches, the report (*render*).
 //! 8. `integrations`: the pipeline in other tools' envelopes: KRM, admission, kustomize.
 //! 9. `cli`: the command line, the terminal, files written in place, exit codes.
@@ -30,9 +31,9 @@ pub mod diagnostic;
 pub mod fuzz;
 pub mod inject;
 pub mod integrations;
+pub mod json;
 pub mod kinds;
 pub mod model;
-pub mod patch;
 pub mod pipeline;
 pub mod read;
 pub mod render;

@@ -5,8 +5,8 @@ use globset::{Glob, GlobMatcher};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::json::Fields;
 use crate::model::{JobPolicy, Match};
-use crate::patch::Fields;
 
 /// The annotation that opts an object out (`"false"`) or requests sidecars (`"a,b"`).
 pub const INJECT_ANNOTATION: &str = "kinject.dev/inject";

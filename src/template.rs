@@ -16,8 +16,9 @@ use std::collections::HashMap;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use serde_json::{Map, Value};
 
+use crate::json::Pointer;
+use crate::json::patch::{self};
 use crate::model::schema::is_template;
-use crate::patch::{self, Pointer};
 
 const RENDER: &str = "kinject::template::render";
 
@@ -827,12 +828,12 @@ fn template_strings(value: &Value, pointer: String, out: &mut Vec<(String, Strin
         Value::String(s) if is_template(s) => out.push((pointer, s.clone())),
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                template_strings(v, patch::push(&pointer, &i.to_string()), out);
+                template_strings(v, crate::json::push(&pointer, &i.to_string()), out);
             }
         }
         Value::Object(map) => {
             for (k, v) in map {
-                template_strings(v, patch::push(&pointer, k), out);
+                template_strings(v, crate::json::push(&pointer, k), out);
             }
         }
         _ => {}

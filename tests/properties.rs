@@ -468,7 +468,7 @@ fn load(text: &str) -> Config {
 struct Run {
     output: String,
     /// Per document: its objects' values in the input and the operations on each.
-    ops: Vec<Vec<kinject::patch::Op>>,
+    ops: Vec<Vec<kinject::json::patch::Op>>,
 }
 
 fn run(config: &Config, text: &str, mode: Mode) -> Run {

@@ -427,7 +427,7 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             if let Err(errs) = compiled {
                 for e in errs {
                     let mut p = path.clone();
-                    p.extend(crate::patch::tokens(&e.pointer));
+                    p.extend(crate::json::tokens(&e.pointer));
                     let node = root.at(&p).unwrap_or(&root);
                     let pos = range.start
                         + crate::yaml::offset_in_scalar(

@@ -11,7 +11,7 @@ use super::InjectError;
 use super::pod::{list_field, name_of, object_field, overlay, position};
 use super::status::{AppRecord, Previous, Record};
 use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
-use crate::patch::Fields;
+use crate::json::Fields;
 
 /// A sidecar rendered for one object, ready to add.
 #[derive(Debug, Clone)]

@@ -1,6 +1,6 @@
 //! Injection for one object: strip what an earlier run added (from the status annotation),
 //! select sidecars, render them, add them, and record what was added. The result is the
-//! object as it should be; `patch::diff` turns it into the edit operations every output uses.
+//! object as it should be; `json::patch::diff` turns it into the edit operations every output uses.
 
 mod apply;
 mod pod;
@@ -20,9 +20,9 @@ pub use apply::Rendered;
 pub use status::{AppRecord, Previous, Record, STATUS_ANNOTATION, Status};
 
 use crate::config::{Config, JobPolicy, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
+use crate::json::{Fields, Pointer};
 use crate::kinds::{WorkloadKind, workload_kind};
 use crate::model::schema::{ViolationKind, body_schema, validate};
-use crate::patch::{Fields, Pointer};
 use crate::select::{self, Reason, Request, RuleVerdict, Subject};
 use crate::template;
 
@@ -268,7 +268,7 @@ pub fn plan_in_text(
             .at(format!(
                 "{}/metadata/annotations/{}",
                 wk.pod_template,
-                crate::patch::escape(STATUS_ANNOTATION)
+                crate::json::escape(STATUS_ANNOTATION)
             ))
     })?;
     if let Some(st) = &status {
@@ -276,7 +276,7 @@ pub fn plan_in_text(
         let at = format!(
             "{}/metadata/annotations/{}",
             wk.pod_template,
-            crate::patch::escape(STATUS_ANNOTATION)
+            crate::json::escape(STATUS_ANNOTATION)
         );
         let ctx = std::cell::OnceCell::new();
         let ctx =
@@ -351,7 +351,7 @@ pub fn plan_in_text(
     let changed = |target: &Value| {
         !target
             .at_pointer(&wk.pod_template)
-            .is_some_and(|p| crate::patch::equal(p, pod_in))
+            .is_some_and(|p| crate::json::patch::equal(p, pod_in))
     };
     if settings.mode.uninjects() {
         let mut o = Outcome::new(if stripped.is_empty() {
@@ -535,7 +535,7 @@ fn choose<'c>(
         .collect();
     let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
         // The request annotation sits on the pod template, or on the workload.
-        let key = crate::patch::escape(select::INJECT_ANNOTATION);
+        let key = crate::json::escape(select::INJECT_ANNOTATION);
         let on_pod = pod
             .at_pointer("/metadata/annotations")
             .and_then(|a| a.field(select::INJECT_ANNOTATION))
@@ -567,12 +567,12 @@ fn status_holder(value: &Value, pointer: String) -> Option<String> {
                 return Some(pointer);
             }
             m.iter()
-                .find_map(|(k, v)| status_holder(v, crate::patch::push(&pointer, k)))
+                .find_map(|(k, v)| status_holder(v, crate::json::push(&pointer, k)))
         }
         Value::Array(items) => items
             .iter()
             .enumerate()
-            .find_map(|(i, v)| status_holder(v, crate::patch::push(&pointer, &i.to_string()))),
+            .find_map(|(i, v)| status_holder(v, crate::json::push(&pointer, &i.to_string()))),
         _ => None,
     }
 }

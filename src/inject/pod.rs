@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-pub(crate) use crate::patch::name_of;
-use crate::patch::{Fields, Pointer};
+pub(crate) use crate::json::patch::name_of;
+use crate::json::{Fields, Pointer};
 
 pub(crate) fn position(list: &[Value], name: &str) -> Option<usize> {
     list.iter().position(|v| name_of(v) == name)
@@ -104,7 +104,7 @@ impl ContainerIndex {
     /// The pointer of `field` of the container `name` of `pod`.
     pub(crate) fn field(&self, pod: &Value, name: &str, field: &str) -> Option<String> {
         let (list, i) = self.at(pod, name)?;
-        Some(format!("{list}/{i}/{}", crate::patch::escape(field)))
+        Some(format!("{list}/{i}/{}", crate::json::escape(field)))
     }
 }
 

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::InjectError;
-use crate::patch::{Fields, Pointer, escape};
+use crate::json::{Fields, Pointer, escape};
 
 const CODE: &str = "kinject::inject::invalid_object";
 

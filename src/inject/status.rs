@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::patch::{Fields, Pointer};
+use crate::json::{Fields, Pointer};
 
 pub const STATUS_ANNOTATION: &str = "kinject.dev/status";
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::pod::{ContainerIndex, name_of, null_if_empty, position, remove_if_empty};
 use super::status::{Record, STATUS_ANNOTATION, Status};
-use crate::patch::{Fields, Pointer};
+use crate::json::{Fields, Pointer};
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
 /// Returns the records left in place (sidecars of other configurations), and how the fields

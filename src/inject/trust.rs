@@ -15,7 +15,7 @@ use super::apply::Rendered;
 use super::pod::name_of;
 use super::status::{Record, STATUS_ANNOTATION, Status};
 use crate::config::SameName;
-use crate::patch::{Fields, Pointer};
+use crate::json::{Fields, Pointer};
 
 /// Where kinject mounts nothing but takes out: a service account's token (see
 /// `removeTokenMounts`); the only mounts a record may put back.

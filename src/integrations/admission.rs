@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::inject::{self, Mode, Settings};
-use crate::patch::{self, Pointer};
+use crate::json::Pointer;
+use crate::json::patch::{self};
 
 /// The response to send, and whether the request was well formed.
 pub struct Answer {

@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 use crate::config::{self, Config};
 use crate::diagnostic::Located;
 use crate::inject::{Action, Mode, Settings};
-use crate::patch::{self, Pointer};
+use crate::json::Pointer;
+use crate::json::patch::{self};
 use crate::pipeline::{self, FileResult, ObjectResult};
 use crate::read::{self, Input, Source};
 use crate::render;
@@ -373,7 +374,7 @@ fn object_result(o: &ObjectResult, original: Option<&Value>) -> Value {
 /// slashes in brackets: `metadata.annotations["kinject.dev/inject"]`.
 fn field_path(pointer: &str) -> String {
     let mut out = String::new();
-    for t in patch::tokens(pointer) {
+    for t in crate::json::tokens(pointer) {
         if t.parse::<usize>().is_ok() {
             out.push_str(&format!("[{t}]"));
         } else if t.contains(['.', '/', '[', ']', '"']) {

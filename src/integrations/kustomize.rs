@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::patch::Op;
+use crate::json::patch::Op;
 use crate::pipeline::Identity;
 use crate::yaml::emit::Emitter;
 use crate::yaml::style::Style;

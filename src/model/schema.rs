@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::ConfigFile;
-use crate::patch::Pointer;
+use crate::json::Pointer;
 
 /// The JSON Schema of a configuration file, as `kinject schema` prints it (with every
 /// field's description).

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::diagnostic::Located;
 use crate::inject::{self, Action, Outcome, Settings};
-use crate::patch::{self, Op, Pointer};
+use crate::json::Pointer;
+use crate::json::patch::{self, Op};
 use crate::read::{self, Input};
 use crate::render::yaml::YamlStream;
 use crate::yaml::{NodeKind, ScalarKind};
@@ -366,14 +367,14 @@ fn process_document(
     let mut objects = Vec::with_capacity(found.len());
     let mut doc_ops = Vec::new();
     for (pointer, object) in found {
-        let toks = patch::tokens(&pointer);
+        let toks = crate::json::tokens(&pointer);
         let start = doc.range.start + root.at(&toks).map_or(root.start, |n| n.start);
         let line = input.line_in(doc, start);
         let identity = Identity::of(object);
         // The node of a pointer of the object.
         let node_at = |p: &str| {
             let mut path = toks.clone();
-            path.extend(patch::tokens(p));
+            path.extend(crate::json::tokens(p));
             root.at(&path)
         };
         // How a null of the object is written, where not empty (`null`, `~`).
@@ -441,7 +442,10 @@ fn process_document(
     let edited: Vec<Vec<String>> = if parsed.duplicates.is_empty() {
         Vec::new()
     } else {
-        doc_ops.iter().map(|op| patch::tokens(op.path())).collect()
+        doc_ops
+            .iter()
+            .map(|op| crate::json::tokens(op.path()))
+            .collect()
     };
     for (offset, key) in &parsed.duplicates {
         let at = doc.range.start + offset;

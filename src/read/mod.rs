@@ -15,7 +15,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::diagnostic::lines::{LineIndex, breaks, char_start, line_col};
-use crate::patch::{Fields, Pointer};
+use crate::json::{Fields, Pointer};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
 pub use files::{Intent, Stamp, discover};

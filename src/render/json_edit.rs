@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::patch::equal;
+use crate::json::patch::equal;
 use crate::yaml::{Entry, Node, NodeKind};
 
 /// `raw` with its root JSON value (`root`, which reads as `original`) made to read as
@@ -524,7 +524,7 @@ mod tests {
                 let read = crate::yaml::parse_value(&out)
                     .unwrap_or_else(|e| panic!("not YAML: {e:?}\n{text}\n->\n{out}"));
                 assert!(
-                    crate::patch::equal(&read, &target),
+                    crate::json::patch::equal(&read, &target),
                     "reads otherwise:\n{text}\n->\n{out}"
                 );
                 let back = edited(&out, &pod());

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::patch::Op;
+use crate::json::patch::Op;
 use crate::pipeline::{FileResult, Identity};
 
 #[derive(Debug, Serialize)]

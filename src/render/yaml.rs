@@ -251,7 +251,7 @@ pub(crate) enum Edited {
 pub(crate) fn edit_document(
     raw: &str,
     parsed: &Parsed,
-    ops: &[crate::patch::Op],
+    ops: &[crate::json::patch::Op],
     target: &Value,
     null_as: &std::collections::BTreeMap<String, String>,
 ) -> Result<(Edited, Option<String>), String> {
@@ -285,7 +285,7 @@ pub(crate) fn edit_document(
         return Ok((edited, note));
     }
     match parse_value(text) {
-        Ok(value) if crate::patch::equal(&value, target) => Ok((edited, note)),
+        Ok(value) if crate::json::patch::equal(&value, target) => Ok((edited, note)),
         Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited text:\n{text}")),
         Ok(_) => Err("internal error: the edited document reads back differently from the injected object; nothing was written".to_owned()),
         Err(e) => Err(format!(

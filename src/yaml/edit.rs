@@ -10,7 +10,8 @@ use super::emit::{Emitter, flow_text, scalar};
 use super::parse::dash_before;
 use super::style::{Style, column, line_start};
 use super::{Node, NodeKind, ScalarKind};
-use crate::patch::{self, Fields, Op};
+use crate::json::Fields;
+use crate::json::patch::{self, Op};
 
 /// The document's layout is one the editor does not change in place (an anchor, an alias, a
 /// merge key, a first key sharing its line with a `-`…). The caller re-emits the document.
@@ -41,7 +42,7 @@ pub(crate) fn apply(
     // How a null is written, by the start of the node it replaces.
     let mut spelled = BTreeMap::new();
     for op in ops {
-        let toks = patch::tokens(op.path());
+        let toks = crate::json::tokens(op.path());
         if toks.is_empty() {
             return unsupported("the whole document is replaced");
         }
@@ -131,7 +132,7 @@ fn apply_op<'t>(
     if let V::New(value) | V::Replaced(_, value) = v {
         let rest: String = toks[depth..]
             .iter()
-            .map(|t| format!("/{}", patch::escape(t)))
+            .map(|t| format!("/{}", crate::json::escape(t)))
             .collect();
         let relative = match op {
             Op::Add { value, .. } => Op::Add {

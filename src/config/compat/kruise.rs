@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::Problem;
-use crate::patch::Pointer;
+use crate::json::Pointer;
 
 /// The SidecarSet as the validator sees it (only for its JSON Schema).
 #[derive(JsonSchema)]

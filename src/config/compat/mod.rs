@@ -11,9 +11,9 @@ mod tumblr;
 use serde_json::Value;
 
 use crate::diagnostic::Located;
+use crate::json::Pointer;
 use crate::model::Formats;
 use crate::model::schema::{Violation, ViolationKind, validate};
-use crate::patch::Pointer;
 use crate::yaml::{Node, Parsed, offset_in_scalar, parse_document};
 
 /// A problem with a field of another format, at its path in the document.

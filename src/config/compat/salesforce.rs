@@ -22,8 +22,8 @@ use serde_json::{Map, Value, json};
 use super::gotemplate::{self, Translator, quote};
 use super::{Context, Failure, Problem};
 use crate::diagnostic::Located;
+use crate::json::Pointer;
 use crate::model::schema::{coerce_scalars, validate};
-use crate::patch::Pointer;
 use crate::yaml::{Node, NodeKind, ScalarKind};
 
 /// The catalog's lists, in the order salesforce reads them.

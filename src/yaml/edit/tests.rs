@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{apply, spliced};
-use crate::patch::diff;
+use crate::json::patch::diff;
 use crate::yaml::parse_document;
 use crate::yaml::style::Style;
 
