@@ -14,6 +14,6 @@ fn main() -> std::process::ExitCode {
             "error: cannot start kinject's thread ({e}): its {} MiB stack does not fit in the memory this process may use",
             kinject::pipeline::STACK >> 20
         );
-        std::process::ExitCode::from(2)
+        kinject::cli::ExitStatus::Error.into()
     })
 }

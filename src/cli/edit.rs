@@ -7,7 +7,7 @@ use crate::cli::write::{Expected, atomic_write, encode};
 use crate::pipeline::FileResult;
 use crate::render;
 
-use super::{EXIT_CHANGED, EXIT_ERROR, EditArgs, OutputArgs, ReportFormat, eprint, output};
+use super::{EditArgs, ExitStatus, OutputArgs, ReportFormat, eprint, output};
 
 /// Handles every file; `failed` says whether errors were already reported. Returns the exit
 /// code. The report comes after the writes, so that it names the files not written.
@@ -16,7 +16,7 @@ pub(crate) fn run(
     args: &EditArgs,
     mut failed: bool,
     output_args: &OutputArgs,
-) -> u8 {
+) -> ExitStatus {
     let quiet = output_args.quiet;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = String::new();
@@ -37,12 +37,12 @@ pub(crate) fn run(
             if let Some(code) =
                 compare(f, name, args, color, &mut out, &mut changed, &mut unchanged)
             {
-                failed |= code == EXIT_ERROR;
+                failed |= code == ExitStatus::Error;
             }
             continue;
         };
         match compare(f, name, args, color, &mut out, &mut changed, &mut unchanged) {
-            Some(EXIT_ERROR) => failed = true,
+            Some(ExitStatus::Error) => failed = true,
             Some(_) if args.in_place => {
                 let written = render::yaml::render(f)
                     .map_err(|e| e.to_string())
@@ -87,17 +87,17 @@ pub(crate) fn run(
         ));
     }
     let code = output::stdout(&out);
-    if failed || code != 0 {
-        EXIT_ERROR
+    if failed || code != ExitStatus::Success {
+        ExitStatus::Error
     } else if changed > 0 {
-        EXIT_CHANGED
+        ExitStatus::Changed
     } else {
-        0
+        ExitStatus::Success
     }
 }
 
-/// Renders `f` and records whether it changes: `None` unchanged, `Some(EXIT_CHANGED)` changed,
-/// `Some(EXIT_ERROR)` when it cannot be rendered.
+/// Renders `f` and records whether it changes: `None` unchanged, `Some(ExitStatus::Changed)` changed,
+/// `Some(ExitStatus::Error)` when it cannot be rendered.
 fn compare(
     f: &FileResult,
     name: &str,
@@ -106,12 +106,12 @@ fn compare(
     out: &mut String,
     changed: &mut usize,
     unchanged: &mut usize,
-) -> Option<u8> {
+) -> Option<ExitStatus> {
     let new = match render::yaml::render(f) {
         Ok(y) => y.into_text(&f.input),
         Err(e) => {
             eprint(&format!("error: {e}\n"));
-            return Some(EXIT_ERROR);
+            return Some(ExitStatus::Error);
         }
     };
     if *new == *f.input.text {
@@ -125,7 +125,7 @@ fn compare(
         out.push_str(name);
         out.push('\n');
     }
-    Some(EXIT_CHANGED)
+    Some(ExitStatus::Changed)
 }
 
 /// `git diff`-style unified diff of one file.

@@ -8,7 +8,7 @@ use crate::select::RuleVerdict;
 
 use super::output::{diagnostics, stdout};
 use super::run::{process_inputs, read_while, take_errors};
-use super::{EXIT_ERROR, ExplainArgs, ReportFormat};
+use super::{ExitStatus, ExplainArgs, ReportFormat};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -28,10 +28,10 @@ struct Explanation {
     error: Option<String>,
 }
 
-pub(crate) fn run(args: &ExplainArgs) -> u8 {
+pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
     let (config, early) = read_while(&args.input, || args.config.load(args.input.reads_stdin()));
     let Some(config) = config else {
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     };
     let (mut files, input_errors) = match process_inputs(
         &args.input,
@@ -92,7 +92,7 @@ pub(crate) fn run(args: &ExplainArgs) -> u8 {
         ReportFormat::Text => text(&out),
     };
     let code = stdout(&text);
-    if failed { EXIT_ERROR } else { code }
+    if failed { ExitStatus::Error } else { code }
 }
 
 fn text(items: &[Explanation]) -> String {

@@ -8,10 +8,10 @@ use crate::render;
 use super::output::{diagnostics, report, stdout, write_slices, write_stdout};
 use super::run::{Loaded, StdinWindows, process_inputs, read_while};
 use super::{
-    EXIT_ERROR, EditArgs, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
+    EditArgs, ExitStatus, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
 };
 
-pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
+pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
     let input_args = &args.input.for_edit(&args.edit);
     let mut stdin = open_stdin(input_args, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
@@ -36,7 +36,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
             }
             Err(e) => {
                 diagnostics(vec![e]);
-                return EXIT_ERROR;
+                return ExitStatus::Error;
             }
         }
     }
@@ -45,7 +45,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
         Some(_) => (args.config.load(input_args.reads_stdin()), None),
     };
     let Some(config) = config else {
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     };
     match &args.emit_kustomize {
         Some(dir) => super::overlay::run(&config, input_args, dir, &args.output),
@@ -63,7 +63,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> u8 {
     }
 }
 
-pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
+pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
     let input_args = &args.input.for_edit(&args.edit);
     let stdin = open_stdin(input_args, &args.edit);
     // The configuration given, else the nearest default one, else none (then every record
@@ -78,7 +78,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
         // Given, and not readable as given.
         Err(e) if !args.configs.is_empty() => {
             eprint(&format!("error: {e}\n"));
-            return EXIT_ERROR;
+            return ExitStatus::Error;
         }
         Err(_) => Vec::new(),
     };
@@ -109,7 +109,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> u8 {
         ),
         Err(errors) => {
             diagnostics(errors);
-            EXIT_ERROR
+            ExitStatus::Error
         }
     }
 }
@@ -135,7 +135,7 @@ fn run(
     inputs: Inputs<'_>,
     output: &OutputArgs,
     edit: &EditArgs,
-) -> u8 {
+) -> ExitStatus {
     let Inputs {
         args: input,
         stdin,
@@ -145,7 +145,7 @@ fn run(
         eprint(
             "error: --in-place, --check and --diff work on YAML output, not -o json or -o patch\n",
         );
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     }
     let keep = if output.output == Format::Yaml {
         crate::pipeline::Keep::YamlText
@@ -194,7 +194,7 @@ fn run(
     if failed {
         // Nothing on stdout: a partial stream piped into `kubectl apply` would be worse.
         eprint("error: nothing was written because of the errors above\n");
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     }
     match text {
         Output::Yaml(yaml) => write_stdout(|out| write_slices(out, &yaml_slices(&yaml))),

@@ -9,21 +9,21 @@ use crate::read::Input;
 
 use super::output::{diagnostics, stdout};
 use super::run::read_stdin;
-use super::{EXIT_ERROR, KrmArgs, eprint};
+use super::{ExitStatus, KrmArgs, eprint};
 
-pub(crate) fn run(args: &KrmArgs) -> u8 {
+pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
     let bytes = match read_stdin() {
         Ok(b) => b,
         Err(e) => {
             eprint(&format!("error: cannot read <stdin>: {e}\n"));
-            return EXIT_ERROR;
+            return ExitStatus::Error;
         }
     };
     match krm::input(&bytes) {
         Ok(input) => run_input(input, &args.configs, &[], args.namespace.clone()),
         Err(e) => {
             diagnostics(vec![e]);
-            EXIT_ERROR
+            ExitStatus::Error
         }
     }
 }
@@ -34,7 +34,7 @@ pub(crate) fn run_input(
     configs: &[PathBuf],
     sets: &[String],
     namespace: Option<String>,
-) -> u8 {
+) -> ExitStatus {
     let loaded = if configs.is_empty() && sets.is_empty() {
         None
     } else {
@@ -46,19 +46,19 @@ pub(crate) fn run_input(
             }
             Err(errors) => {
                 diagnostics(errors);
-                return EXIT_ERROR;
+                return ExitStatus::Error;
             }
         }
     };
     let out = krm::run(input, loaded.as_ref(), namespace);
     diagnostics(out.errors);
     if out.text.is_empty() {
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     }
     let code = stdout(&out.text);
     if out.failed {
         eprint("error: the function failed: see the error results in the output\n");
-        EXIT_ERROR
+        ExitStatus::Error
     } else {
         code
     }

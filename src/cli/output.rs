@@ -6,21 +6,23 @@ use std::io::Write;
 use crate::pipeline::FileResult;
 use crate::render::report;
 
-use super::{EXIT_ERROR, OutputArgs, ReportFormat, eprint};
+use super::{ExitStatus, OutputArgs, ReportFormat, eprint};
 
 /// Writes `text` to stdout; returns the exit code (0, or 0 on a broken pipe, 2 otherwise).
-pub(crate) fn stdout(text: &str) -> u8 {
+pub(crate) fn stdout(text: &str) -> ExitStatus {
     write_stdout(|out| out.write_all(text.as_bytes()).and_then(|()| out.flush()))
 }
 
 /// Runs `write` on stdout; returns the exit code as `stdout` does.
-pub(crate) fn write_stdout(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> u8 {
+pub(crate) fn write_stdout(
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> ExitStatus {
     match write(&mut std::io::stdout().lock()) {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Ok(()) => ExitStatus::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
         Err(e) => {
             super::eprint(&format!("error: cannot write output: {e}\n"));
-            EXIT_ERROR
+            ExitStatus::Error
         }
     }
 }

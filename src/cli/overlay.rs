@@ -9,20 +9,25 @@ use crate::pipeline;
 use crate::read;
 
 use super::output::diagnostics;
-use super::{EXIT_ERROR, InputArgs, OutputArgs, eprint};
+use super::{ExitStatus, InputArgs, OutputArgs, eprint};
 
-pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &OutputArgs) -> u8 {
+pub(crate) fn run(
+    config: &Config,
+    input: &InputArgs,
+    dir: &Path,
+    output: &OutputArgs,
+) -> ExitStatus {
     let mut settings = Settings::new(config, input.namespace.clone(), Mode::Inject);
     if let Err(e) =
         super::parse_namespace_labels(&input.namespace_labels, &mut settings.namespace_labels)
     {
         eprint(&format!("error: {e}\n"));
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     }
     let bases = input.all_paths();
     if bases.is_empty() {
         eprint("error: --emit-kustomize needs the base directories to patch\n");
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     }
     let mut resources = Vec::new();
     let mut patches = Vec::new();
@@ -81,7 +86,7 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
     }
     if failed {
         eprint("error: nothing was written because of the errors above\n");
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     }
     let text = kustomize::kustomization(&resources, &patches);
     match write_kustomization(dir, &text) {
@@ -93,11 +98,11 @@ pub(crate) fn run(config: &Config, input: &InputArgs, dir: &Path, output: &Outpu
                     patches.len()
                 ));
             }
-            0
+            ExitStatus::Success
         }
         Err(e) => {
             eprint(&format!("error: {e}\n"));
-            EXIT_ERROR
+            ExitStatus::Error
         }
     }
 }

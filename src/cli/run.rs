@@ -5,7 +5,7 @@ use crate::diagnostic::Located;
 use crate::pipeline::FileResult;
 use crate::read::{self, InputError};
 
-use super::InputArgs;
+use super::{ExitStatus, InputArgs};
 
 /// Reads every input the arguments name (stdin at most once: `stdin` when already read).
 /// Inputs that cannot be read are reported; the others are still returned.
@@ -123,12 +123,12 @@ pub(crate) fn process_inputs(
     config: &crate::config::Config,
     mode: crate::inject::Mode,
     keep: crate::pipeline::Keep,
-) -> Result<(Vec<FileResult>, Vec<InputError>), u8> {
+) -> Result<(Vec<FileResult>, Vec<InputError>), ExitStatus> {
     let (inputs, errors) = early.unwrap_or_else(|| load_inputs(args, stdin));
     small_pages_for(&inputs);
     let mut settings = args.settings(config, mode, &inputs).map_err(|e| {
         super::eprint(&format!("error: {e}\n"));
-        super::EXIT_ERROR
+        super::ExitStatus::Error
     })?;
     settings.explain = keep == crate::pipeline::Keep::Verdicts;
     // Files side by side on every core; results in the order the files were named. One

@@ -12,7 +12,7 @@ use crate::render::report;
 
 use super::output::{diagnostics, print_warnings, write_stdout};
 use super::run::StdinWindows;
-use super::{EXIT_ERROR, Format, InputArgs, OutputArgs, ReportFormat, eprint};
+use super::{ExitStatus, Format, InputArgs, OutputArgs, ReportFormat, eprint};
 
 /// Output kept in memory before it goes to a temporary file.
 const SPOOL_IN_MEMORY: usize = 4 << 20;
@@ -24,12 +24,12 @@ pub(crate) fn run(
     stdin: StdinWindows,
     output: &OutputArgs,
     keep: Keep,
-) -> u8 {
+) -> ExitStatus {
     let settings = match args.settings(config, mode, &[]) {
         Ok(s) => s,
         Err(e) => {
             eprint(&format!("error: {e}\n"));
-            return EXIT_ERROR;
+            return ExitStatus::Error;
         }
     };
     let StdinWindows { first, mut rest } = stdin;
@@ -109,7 +109,7 @@ pub(crate) fn run(
     }
     if failed {
         eprint("error: nothing was written because of the errors above\n");
-        return EXIT_ERROR;
+        return ExitStatus::Error;
     }
     write_stdout(|out| spool.copy_to(out))
 }
