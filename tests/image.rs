@@ -402,13 +402,7 @@ fn runs_as_a_kustomize_container_function(image: &Image, conf: Option<&Path>) {
         .find(|o| o["kind"] == "Deployment")
         .expect("deployment");
     assert_eq!(deployment["metadata"]["name"], "shop-web");
-    let names: Vec<&Value> = deployment["spec"]["template"]["spec"]["containers"]
-        .as_array()
-        .expect("containers")
-        .iter()
-        .map(|c| &c["name"])
-        .collect();
-    assert_eq!(names, ["web", "log-shipper"]);
+    assert_eq!(common::container_names(deployment), ["web", "log-shipper"]);
 }
 
 /// A 64-bit little-endian ELF file without a program interpreter (`PT_INTERP`): the kernel

@@ -55,13 +55,7 @@ fn transformer_plugin_injects() {
         deployment["metadata"]["name"], "shop-web",
         "kustomize's own transformers still ran"
     );
-    let names: Vec<&Value> = deployment["spec"]["template"]["spec"]["containers"]
-        .as_array()
-        .expect("containers")
-        .iter()
-        .map(|c| &c["name"])
-        .collect();
-    assert_eq!(names, ["web", "log-shipper"]);
+    assert_eq!(common::container_names(deployment), ["web", "log-shipper"]);
     assert!(
         deployment["spec"]["template"]["metadata"]["annotations"]["kinject.dev/status"].is_string()
     );

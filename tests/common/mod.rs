@@ -20,6 +20,17 @@ pub fn objects(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The names of a workload's containers, in order.
+#[allow(dead_code)]
+pub fn container_names(workload: &Value) -> Vec<&str> {
+    workload["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .expect("containers")
+        .iter()
+        .map(|c| c["name"].as_str().expect("a name"))
+        .collect()
+}
+
 /// The value of every document of a YAML stream (a List stays one value).
 #[allow(dead_code)]
 pub fn objects_of_documents(text: &str) -> Vec<Value> {
