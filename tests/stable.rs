@@ -251,3 +251,34 @@ fn the_version_names_the_commit() {
         None => assert!(version.starts_with(expected_start.trim_end()), "{version}"),
     }
 }
+
+/// Every diagnostic code is in docs/output.md's table of errors, written in full or, after the
+/// first code of a row, as `::suffix` of that code's prefix.
+#[test]
+fn every_code_is_documented() {
+    let doc = std::fs::read_to_string(root().join("docs/output.md")).expect("output.md");
+    let mut documented = BTreeSet::new();
+    for line in doc.lines().filter(|l| l.starts_with("| `kinject::")) {
+        let cell = line.split('|').nth(1).unwrap_or_default();
+        let mut prefix = String::new();
+        for code in cell.split('`').skip(1).step_by(2) {
+            if let Some(suffix) = code.strip_prefix("::") {
+                documented.insert(format!("{prefix}::{suffix}"));
+            } else {
+                prefix = code.rsplit_once("::").map_or("", |(p, _)| p).to_owned();
+                documented.insert(code.to_owned());
+            }
+        }
+    }
+    let mut codes = BTreeSet::new();
+    literals(&mut codes);
+    let missing: Vec<&str> = codes
+        .iter()
+        .filter_map(|c| c.strip_prefix("code "))
+        .filter(|c| !documented.contains(*c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "codes docs/output.md does not list: {missing:?}"
+    );
+}
