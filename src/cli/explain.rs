@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::inject::{Action, Mode};
-use crate::pipeline::{Identity, sidecar_names};
+use crate::pipeline::Identity;
 use crate::select::RuleVerdict;
 
 use super::output::{diagnostics, stdout};
@@ -72,11 +72,8 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
                             Action::Unchanged(_) => "unchanged",
                             _ => "skip",
                         };
-                        e.sidecars = sidecar_names(&outcome.action).to_vec();
-                        e.reason = match outcome.action {
-                            Action::Skipped(r) => Some(r.code()),
-                            _ => None,
-                        };
+                        e.sidecars = outcome.action.sidecars().to_vec();
+                        e.reason = outcome.action.reason().map(|r| r.code());
                         e.rules = outcome.verdicts.clone();
                     }
                 }

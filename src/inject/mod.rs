@@ -151,6 +151,35 @@ pub enum Action {
     NotInjected,
 }
 
+impl Action {
+    /// The word the report, `--report json` and KRM results give it (docs/stability.md).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Action::Injected(_) => "injected",
+            Action::Unchanged(_) => "unchanged",
+            Action::Skipped(_) => "skipped",
+            Action::Uninjected(_) => "uninjected",
+            Action::NotInjected => "not_injected",
+        }
+    }
+
+    /// The sidecars it names (none for a skip).
+    pub fn sidecars(&self) -> &[String] {
+        match self {
+            Action::Injected(n) | Action::Unchanged(n) | Action::Uninjected(n) => n,
+            Action::Skipped(_) | Action::NotInjected => &[],
+        }
+    }
+
+    /// Why nothing was injected, for a skip.
+    pub fn reason(&self) -> Option<Reason> {
+        match self {
+            Action::Skipped(r) => Some(*r),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub action: Action,

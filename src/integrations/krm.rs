@@ -325,34 +325,17 @@ fn object_result(o: &ObjectResult, original: Option<&Value>) -> Value {
     let (severity, message, tags) = match &o.outcome {
         Err(e) => ("error", e.message.clone(), json!({"code": e.code})),
         Ok(outcome) => {
-            let joined = |n: &[String]| n.join(", ");
-            match &outcome.action {
-                Action::Injected(n) => (
-                    "info",
-                    format!("injected: {}", joined(n)),
-                    json!({"action": "injected"}),
-                ),
-                Action::Unchanged(n) => (
-                    "info",
-                    format!("unchanged: {}", joined(n)),
-                    json!({"action": "unchanged"}),
-                ),
-                Action::Skipped(reason) => (
-                    "info",
-                    format!("skipped: {}", reason.code()),
-                    json!({"action": "skipped", "reason": reason.code()}),
-                ),
-                Action::Uninjected(n) => (
-                    "info",
-                    format!("uninjected: {}", joined(n)),
-                    json!({"action": "uninjected"}),
-                ),
-                Action::NotInjected => (
-                    "info",
-                    "not injected".to_owned(),
-                    json!({"action": "not_injected"}),
-                ),
-            }
+            let action = &outcome.action;
+            let message = match action {
+                Action::Skipped(reason) => format!("skipped: {}", reason.code()),
+                Action::NotInjected => "not injected".to_owned(),
+                _ => format!("{}: {}", action.code(), action.sidecars().join(", ")),
+            };
+            let tags = match action.reason() {
+                Some(reason) => json!({"action": action.code(), "reason": reason.code()}),
+                None => json!({"action": action.code()}),
+            };
+            ("info", message, tags)
         }
     };
     r.insert("message".to_owned(), json!(message));

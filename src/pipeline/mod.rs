@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diagnostic::Located;
-use crate::inject::{self, Action, Outcome, Settings};
+use crate::inject::{self, Outcome, Settings};
 use crate::json::Pointer;
 use crate::json::patch::{self, Op};
 use crate::read::{self, Input};
@@ -572,12 +572,4 @@ pub(crate) fn located_syntax(
         (at, at),
         format!("invalid YAML: {}", e.message),
     )
-}
-
-/// Names of the sidecars an outcome concerns, for reports.
-pub fn sidecar_names(action: &Action) -> &[String] {
-    match action {
-        Action::Injected(n) | Action::Unchanged(n) | Action::Uninjected(n) => n,
-        Action::Skipped(_) | Action::NotInjected => &[],
-    }
 }

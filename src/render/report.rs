@@ -3,8 +3,7 @@
 use serde::Serialize;
 
 use crate::diagnostic::one_line;
-use crate::inject::Action;
-use crate::pipeline::{DocResult, FileResult, Identity, sidecar_names};
+use crate::pipeline::{DocResult, FileResult, Identity};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -67,18 +66,9 @@ pub fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
                         ..base
                     },
                     Ok(outcome) => Entry {
-                        action: match outcome.action {
-                            Action::Injected(_) => "injected",
-                            Action::Unchanged(_) => "unchanged",
-                            Action::Skipped(_) => "skipped",
-                            Action::Uninjected(_) => "uninjected",
-                            Action::NotInjected => "not_injected",
-                        },
-                        sidecars: sidecar_names(&outcome.action).to_vec(),
-                        reason: match outcome.action {
-                            Action::Skipped(r) => Some(r.code()),
-                            _ => None,
-                        },
+                        action: outcome.action.code(),
+                        sidecars: outcome.action.sidecars().to_vec(),
+                        reason: outcome.action.reason().map(|r| r.code()),
                         removed: outcome.removed.clone(),
                         overridden: outcome.overridden.clone(),
                         warnings: outcome.warnings.clone(),
