@@ -14,6 +14,7 @@
 //! a file `no-uninject` opts out, saying why).
 //!
 //! Regenerate expectations with `KINJECT_BLESS=1 cargo test --test golden`, then read the diff.
+//! `KINJECT_CASE=name[,name…]` runs only those cases. Cases run several at a time.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -233,6 +234,34 @@ fn invariants(dir: &Path, args: &[String], output: &str) -> Vec<String> {
     failures
 }
 
+/// Every case checked, several at a time (each runs kinject as a process, and waits for it);
+/// failures in the cases' order.
+fn check_all(dirs: &[PathBuf]) -> Vec<String> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .max(2);
+    let next = AtomicUsize::new(0);
+    let found: Mutex<Vec<(usize, Vec<String>)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(dir) = dirs.get(i) else { break };
+                    let failures = check_case(dir);
+                    found.lock().expect("not poisoned").push((i, failures));
+                }
+            });
+        }
+    });
+    let mut found = found.into_inner().expect("not poisoned");
+    found.sort_by_key(|(i, _)| *i);
+    found.into_iter().flat_map(|(_, f)| f).collect()
+}
+
+/// Every case, or those `KINJECT_CASE` names (`KINJECT_CASE=kms-plugin,webhook-curl`).
 #[test]
 fn golden_cases() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases");
@@ -243,8 +272,20 @@ fn golden_cases() {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
+    if let Some(names) = std::env::var_os("KINJECT_CASE") {
+        let names = names.to_string_lossy().into_owned();
+        let wanted: Vec<&str> = names.split(',').map(str::trim).collect();
+        dirs.retain(|d| {
+            d.file_name()
+                .is_some_and(|n| wanted.iter().any(|w| n == *w))
+        });
+        assert!(
+            !dirs.is_empty(),
+            "KINJECT_CASE={names}: no such case in testdata/cases"
+        );
+    }
     assert!(!dirs.is_empty());
-    let failures: Vec<String> = dirs.iter().flat_map(|d| check_case(d)).collect();
+    let failures = check_all(&dirs);
     assert!(
         failures.is_empty(),
         "{} golden failure(s):\n\n{}",
