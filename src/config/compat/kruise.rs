@@ -25,7 +25,7 @@ use crate::json::Pointer;
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct SidecarSet {
     api_version: String,
     kind: String,
@@ -38,7 +38,7 @@ struct SidecarSet {
 
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct Metadata {
     name: String,
     namespace: Option<String>,
@@ -49,7 +49,7 @@ struct Metadata {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct Spec {
     selector: Option<LabelSelector>,
     /// v1alpha1 only.
@@ -70,7 +70,7 @@ struct Spec {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct SidecarContainer {
     #[serde(flatten)]
     container: Container,
@@ -83,7 +83,7 @@ struct SidecarContainer {
 }
 
 #[derive(JsonSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 enum InjectPolicy {
     BeforeAppContainer,
     AfterAppContainer,
@@ -92,7 +92,7 @@ enum InjectPolicy {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct UpgradeStrategy {
     upgrade_type: Option<String>,
     hot_upgrade_empty_image: Option<String>,
@@ -101,7 +101,7 @@ struct UpgradeStrategy {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct SharePolicy {
     #[serde(rename = "type")]
     kind: Option<String>,
@@ -110,7 +110,7 @@ struct SharePolicy {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct TransferEnvVar {
     source_container_name: Option<String>,
     source_container_name_from: Option<SourceContainerNameFrom>,
@@ -121,7 +121,7 @@ struct TransferEnvVar {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct SourceContainerNameFrom {
     field_ref: k8s_openapi::api::core::v1::ObjectFieldSelector,
 }
@@ -130,7 +130,7 @@ struct SourceContainerNameFrom {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct UpdateStrategy {
     #[serde(rename = "type")]
     kind: Option<UpdateType>,
@@ -143,7 +143,7 @@ struct UpdateStrategy {
 }
 
 #[derive(JsonSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 enum UpdateType {
     NotUpdate,
     RollingUpdate,
@@ -152,7 +152,7 @@ enum UpdateType {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct PriorityStrategy {
     weight_priority: Option<Vec<WeightPriority>>,
     order_priority: Option<Vec<OrderPriority>>,
@@ -161,7 +161,7 @@ struct PriorityStrategy {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct WeightPriority {
     weight: i32,
     match_selector: LabelSelector,
@@ -170,14 +170,14 @@ struct WeightPriority {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct OrderPriority {
     ordered_key: String,
 }
 
 #[derive(JsonSchema)]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct ScatterTerm {
     key: String,
     value: String,
@@ -186,7 +186,7 @@ struct ScatterTerm {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct InjectionStrategy {
     paused: Option<bool>,
     revision: Option<Value>,
@@ -195,14 +195,14 @@ struct InjectionStrategy {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct PatchPodMetadata {
     annotations: Option<std::collections::BTreeMap<String, String>>,
     patch_policy: Option<PatchPolicy>,
 }
 
 #[derive(JsonSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 enum PatchPolicy {
     Retain,
     Overwrite,

@@ -33,7 +33,7 @@ const LISTS: [&str; 4] = ["initContainers", "containers", "volumes", "volumeMoun
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct SidecarConfig {
     init_containers: Option<Vec<Container>>,
     containers: Option<Vec<Container>>,
@@ -45,7 +45,7 @@ struct SidecarConfig {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct MutationConfigs {
     mutation_configs: Vec<MutationConfig>,
 }
@@ -53,7 +53,7 @@ struct MutationConfigs {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct MutationConfig {
     name: String,
     annotation_namespace: String,
@@ -72,7 +72,7 @@ struct MutationConfig {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct AnnotationConfig {
     volume_mounts: Option<Vec<AnnotationVolumeMounts>>,
 }
@@ -80,7 +80,7 @@ struct AnnotationConfig {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct AnnotationVolumeMounts {
     name: String,
     container_refs: Option<Vec<String>>,

@@ -28,7 +28,7 @@ pub(crate) const DEFAULT_NAMESPACE: &str = "injector.tumblr.com";
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "exists only to derive the JSON Schema")]
 struct InjectionConfig {
     /// `name` or `name:version`.
     name: String,
