@@ -28,15 +28,6 @@ fn deployment(name: &str, padding: usize) -> String {
     text
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn a_read_only_file_is_not_replaced() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -118,7 +109,7 @@ fn a_read_only_file_is_not_replaced() {
             .expect("read")
             .contains("log-shipper")
     );
-    assert_eq!(names(d), ["good.yaml", "locked.yaml"]);
+    assert_eq!(common::entries(d), ["good.yaml", "locked.yaml"]);
 }
 
 /// Runs kinject `--in-place` on `files` in a fresh tmpfs of `size` (remounted read-only
@@ -201,7 +192,7 @@ fn a_full_disk_leaves_the_file_that_did_not_fit_as_it_was() {
             .contains("log-shipper")
     );
     assert_eq!(
-        names(&out),
+        common::entries(&out),
         ["a.yaml", "b.yaml"],
         "a temporary file was left"
     );
@@ -233,7 +224,7 @@ fn a_read_only_file_system_leaves_every_file_as_it_was() {
         std::fs::read_to_string(out.join("b.yaml")).expect("read"),
         b
     );
-    assert_eq!(names(&out), ["a.yaml", "b.yaml"]);
+    assert_eq!(common::entries(&out), ["a.yaml", "b.yaml"]);
 }
 
 /// A runner with many cores and an address-space limit (`ulimit -v`): 32 or 64 workers, each
@@ -285,15 +276,7 @@ fn many_workers_under_an_address_space_limit_give_the_same_output() {
 
 /// Runs kinject `--in-place -c <config>` on `files` in `dir`.
 fn in_place(dir: &Path, files: &[&str]) -> std::process::Output {
-    let config = config();
-    let mut args = vec![
-        "inject",
-        "--in-place",
-        "-c",
-        config.to_str().expect("UTF-8"),
-    ];
-    args.extend(files);
-    common::kinject_with_stdin(dir, &args, b"")
+    common::in_place(dir, &config(), files)
 }
 
 /// A file edited after kinject read it and before kinject would replace it is not replaced:
@@ -329,7 +312,7 @@ fn an_edit_made_while_kinject_runs_is_never_lost() {
         let now = std::fs::read_to_string(d.join("a.yaml")).expect("read");
         assert!(now.contains("# USER EDIT"), "the edit was lost: {stderr}");
         assert_eq!(
-            names(d),
+            common::entries(d),
             ["a.yaml", "slow.yaml"],
             "a temporary file was left"
         );
@@ -415,7 +398,7 @@ fn owner_group_mode_and_extended_attributes_are_kept() {
     assert_eq!(meta.mode() & 0o7777, 0o640);
     assert_eq!(xattrs(&a), before);
     assert!(before.iter().any(|(n, _)| n == "user.note"));
-    assert_eq!(names(d), ["a.yaml"]);
+    assert_eq!(common::entries(d), ["a.yaml"]);
 }
 
 /// Every extended attribute of `path`, name and value, sorted.
@@ -491,7 +474,7 @@ fn a_file_of_another_owner_is_not_taken_over() {
         std::fs::read_to_string(d.join("theirs.yaml")).expect("read"),
         text
     );
-    assert_eq!(names(d), ["theirs.yaml"]);
+    assert_eq!(common::entries(d), ["theirs.yaml"]);
 }
 
 /// A file with another hard link is not replaced (the other name would keep the old text).
@@ -520,7 +503,7 @@ fn a_hard_linked_file_is_not_split() {
             .expect("read")
             .contains("log-shipper")
     );
-    assert_eq!(names(d), ["a.yaml", "b.yaml", "other-name.txt"]);
+    assert_eq!(common::entries(d), ["a.yaml", "b.yaml", "other-name.txt"]);
 }
 
 /// Under a file-size limit (`ulimit -f`), the file whose new text exceeds it is not written
@@ -565,5 +548,5 @@ fn a_file_size_limit_fails_the_file_that_exceeds_it_only() {
             .expect("read")
             .contains("log-shipper")
     );
-    assert_eq!(names(d), ["a.yaml", "b.yaml"]);
+    assert_eq!(common::entries(d), ["a.yaml", "b.yaml"]);
 }

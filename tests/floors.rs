@@ -6,6 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 /// Imports that climb today, each to be removed by the step of the architecture work that
 /// ends it: the pipeline still calls the YAML renderer behind a flag (until it hands each
 /// document to a sink that `render::yaml` implements). Listed ones must still climb, so that
@@ -52,22 +54,10 @@ fn modules() -> BTreeMap<String, Vec<PathBuf>> {
     out
 }
 
+/// The module's files, not its tests' (`tests.rs`).
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("dir").filter_map(Result::ok) {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs")
-                && path.file_name().is_some_and(|n| n != "tests.rs")
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let mut files = common::rust_files(dir);
+    files.retain(|p| p.file_name().is_some_and(|n| n != "tests.rs"));
     files
 }
 

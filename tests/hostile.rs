@@ -7,7 +7,6 @@
 //! 100 MB document.
 
 use std::path::Path;
-use std::process::Output;
 
 mod common;
 
@@ -33,17 +32,6 @@ fn code_and_location(expected: &str) -> (String, String) {
         .expect("a location")
         .to_owned();
     (code, location)
-}
-
-fn in_place(dir: &Path, config: &Path, files: &[&str]) -> Output {
-    let mut args = vec![
-        "inject",
-        "--in-place",
-        "-c",
-        config.to_str().expect("UTF-8"),
-    ];
-    args.extend(files);
-    common::kinject_with_stdin(dir, &args, b"")
 }
 
 /// Every file of `dir`, with its bytes.
@@ -75,7 +63,7 @@ fn hostile_files_are_refused_and_left_as_they_are() {
         std::fs::write(dir.path().join("hostile.yaml"), &hostile).expect("write");
         std::fs::write(dir.path().join("good.yaml"), GOOD).expect("write");
         let before = snapshot(dir.path());
-        let out = in_place(
+        let out = common::in_place(
             dir.path(),
             &case.join("config.yaml"),
             &["hostile.yaml", "good.yaml"],
@@ -236,7 +224,7 @@ fn a_100_mb_workload_is_injected_in_place_whole() {
     );
     assert!(text.len() > 100_000_000);
     std::fs::write(dir.path().join("big.yaml"), &text).expect("write");
-    let out = in_place(
+    let out = common::in_place(
         dir.path(),
         &cases().join("hostile-alias-bomb/config.yaml"),
         &["big.yaml"],
@@ -262,7 +250,7 @@ fn null_containers_and_empty_lists_are_reported_and_left_as_they_are() {
     let lists = b"apiVersion: v1\nkind: List\nitems: null\n---\napiVersion: v1\nkind: ConfigMapList\nitems: []\n";
     std::fs::write(d.join("null.yaml"), &null).expect("write");
     std::fs::write(d.join("lists.yaml"), lists).expect("write");
-    let out = in_place(
+    let out = common::in_place(
         d,
         &cases().join("hostile-alias-bomb/config.yaml"),
         &["null.yaml", "lists.yaml"],

