@@ -125,15 +125,25 @@ impl StaticRenders {
         )
     }
 
-    /// `def` rendered (with `make`, the first time) as a plain or a native sidecar.
-    fn get(
-        &self,
+    /// `def` rendered for an object, as a plain or a native sidecar: a sidecar without
+    /// templates once in the run, and lent; one with templates for this object, from its
+    /// template context (`ctx`, made when first needed).
+    fn render<'s>(
+        &'s self,
+        config: &Config,
         def: &SidecarDef,
         native: bool,
-        make: impl FnOnce() -> Result<Rendered, InjectError>,
-    ) -> &Result<Rendered, InjectError> {
+        ctx: impl FnOnce() -> &'s minijinja::Value,
+    ) -> Result<Cow<'s, Rendered>, InjectError> {
+        if !config.templates.is_static(&def.spec.name) {
+            return render(def, config, ctx(), native).map(Cow::Owned);
+        }
         let slot = &self.0[def.index];
-        if native { &slot.native } else { &slot.plain }.get_or_init(make)
+        let made = if native { &slot.native } else { &slot.plain };
+        match made.get_or_init(|| render(def, config, ctx(), native)) {
+            Ok(r) => Ok(Cow::Borrowed(r)),
+            Err(e) => Err(e.clone()),
+        }
     }
 }
 
@@ -314,19 +324,11 @@ pub fn plan_in_text(
             let Some(def) = config.sidecar(name) else {
                 return Ok(None);
             };
-            let rendered = if config.templates.is_static(name) {
-                settings
-                    .renders
-                    .get(def, false, || render(def, config, ctx(), false))
-                    .as_ref()
-                    .map(trust::Adds::of)
-                    .ok()
-            } else {
-                render(def, config, ctx(), false)
-                    .as_ref()
-                    .map(trust::Adds::of)
-                    .ok()
-            };
+            let rendered = settings
+                .renders
+                .render(config, def, false, ctx)
+                .ok()
+                .map(|r| trust::Adds::of(&r));
             // A definition that does not render here (a value only `--set` gives) is read as
             // written: its literal names count, its templated ones match nothing.
             Ok(Some(rendered.unwrap_or_else(|| {
@@ -419,18 +421,7 @@ pub fn plan_in_text(
             let mut rendered = Vec::with_capacity(selected.len());
             for c in &selected {
                 let (def, native) = (c.def, c.native);
-                let r = if config.templates.is_static(&def.spec.name) {
-                    // The same for every object: rendered once per run, and lent.
-                    match settings
-                        .renders
-                        .get(def, native, || render(def, config, ctx(), native))
-                    {
-                        Ok(r) => Cow::Borrowed(r),
-                        Err(e) => return Err(e.clone()),
-                    }
-                } else {
-                    Cow::Owned(render(def, config, ctx(), native)?)
-                };
+                let r = settings.renders.render(config, def, native, ctx)?;
                 if c.skip_if_long_running && !r.body.containers.is_empty() {
                     left_out.push(def.spec.name.clone());
                 } else {
