@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::config::{Config, load_texts};
 use crate::inject::{Mode, Settings};
-use crate::pipeline::{Keep, process};
+use crate::pipeline::process;
 use crate::read::{Source, from_bytes};
 
 /// The reader: decoding, document splitting and both YAML parsers. Where the fast reader
@@ -403,7 +403,7 @@ fn inject_once(config: &Config, manifests: &[u8], mode: Mode) -> Option<String> 
     let input = from_bytes(Source::stdin(), manifests).ok()?;
     let documents = input.documents.len();
     let settings = Settings::new(config, None, mode);
-    let file = process(input, &settings, Keep::YamlText);
+    let (file, output) = process(input, &settings, crate::render::yaml::YamlStream::new());
     for e in &file.errors {
         assert_ne!(e.code, "kinject::internal", "{e:?}");
     }
@@ -412,7 +412,7 @@ fn inject_once(config: &Config, manifests: &[u8], mode: Mode) -> Option<String> 
     }
     // Every error of rendering is an internal one (an edit that does not read back as the
     // object it was made for): a CR-only file once got here after being reported injected.
-    let output = crate::render::yaml::render(&file)
+    let output = output
         .unwrap_or_else(|e| panic!("{e}"))
         .into_text(&file.input);
     // Kubernetes' reader (go-yaml) takes YAML 1.1's extra line breaks for line breaks, where

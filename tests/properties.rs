@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 
 use kinject::config::{Config, load_texts};
 use kinject::inject::{Mode, Settings};
-use kinject::pipeline::{Keep, process};
+use kinject::pipeline::{Values, process};
 use kinject::read::{Source, from_bytes};
 
 /// 96 cases from a fixed seed; `PROPTEST_CASES` and `PROPTEST_RNG_SEED` explore further.
@@ -475,7 +475,7 @@ fn run(config: &Config, text: &str, mode: Mode) -> Run {
     let input = from_bytes(Source::file("input.yaml".as_ref()), text.as_bytes())
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     let settings = Settings::new(config, None, mode);
-    let file = process(input, &settings, Keep::Values);
+    let (file, ()) = process(input, &settings, Values::default());
     assert!(file.errors.is_empty(), "{:?}\n{text}", file.errors);
     let output = kinject::render::yaml::render(&file)
         .unwrap_or_else(|e| panic!("{e}\n{text}"))

@@ -5,14 +5,17 @@ use std::io::IsTerminal;
 
 use crate::cli::write::{Expected, atomic_write, encode};
 use crate::pipeline::FileResult;
-use crate::render;
+use crate::render::RenderError;
+use crate::render::yaml::YamlOutput;
 
 use super::{EditArgs, ExitStatus, OutputArgs, ReportFormat, eprint, output};
 
-/// Handles every file; `failed` says whether errors were already reported. Returns the exit
-/// code. The report comes after the writes, so that it names the files not written.
+/// Handles every file, with its YAML output (`made`, in the same order); `failed` says
+/// whether errors were already reported. Returns the exit code. The report comes after the
+/// writes, so that it names the files not written.
 pub(crate) fn run(
     files: &[FileResult],
+    made: Vec<Result<YamlOutput, RenderError>>,
     args: &EditArgs,
     mut failed: bool,
     output_args: &OutputArgs,
@@ -22,51 +25,56 @@ pub(crate) fn run(
     let mut out = String::new();
     let (mut changed, mut unchanged) = (0usize, 0usize);
     let mut unwritten: Vec<(String, String)> = Vec::new();
-    for f in files {
+    for (f, made) in files.iter().zip(made) {
         let name = &f.input.source.name;
         if !f.errors.is_empty() {
             continue;
         }
-        let Some(path) = &f.input.source.path else {
-            if args.in_place {
-                eprint("error: --in-place needs files, not standard input\n");
+        let path = f.input.source.path.as_ref();
+        if path.is_none() && args.in_place {
+            eprint("error: --in-place needs files, not standard input\n");
+            failed = true;
+            continue;
+        }
+        let new = match made {
+            Ok(y) => y.into_text(&f.input),
+            Err(e) => {
+                eprint(&format!("error: {e}\n"));
                 failed = true;
                 continue;
             }
-            // --check / --diff of stdin compare against it like a file.
-            if let Some(code) =
-                compare(f, name, args, color, &mut out, &mut changed, &mut unchanged)
-            {
-                failed |= code == ExitStatus::Error;
-            }
+        };
+        // --check / --diff of stdin compare against it like a file.
+        if new == *f.input.text {
+            unchanged += 1;
+            continue;
+        }
+        changed += 1;
+        if args.diff {
+            out.push_str(&unified_diff(&f.input.text, &new, name, color));
+        } else if args.check {
+            out.push_str(name);
+            out.push('\n');
+        }
+        let Some(path) = path.filter(|_| args.in_place) else {
             continue;
         };
-        match compare(f, name, args, color, &mut out, &mut changed, &mut unchanged) {
-            Some(ExitStatus::Error) => failed = true,
-            Some(_) if args.in_place => {
-                let written = render::yaml::render(f)
-                    .map_err(|e| e.to_string())
-                    .and_then(|y| {
-                        let bytes = encode(&y.text(&f.input), f.input.encoding);
-                        let expected = Expected {
-                            stamp: f.input.stamp,
-                            within: f.input.source.within.as_deref(),
-                        };
-                        atomic_write(path, &bytes, &expected).map_err(|e| e.to_string())
-                    });
-                if let Err(e) = written {
-                    // With `--report json` the file's entries say it (`not written: …`).
-                    if output_args.report != ReportFormat::Json {
-                        eprint(&format!(
-                            "error: {name}: cannot write: {e} (the file is unchanged)\n"
-                        ));
-                    }
-                    failed = true;
-                    changed -= 1;
-                    unwritten.push((name.clone(), e));
-                }
+        let bytes = encode(&new, f.input.encoding);
+        let expected = Expected {
+            stamp: f.input.stamp,
+            within: f.input.source.within.as_deref(),
+        };
+        if let Err(e) = atomic_write(path, &bytes, &expected) {
+            let e = e.to_string();
+            // With `--report json` the file's entries say it (`not written: …`).
+            if output_args.report != ReportFormat::Json {
+                eprint(&format!(
+                    "error: {name}: cannot write: {e} (the file is unchanged)\n"
+                ));
             }
-            _ => {}
+            failed = true;
+            changed -= 1;
+            unwritten.push((name.clone(), e));
         }
     }
     output::report(files, output_args, &[], &unwritten);
@@ -94,38 +102,6 @@ pub(crate) fn run(
     } else {
         ExitStatus::Success
     }
-}
-
-/// Renders `f` and records whether it changes: `None` unchanged, `Some(ExitStatus::Changed)` changed,
-/// `Some(ExitStatus::Error)` when it cannot be rendered.
-fn compare(
-    f: &FileResult,
-    name: &str,
-    args: &EditArgs,
-    color: bool,
-    out: &mut String,
-    changed: &mut usize,
-    unchanged: &mut usize,
-) -> Option<ExitStatus> {
-    let new = match render::yaml::render(f) {
-        Ok(y) => y.into_text(&f.input),
-        Err(e) => {
-            eprint(&format!("error: {e}\n"));
-            return Some(ExitStatus::Error);
-        }
-    };
-    if *new == *f.input.text {
-        *unchanged += 1;
-        return None;
-    }
-    *changed += 1;
-    if args.diff {
-        out.push_str(&unified_diff(&f.input.text, &new, name, color));
-    } else if args.check {
-        out.push_str(name);
-        out.push('\n');
-    }
-    Some(ExitStatus::Changed)
 }
 
 /// `git diff`-style unified diff of one file.

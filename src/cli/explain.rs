@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::inject::{Action, Mode};
-use crate::pipeline::Identity;
+use crate::pipeline::{Identity, Values};
 use crate::select::RuleVerdict;
 
 use super::output::{diagnostics, stdout};
@@ -33,17 +33,13 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
     let Some(config) = config else {
         return ExitStatus::Error;
     };
-    let (mut files, input_errors) = match process_inputs(
-        &args.input,
-        None,
-        early,
-        &config,
-        Mode::Inject,
-        crate::pipeline::Keep::Verdicts,
-    ) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let verdicts = || Values { verdicts: true };
+    let (files, input_errors) =
+        match process_inputs(&args.input, None, early, &config, Mode::Inject, verdicts) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+    let mut files: Vec<_> = files.into_iter().map(|(f, ())| f).collect();
     // Inputs that cannot be read, documents that are not YAML, objects injection refuses:
     // said on stderr, and the exit code is 2; what could be read is still explained.
     let errors = take_errors(&mut files);

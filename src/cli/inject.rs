@@ -2,8 +2,9 @@
 
 use crate::config::{self, Config};
 use crate::inject::Mode;
-use crate::pipeline::FileResult;
+use crate::pipeline::{FileResult, Values};
 use crate::render;
+use crate::render::yaml::YamlStream;
 
 use super::output::{diagnostics, report, stdout, write_slices, write_stdout};
 use super::run::{Loaded, StdinWindows, process_inputs, read_while};
@@ -147,11 +148,6 @@ fn run(
         );
         return ExitStatus::Error;
     }
-    let keep = if output.output == Format::Yaml {
-        crate::pipeline::Keep::YamlText
-    } else {
-        crate::pipeline::Keep::Values
-    };
     // A stream longer than a window is processed window by window, unless a rule selects
     // on the labels of Namespace objects, which may come anywhere in it.
     let needs_whole = config
@@ -160,31 +156,37 @@ fn run(
         .any(|r| r.spec.matches.namespace_selector.is_some());
     let stdin = match stdin {
         Some(s) if !s.is_whole() && !needs_whole => {
-            return super::stream::run(config, mode, input, s, output, keep);
+            return super::stream::run(config, mode, input, s, output);
         }
         Some(s) => Some(s.whole()),
         None => None,
     };
-    let (files, input_errors) = match process_inputs(input, stdin, early, config, mode, keep) {
+    // YAML is made while processing, by the pipeline's sink; the other formats from the
+    // values the results keep.
+    let processed = if output.output == Format::Yaml {
+        process_inputs(input, stdin, early, config, mode, YamlStream::new)
+            .map(|(files, errors)| (files.into_iter().unzip(), errors))
+    } else {
+        process_inputs(input, stdin, early, config, mode, Values::default).map(|(files, errors)| {
+            let files = files.into_iter().map(|(f, ())| f).collect();
+            ((files, Vec::new()), errors)
+        })
+    };
+    let ((files, made), input_errors): ((Vec<FileResult>, Vec<_>), _) = match processed {
         Ok(r) => r,
         Err(code) => return code,
     };
     // The process ends after this command: freeing every parsed document one by one would
     // take a fifth of the run (docs/performance.md).
-    let mut files = std::mem::ManuallyDrop::new(files);
+    let files = std::mem::ManuallyDrop::new(files);
     let mut failed = !input_errors.is_empty() || files.iter().any(|f| !f.errors.is_empty());
     diagnostics(input_errors);
     for f in files.iter() {
         diagnostics(f.errors.clone());
     }
     if edit.any() {
-        return super::edit::run(&files, edit, failed, output);
+        return super::edit::run(&files, made, edit, failed, output);
     }
-    // The YAML made while processing, moved out of the results.
-    let made = match output.output {
-        Format::Yaml => files.iter_mut().map(render::yaml::render_taking).collect(),
-        _ => Vec::new(),
-    };
     let (text, notes, render_errors) = render_all(&files, made, output.output);
     failed |= !render_errors.is_empty();
     for e in &render_errors {

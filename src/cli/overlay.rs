@@ -56,7 +56,7 @@ pub(crate) fn run(
         for path in &base.files {
             match read::load(&read::Source::file(path), &mut std::io::empty()) {
                 Ok(i) => {
-                    let result = pipeline::process(i, &settings, pipeline::Keep::Values);
+                    let (result, ()) = pipeline::process(i, &settings, pipeline::Values::default());
                     for d in &result.docs {
                         for o in d.objects.iter().filter(|o| !o.ops.is_empty()) {
                             patches.push((kustomize::target(&o.identity, &base), o.ops.clone()));

@@ -2,7 +2,7 @@
 //! are large), standard input whole or a window at a time, and processing every input.
 
 use crate::diagnostic::Located;
-use crate::pipeline::FileResult;
+use crate::pipeline::{FileResult, Sink};
 use crate::read::{self, InputError};
 
 use super::{ExitStatus, InputArgs};
@@ -114,26 +114,32 @@ fn small_pages_for(inputs: &[read::Input]) {
     let _ = large;
 }
 
-/// Loads the inputs (or takes those read `early`) and runs injection (in `mode`) over each.
-/// `Err` is the exit code when the settings are wrong.
-pub(crate) fn process_inputs(
+/// Each input's result with what its sink made of it, in the order the inputs were named, and
+/// the inputs that could not be loaded.
+pub(crate) type Processed<O> = (Vec<(FileResult, O)>, Vec<InputError>);
+
+/// Loads the inputs (or takes those read `early`) and runs injection (in `mode`) over each,
+/// into a sink of its own made by `sink`. `Err` is the exit code when the settings are wrong.
+pub(crate) fn process_inputs<S: Sink>(
     args: &InputArgs,
     stdin: Option<Result<read::Input, InputError>>,
     early: Option<Loaded>,
     config: &crate::config::Config,
     mode: crate::inject::Mode,
-    keep: crate::pipeline::Keep,
-) -> Result<(Vec<FileResult>, Vec<InputError>), ExitStatus> {
+    sink: impl Fn() -> S + Sync,
+) -> Result<Processed<S::Output>, ExitStatus>
+where
+    S::Output: Send,
+{
     let (inputs, errors) = early.unwrap_or_else(|| load_inputs(args, stdin));
     small_pages_for(&inputs);
-    let mut settings = args.settings(config, mode, &inputs).map_err(|e| {
+    let settings = args.settings(config, mode, &inputs).map_err(|e| {
         super::eprint(&format!("error: {e}\n"));
         super::ExitStatus::Error
     })?;
-    settings.explain = keep == crate::pipeline::Keep::Verdicts;
     // Files side by side on every core; results in the order the files were named. One
     // file is processed here (in parallel inside when it is large).
-    let process = |i| crate::pipeline::process(i, &settings, keep);
+    let process = |i| crate::pipeline::process(i, &settings, sink());
     let files = if inputs.len() == 1 {
         inputs.into_iter().map(process).collect()
     } else {

@@ -6,9 +6,10 @@
 use crate::cli::write::Spool;
 use crate::config::Config;
 use crate::inject::Mode;
-use crate::pipeline::{self, Keep};
+use crate::pipeline::{self, Values};
 use crate::render;
 use crate::render::report;
+use crate::render::yaml::YamlStream;
 
 use super::output::{diagnostics, print_warnings, write_stdout};
 use super::run::StdinWindows;
@@ -23,7 +24,6 @@ pub(crate) fn run(
     args: &InputArgs,
     stdin: StdinWindows,
     output: &OutputArgs,
-    keep: Keep,
 ) -> ExitStatus {
     let settings = match args.settings(config, mode, &[]) {
         Ok(s) => s,
@@ -51,7 +51,16 @@ pub(crate) fn run(
                 continue;
             }
         };
-        let mut file = pipeline::process(input, &settings, keep);
+        // YAML is made while processing, by the pipeline's sink.
+        let (mut file, yaml) = if output.output == Format::Yaml {
+            let (file, yaml) = pipeline::process(input, &settings, YamlStream::new());
+            (file, Some(yaml))
+        } else {
+            (
+                pipeline::process(input, &settings, Values::default()).0,
+                None,
+            )
+        };
         if !file.errors.is_empty() {
             failed = true;
             diagnostics(std::mem::take(&mut file.errors));
@@ -72,26 +81,24 @@ pub(crate) fn run(
             continue;
         }
         text.clear();
-        let held = match output.output {
-            Format::Yaml => match render::yaml::render_taking(&mut file) {
-                // A window nothing changed is written from its own text, without a copy.
-                Ok(y) => {
-                    let held = y
-                        .pieces(&file.input)
-                        .all(|piece| hold(&mut spool, piece, "output"));
-                    notes.extend(y.notes);
-                    held
-                }
-                Err(e) => {
-                    eprint(&format!("error: {e}\n"));
-                    false
-                }
-            },
-            Format::Json => {
+        let held = match yaml {
+            // A window nothing changed is written from its own text, without a copy.
+            Some(Ok(y)) => {
+                let held = y
+                    .pieces(&file.input)
+                    .all(|piece| hold(&mut spool, piece, "output"));
+                notes.extend(y.notes);
+                held
+            }
+            Some(Err(e)) => {
+                eprint(&format!("error: {e}\n"));
+                false
+            }
+            None if output.output == Format::Json => {
                 text = render::json::render(&render::json::documents(&file));
                 hold(&mut spool, &text, "output")
             }
-            Format::Patch => {
+            None => {
                 patches.push(&render::patch::entries(&file), &mut text);
                 hold(&mut spool, &text, "output")
             }

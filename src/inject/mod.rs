@@ -86,8 +86,6 @@ pub struct Settings<'c> {
     /// input and `--namespace-labels`).
     pub namespace_labels: std::collections::HashMap<String, Map<String, Value>>,
     pub mode: Mode,
-    /// Keep every rule's verdict on each object (`kinject explain`).
-    pub explain: bool,
 }
 
 impl<'c> Settings<'c> {
@@ -98,7 +96,6 @@ impl<'c> Settings<'c> {
             namespace,
             namespace_labels: std::collections::HashMap::new(),
             mode,
-            explain: false,
         }
     }
 }
@@ -222,15 +219,17 @@ impl Outcome {
 
 /// Decides and performs injection (or uninjection) for one object.
 pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
-    plan_in_text(object, settings, &|_| None)
+    plan_in_text(object, settings, false, &|_| None)
 }
 
 /// `plan` for an object read from text: `null_text` gives, for a pointer of the object, how
 /// a null there is written when that is not empty (`null`, `~`), so that the status can
-/// record it and `uninject` write it so again.
+/// record it and `uninject` write it so again. With `explain`, the outcome keeps every
+/// rule's verdict on the object (`kinject explain`).
 pub fn plan_in_text(
     object: &Value,
     settings: &Settings<'_>,
+    explain: bool,
     null_text: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Outcome, InjectError> {
     let config = settings.config;
@@ -285,10 +284,10 @@ pub fn plan_in_text(
         if containers == shape::Containers::Absent {
             return Ok(Outcome::new(Action::Skipped(Reason::NoContainers)));
         }
-        let (verdicts, selection) = choose(object, pod_in, &wk, &namespace, settings)?;
+        let (verdicts, selection) = choose(object, pod_in, &wk, &namespace, settings, explain)?;
         if let Err(reason) = selection {
             let mut o = Outcome::new(Action::Skipped(reason));
-            if settings.explain {
+            if explain {
                 o.verdicts = verdicts;
             }
             return Ok(o);
@@ -406,7 +405,7 @@ pub fn plan_in_text(
     };
     let (verdicts, selection) = match chosen {
         Some(c) => c,
-        None => choose(object, &pod0, &wk, &namespace, settings)?,
+        None => choose(object, &pod0, &wk, &namespace, settings, explain)?,
     };
     let outcome = match selection {
         Err(reason) => {
@@ -438,7 +437,7 @@ pub fn plan_in_text(
                         changed: &changed,
                         pod_template: &wk.pod_template,
                         respelled,
-                        verdicts: settings.explain.then_some(verdicts),
+                        verdicts: explain.then_some(verdicts),
                     },
                 );
             }
@@ -482,7 +481,7 @@ pub fn plan_in_text(
             changed: &changed,
             pod_template: &wk.pod_template,
             respelled,
-            verdicts: settings.explain.then_some(verdicts),
+            verdicts: explain.then_some(verdicts),
         },
     )
 }
@@ -532,6 +531,7 @@ fn choose<'c>(
     wk: &WorkloadKind,
     namespace: &str,
     settings: &Settings<'c>,
+    explain: bool,
 ) -> Result<(Vec<RuleVerdict>, Selection<'c>), InjectError> {
     let config = settings.config;
     let mut subject = subject(object, pod, wk, namespace);
@@ -543,7 +543,7 @@ fn choose<'c>(
             let miss = r.matcher.check(&subject);
             RuleVerdict {
                 // Names only for `explain`: other runs keep no verdicts.
-                rule: if settings.explain {
+                rule: if explain {
                     r.spec.name.clone()
                 } else {
                     String::new()

@@ -112,7 +112,7 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
     };
     let mut settings = Settings::new(config, namespace, Mode::Inject);
     settings.namespace_labels = read::namespace_labels([&input]);
-    let file = pipeline::process(input, &settings, pipeline::Keep::Values);
+    let (file, ()) = pipeline::process(input, &settings, pipeline::Values::default());
     let mut failed = false;
     for d in &file.docs {
         let parsed = file
@@ -231,7 +231,6 @@ fn pipeline_without_changes(input: Input) -> FileResult {
         docs: Vec::new(),
         errors: Vec::new(),
         warnings: Vec::new(),
-        yaml: None,
     }
 }
 

@@ -11,8 +11,11 @@ use crate::inject::{self, Outcome, Settings};
 use crate::json::Pointer;
 use crate::json::patch::{self, Op};
 use crate::read::{self, Input};
-use crate::render::yaml::YamlStream;
 use crate::yaml::{NodeKind, ScalarKind};
+
+mod sink;
+
+pub use sink::{Changed, Sink, Values};
 
 /// Who an object is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -89,7 +92,8 @@ pub struct ObjectResult {
 pub struct DocResult {
     pub index: usize,
     pub objects: Vec<ObjectResult>,
-    /// The document's value after the operations, when any changed it (with `Keep::Values`).
+    /// The document's value after the operations, when any changed it and the sink keeps
+    /// values (`Sink::KEEPS_VALUES`).
     /// Boxed: most documents have none, and a result is kept for every document.
     pub target: Option<Box<Value>>,
     /// Operations on the document (object operations with their pointer in front).
@@ -120,8 +124,6 @@ pub struct FileResult {
     pub errors: Vec<Located>,
     /// Duplicate keys and similar findings, already located.
     pub warnings: Vec<String>,
-    /// The YAML output, made while processing (with `Keep::YamlText`).
-    pub yaml: Option<Result<crate::render::yaml::YamlOutput, crate::render::RenderError>>,
 }
 
 impl FileResult {
@@ -133,18 +135,6 @@ impl FileResult {
             .ok()
             .map(|i| &self.docs[i])
     }
-}
-
-/// What `process` keeps of each document for the renderers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keep {
-    /// Every parsed document and injected value (for JSON and patch output, KRM, overlays).
-    Values,
-    /// Only the YAML text of each changed document, made as soon as the document is
-    /// processed; everything parsed is let go of, so memory stays near the input's size.
-    YamlText,
-    /// `Values`, and every rule's verdict on each object (`kinject explain`).
-    Verdicts,
 }
 
 /// The worker threads, started once, before their first use (a run that needs none, such as
@@ -245,41 +235,27 @@ pub fn on_stack<T: Send>(work: impl FnOnce() -> T + Send) -> std::io::Result<T> 
     })
 }
 
-/// Runs every object of `input` through injection. Documents are read (parsed) here when the
+/// Runs every object of `input` through injection and hands each document to `sink`; the
+/// result and what the sink made of the input. Documents are read (parsed) here when the
 /// input was loaded without reading them, several at a time on several cores; results stay in
 /// document order.
-pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileResult {
+pub fn process<S: Sink>(
+    mut input: Input,
+    settings: &Settings<'_>,
+    mut sink: S,
+) -> (FileResult, S::Output) {
     let mut documents = std::mem::take(&mut input.documents);
     // Documents no rule can touch are only reported: when their output is their text as it
     // is, they are checked and identified, not read in full.
-    let shallow = keep == Keep::YamlText && settings.mode == inject::Mode::Inject;
+    let shallow = !S::KEEPS_VALUES && settings.mode == inject::Mode::Inject;
     let config = settings.config;
     let json = input.is_json();
-    let work = |doc: &mut read::Document| {
-        let parsed = doc.parsed.take().map(|p| *p).unwrap_or_else(|| {
-            let text = input.doc_text(doc);
-            shallow
-                .then(|| {
-                    crate::yaml::parse_identity(text, |kind| {
-                        !crate::kinds::may_be_workload(kind, &config.kinds)
-                    })
-                })
-                .flatten()
-                .map_or_else(|| read::read_document(text, json), Ok)
-        });
-        let out = process_document(&input, doc, &parsed, settings, keep);
-        if keep != Keep::YamlText {
-            doc.parsed = Some(Box::new(parsed));
-        }
-        out
-    };
     // Small inputs are not worth the threads.
     let parallel = documents.len() > 16 && input.text.len() > PARALLEL_BYTES;
     let mut docs = Vec::with_capacity(documents.len());
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    let mut yaml = (keep == Keep::YamlText).then(YamlStream::new);
-    // A chunk at a time: the edited texts of one chunk are in the output (and let go of)
+    // A chunk at a time: what the sink made of one chunk is pushed to it (and let go of)
     // before the next is made. Chunks are large: each ends with the cores waiting for its
     // slowest document (chunks of 256 documents took 5-10 % longer).
     let mut rest = &mut documents[..];
@@ -295,29 +271,45 @@ pub fn process(mut input: Input, settings: &Settings<'_>, keep: Keep) -> FileRes
             .max(1);
         let (chunk, tail) = rest.split_at_mut(len);
         rest = tail;
-        let outs: Vec<DocOut> = if parallel {
+        let work = |doc: &mut read::Document| {
+            let parsed = doc.parsed.take().map(|p| *p).unwrap_or_else(|| {
+                let text = input.doc_text(doc);
+                shallow
+                    .then(|| {
+                        crate::yaml::parse_identity(text, |kind| {
+                            !crate::kinds::may_be_workload(kind, &config.kinds)
+                        })
+                    })
+                    .flatten()
+                    .map_or_else(|| read::read_document(text, json), Ok)
+            });
+            let out = process_document(&input, doc, &parsed, settings, &sink);
+            if S::KEEPS_VALUES {
+                doc.parsed = Some(Box::new(parsed));
+            }
+            out
+        };
+        let outs: Vec<DocOut<S::Made>> = if parallel {
             map_on_workers(&mut *chunk, work)
         } else {
             chunk.iter_mut().map(work).collect()
         };
         for (doc, out) in chunk.iter().zip(outs) {
-            if let Some(y) = &mut yaml {
-                y.push(&input, doc, out.made);
-            }
+            sink.push(&input, doc, out.made);
             docs.extend(out.result);
             errors.extend(out.errors);
             warnings.extend(out.warnings);
         }
     }
     input.documents = documents;
-    let yaml = yaml.map(|y| y.finish(&input));
-    FileResult {
+    let output = sink.finish(&input);
+    let file = FileResult {
         input,
         docs,
         errors,
         warnings,
-        yaml,
-    }
+    };
+    (file, output)
 }
 
 /// Above this many bytes of text an input is processed on several cores.
@@ -328,23 +320,22 @@ const CHUNK: usize = 4 << 20;
 
 const DUPLICATE_KEY: &str = "kinject::input::duplicate_key";
 
-/// One document's share of a `FileResult`.
-struct DocOut {
+/// One document's share of a `FileResult`, and what the sink made of it.
+struct DocOut<M> {
     result: Option<DocResult>,
-    /// The edits of its YAML text (and a note when it had to be re-emitted whole), or why
-    /// they could not be made, when it changed (with `Keep::YamlText`).
-    made: Option<Result<(crate::render::yaml::Edited, Option<String>), String>>,
+    /// What the sink made of it, when it changed.
+    made: Option<M>,
     errors: Vec<Located>,
     warnings: Vec<String>,
 }
 
-fn process_document(
+fn process_document<S: Sink>(
     input: &Input,
     doc: &read::Document,
     parsed: &Result<crate::yaml::Parsed, crate::yaml::ParseError>,
     settings: &Settings<'_>,
-    keep: Keep,
-) -> DocOut {
+    sink: &S,
+) -> DocOut<S::Made> {
     let mut out = DocOut {
         result: None,
         made: None,
@@ -383,31 +374,32 @@ fn process_document(
             let plain = matches!(n.kind, NodeKind::Scalar(ScalarKind::Plain)) && !n.decorated;
             plain.then(|| input.doc_text(doc)[n.start..n.end].to_owned())
         };
-        let outcome = inject::plan_in_text(object, settings, &null_text).map_err(|e| {
-            // Point at what the error is about, or at the object.
-            let at = e.at.as_deref().and_then(node_at).map(|n| {
-                (
-                    doc.range.start + n.start,
-                    doc.range.start + n.end.max(n.start),
-                )
+        let outcome =
+            inject::plan_in_text(object, settings, sink.verdicts(), &null_text).map_err(|e| {
+                // Point at what the error is about, or at the object.
+                let at = e.at.as_deref().and_then(node_at).map(|n| {
+                    (
+                        doc.range.start + n.start,
+                        doc.range.start + n.end.max(n.start),
+                    )
+                });
+                let mut l = Located::new(
+                    e.code,
+                    &input.source.name,
+                    input.shared_text(),
+                    at.unwrap_or((start, start)),
+                    format!("{}: {}", identity.short(), e.message),
+                );
+                if let Some(h) = &e.help {
+                    l = l.help(h.clone());
+                }
+                errors.push(l);
+                ObjectError {
+                    code: e.code,
+                    message: e.message,
+                    at: e.at,
+                }
             });
-            let mut l = Located::new(
-                e.code,
-                &input.source.name,
-                input.shared_text(),
-                at.unwrap_or((start, start)),
-                format!("{}: {}", identity.short(), e.message),
-            );
-            if let Some(h) = &e.help {
-                l = l.help(h.clone());
-            }
-            errors.push(l);
-            ObjectError {
-                code: e.code,
-                message: e.message,
-                at: e.at,
-            }
-        });
         let mut ops = match &outcome {
             Ok(o) => o
                 .target
@@ -416,9 +408,9 @@ fn process_document(
                 .unwrap_or_default(),
             Err(_) => Vec::new(),
         };
-        if keep == Keep::YamlText {
-            // Only the document's operations are needed, to edit its text (the object's
-            // are let go of, with their room: a report entry is kept per object).
+        if !S::KEEPS_VALUES {
+            // Only the document's operations are needed, for the sink (the object's are
+            // let go of, with their room: a report entry is kept per object).
             doc_ops.extend(
                 std::mem::take(&mut ops)
                     .into_iter()
@@ -487,46 +479,22 @@ fn process_document(
     }
     // The document after the operations, built from the planned objects (their key order
     // is where new keys go in the text; they are moved, not copied: nothing reads them
-    // afterwards). For YAML output the edited text is read back and compared with it before
-    // anything is written; for the other outputs, whose result is the operations, they are
-    // applied to the input and must give the same document.
-    let mut target = if doc_ops.is_empty() {
-        None
-    } else {
-        let planned = planned(&parsed.value, &mut objects);
-        if keep == Keep::YamlText {
-            Some(Box::new(planned))
-        } else {
-            let mut applied = parsed.value.clone();
-            match patch::apply(&mut applied, &doc_ops) {
-                Ok(()) if patch::equal(&applied, &planned) => Some(Box::new(planned)),
-                result => {
-                    let why = result
-                        .err()
-                        .unwrap_or_else(|| "they give a different document".to_owned());
-                    errors.push(Located::new(
-                        "kinject::internal",
-                        &input.source.name,
-                        input.shared_text(),
-                        (doc.range.start, doc.range.start),
-                        format!("internal error: the edit operations do not reproduce the injected objects: {why}"),
-                    ));
-                    None
-                }
-            }
-        }
-    };
-    if keep == Keep::YamlText {
-        if let Some(t) = target.take() {
-            out.made = Some(crate::render::yaml::edit_document(
-                input.doc_text(doc),
-                parsed,
-                &doc_ops,
-                &t,
-                &null_as(&objects),
-            ));
-        }
-        // The text is made: what it was made from is not needed any more.
+    // afterwards), handed to the sink with the operations, which it checks against it: YAML
+    // output reads its edited text back, the others apply the operations to the input.
+    let mut target = None;
+    if !doc_ops.is_empty() {
+        let planned = Box::new(planned(&parsed.value, &mut objects));
+        let changed = Changed {
+            input,
+            doc,
+            parsed,
+            ops: &doc_ops,
+            objects: &objects,
+        };
+        (out.made, target) = sink.make(changed, planned, errors);
+    }
+    if !S::KEEPS_VALUES {
+        // What the sink made is all that is needed of the operations.
         doc_ops = Vec::new();
     }
     out.result = Some(DocResult {

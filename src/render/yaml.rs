@@ -6,7 +6,8 @@ use std::ops::Range;
 use serde_json::Value;
 
 use super::RenderError;
-use crate::pipeline::{DocResult, FileResult};
+use crate::diagnostic::Located;
+use crate::pipeline::{Changed, DocResult, FileResult, Sink};
 use crate::read::{Document, Input};
 use crate::yaml::edit::{self, Splice};
 use crate::yaml::emit::Emitter;
@@ -117,10 +118,9 @@ impl YamlOutput {
     }
 }
 
+/// The YAML output of a processed input the results of which kept values
+/// (`pipeline::Values`); `YamlStream` makes it while processing.
 pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
-    if let Some(made) = &file.yaml {
-        return made.clone();
-    }
     let input = &file.input;
     let mut stream = YamlStream::new();
     for doc in &input.documents {
@@ -143,24 +143,17 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
             )),
             _ => None,
         };
-        stream.push(input, doc, made);
+        stream.push(input, doc, made.map(EditedDocument));
     }
     stream.finish(input)
 }
 
-/// `render`, moving the text made while processing out of `file` instead of copying it (the
-/// stream's output is then the only copy).
-pub fn render_taking(file: &mut FileResult) -> Result<YamlOutput, RenderError> {
-    match file.yaml.take() {
-        Some(made) => made,
-        None => render(file),
-    }
-}
-
-/// The YAML output of an input, made document by document in order; the first document
-/// that could not be made is the error. Unchanged text is not copied: the output refers to
-/// the input's.
-pub(crate) struct YamlStream {
+/// The YAML output of an input, made document by document in order, as the pipeline's sink:
+/// each document that changed is edited on the worker that processed it and read back, and
+/// nothing else is kept of it. The first document that could not be made is the error.
+/// Unchanged text is not copied: the output refers to the input's.
+#[derive(Default)]
+pub struct YamlStream {
     made: Option<Made>,
     /// How much of the input's text is accounted for in `made`.
     copied: usize,
@@ -168,24 +161,42 @@ pub(crate) struct YamlStream {
     error: Option<RenderError>,
 }
 
+/// What the stream makes of a document that changed: its edits (and a note when it had to be
+/// re-emitted whole), or why they could not be made.
+pub struct EditedDocument(Result<(Edited, Option<String>), String>);
+
 impl YamlStream {
-    pub(crate) fn new() -> Self {
-        YamlStream {
-            made: None,
-            copied: 0,
-            notes: Vec::new(),
-            error: None,
-        }
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Sink for YamlStream {
+    type Made = EditedDocument;
+    type Output = Result<YamlOutput, RenderError>;
+    const KEEPS_VALUES: bool = false;
+
+    fn make(
+        &self,
+        changed: Changed<'_>,
+        target: Box<Value>,
+        _: &mut Vec<Located>,
+    ) -> (Option<EditedDocument>, Option<Box<Value>>) {
+        let Changed {
+            input,
+            doc,
+            parsed,
+            ops,
+            ..
+        } = changed;
+        let text = input.doc_text(doc);
+        let made = edit_document(text, parsed, ops, &target, &changed.null_as());
+        (Some(EditedDocument(made)), None)
     }
 
     /// Appends `doc`: its edits when it was edited, else its text as it is.
-    pub(crate) fn push(
-        &mut self,
-        input: &Input,
-        doc: &Document,
-        made: Option<Result<(Edited, Option<String>), String>>,
-    ) {
-        match made {
+    fn push(&mut self, input: &Input, doc: &Document, made: Option<EditedDocument>) {
+        match made.map(|m| m.0) {
             None => {}
             Some(Ok((edited, note))) => {
                 let out = self.made.get_or_insert_with(Made::default);
@@ -224,7 +235,7 @@ impl YamlStream {
         }
     }
 
-    pub(crate) fn finish(mut self, input: &Input) -> Result<YamlOutput, RenderError> {
+    fn finish(mut self, input: &Input) -> Result<YamlOutput, RenderError> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -311,7 +322,8 @@ fn reemit(raw: &str, root_start: usize, target: &Value, style: &Style) -> String
 
 #[cfg(test)]
 mod tests {
-    use super::{Edited, Piece, Splice, YamlStream};
+    use super::{Edited, EditedDocument, Piece, Splice, YamlStream};
+    use crate::pipeline::Sink;
     use crate::read::{Source, from_bytes};
 
     fn splice(start: usize, end: usize, text: &str) -> Splice {
@@ -341,11 +353,12 @@ mod tests {
             splice(c, c, "z: 0\n"),
             splice(c, c + 5, ""),
         ];
-        stream.push(&input, first, Some(Ok((Edited::Splices(edits), None))));
+        let edited = EditedDocument(Ok((Edited::Splices(edits), None)));
+        stream.push(&input, first, Some(edited));
         stream.push(&input, second, None);
         let e = input.doc_text(third).find('5').unwrap();
         let whole = Edited::Splices(vec![splice(e, e + 1, "6")]);
-        stream.push(&input, third, Some(Ok((whole, None))));
+        stream.push(&input, third, Some(EditedDocument(Ok((whole, None)))));
         let out = stream.finish(&input).unwrap();
         assert_eq!(
             out.text(&input),
