@@ -18,8 +18,9 @@
 //!    → one checked `Config`.
 //! 5. `inject`: one object → the object as it should be (*inject*: select, render, add).
 //! 6. `pipeline`: one input through the stages, in document order, on every core; *diff*
-//!    (`json::patch::diff`) per object.
-//! 7. `render`: results → bytes: YAML edited in place, JSON, patches, the report (*render*).
+//!    (`json::patch::diff`) per object; each document handed to a `Sink`.
+//! 7. `render`: results → bytes (*render*): the YAML sink (edited in place), JSON, patches,
+//!    the report.
 //! 8. `integrations`: the pipeline in other tools' envelopes: KRM, admission, kustomize.
 //! 9. `cli`: the command line, the terminal, files written in place, exit codes.
 //! 9. `fuzz`: the fuzz targets' entry points and oracles.
