@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::pod;
 use crate::json::{Fields, Pointer};
 
 pub const STATUS_ANNOTATION: &str = "kinject.dev/status";
@@ -143,5 +144,176 @@ impl Status {
 
     pub fn to_annotation(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Pointer of the first mapping under `value` whose annotations hold kinject's status.
+pub(super) fn status_holder(value: &Value, pointer: String) -> Option<String> {
+    match value {
+        Value::Object(m) => {
+            let has_status = m
+                .field("metadata")
+                .and_then(|md| md.field("annotations"))
+                .and_then(|a| a.field(STATUS_ANNOTATION))
+                .is_some();
+            if has_status && m.field("spec").is_some_and(Value::is_object) {
+                return Some(pointer);
+            }
+            m.iter()
+                .find_map(|(k, v)| status_holder(v, crate::json::push(&pointer, k)))
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| status_holder(v, crate::json::push(&pointer, &i.to_string()))),
+        _ => None,
+    }
+}
+
+/// Pod-template pointers as pointers of the object, whose pod template is at `prefix`.
+pub(super) fn within(
+    prefix: &str,
+    by_pointer: BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    by_pointer
+        .into_iter()
+        .map(|(p, s)| (format!("{prefix}{p}"), s))
+        .collect()
+}
+
+/// How the nulls of the pod template `before` this run's sidecars were written, where that
+/// was not empty: as recorded for those an earlier run's sidecars filled (and `strip` made
+/// null again), else as the object's text writes them.
+pub(super) struct Spelling<'a> {
+    /// From `strip`, by pointer of `before`.
+    pub(super) respelled: &'a BTreeMap<String, String>,
+    pub(super) before: &'a Value,
+    /// The pod template as the text holds it (with an earlier run's sidecars).
+    pub(super) text: &'a Value,
+    /// Where the pod template is in the object.
+    pub(super) prefix: &'a str,
+    pub(super) null_text: &'a dyn Fn(&str) -> Option<String>,
+    /// Where the containers of `before` and of `text` are, made when first asked.
+    pub(super) containers: [std::cell::OnceCell<pod::ContainerIndex>; 2],
+}
+
+impl Spelling<'_> {
+    fn before_containers(&self) -> &pod::ContainerIndex {
+        self.containers[0].get_or_init(|| pod::ContainerIndex::of(self.before))
+    }
+
+    fn text_containers(&self) -> &pod::ContainerIndex {
+        self.containers[1].get_or_init(|| pod::ContainerIndex::of(self.text))
+    }
+
+    /// Of the pod-template pointers `null`, how each was written where not empty.
+    fn pod(&self, null: &[String]) -> BTreeMap<String, String> {
+        null.iter()
+            .filter_map(|p| {
+                let s = self.respelled.get(p).cloned();
+                let s = s.or_else(|| (self.null_text)(&format!("{}{p}", self.prefix)))?;
+                Some((p.clone(), s))
+            })
+            .collect()
+    }
+
+    /// Of the fields `null` of the app container `name`, how each was written where not
+    /// empty.
+    fn app(&self, name: &str, null: &[String]) -> BTreeMap<String, String> {
+        null.iter()
+            .filter_map(|f| {
+                let s = self
+                    .before_containers()
+                    .field(self.before, name, f)
+                    .and_then(|p| self.respelled.get(&p).cloned());
+                let s = s.or_else(|| {
+                    let p = self.text_containers().field(self.text, name, f)?;
+                    (self.null_text)(&format!("{}{p}", self.prefix))
+                })?;
+                Some((f.clone(), s))
+            })
+            .collect()
+    }
+}
+
+/// Writes the status annotation for `records` (or leaves none when there are none).
+pub(super) fn write_status(
+    pod: &mut Value,
+    kept: Vec<Record>,
+    records: Vec<Record>,
+    spelling: &Spelling,
+) {
+    let before = spelling.before;
+    let sidecars: Vec<Record> = kept.into_iter().chain(records).collect();
+    if sidecars.is_empty() {
+        return;
+    }
+    let Value::Object(pod) = pod else { return };
+    let mut status = Status {
+        version: 1,
+        sidecars,
+        created: Vec::new(),
+        null: Vec::new(),
+        null_as: BTreeMap::new(),
+    };
+    // A null container list becomes one: it is null again once its sidecars are gone.
+    if before
+        .at_pointer("/spec/containers")
+        .is_some_and(Value::is_null)
+    {
+        status.created.push("/spec/containers".to_owned());
+    }
+    if !matches!(pod.field("metadata"), Some(Value::Object(_))) {
+        pod.shift_insert(0, "metadata".to_owned(), Value::Object(Map::new()));
+        status.created.push("/metadata".to_owned());
+    }
+    let Some(Value::Object(metadata)) = pod.field_mut("metadata") else {
+        return;
+    };
+    if !matches!(metadata.field("annotations"), Some(Value::Object(_))) {
+        metadata.insert("annotations".to_owned(), Value::Object(Map::new()));
+        status.created.push("/metadata/annotations".to_owned());
+    }
+    status.null = nulls(before, &status.created);
+    status.null_as = spelling.pod(&status.null);
+    if let Some(Value::Object(a)) = metadata.field_mut("annotations") {
+        a.insert(
+            STATUS_ANNOTATION.to_owned(),
+            Value::String(status.to_annotation()),
+        );
+    }
+}
+
+/// Of the pod-template pointers `created`, those that were null in the pod `before`.
+fn nulls(before: &Value, created: &[String]) -> Vec<String> {
+    created
+        .iter()
+        .filter(|p| before.at_pointer(p).is_some_and(Value::is_null))
+        .cloned()
+        .collect()
+}
+
+/// Notes in each record which of the fields it created were null in the pod before, and how
+/// they were written.
+pub(super) fn note_nulls(spelling: &Spelling, records: &mut [Record]) {
+    let before = spelling.before;
+    for r in records {
+        r.null = nulls(before, &r.created);
+        r.null_as = spelling.pod(&r.null);
+        for app in &mut r.app_containers {
+            let container = spelling
+                .before_containers()
+                .at(before, &app.name)
+                .and_then(|(list, i)| before.at_pointer(list)?.get(i));
+            if let Some(Value::Object(c)) = container {
+                app.null = app
+                    .created
+                    .iter()
+                    .filter(|f| c.field(f.as_str()).is_some_and(Value::is_null))
+                    .cloned()
+                    .collect();
+                app.null_as = spelling.app(&app.name, &app.null);
+            }
+        }
     }
 }

@@ -1,0 +1,230 @@
+//! Which sidecars an object gets: every rule's verdict on it, its own requests, the skips,
+//! and what a pod that runs to completion does with long-running sidecars.
+
+use serde_json::Value;
+
+use super::{InjectError, Settings};
+use crate::config::{Config, JobPolicy, SidecarDef};
+use crate::json::{Fields, Pointer};
+use crate::kinds::WorkloadKind;
+use crate::select::{self, Reason, Request, RuleVerdict, Subject};
+
+/// The rules' verdicts for an object whose pod template is `pod`, and the sidecars it gets
+/// (or why none).
+pub(super) fn choose<'c>(
+    object: &Value,
+    pod: &Value,
+    wk: &WorkloadKind,
+    namespace: &str,
+    settings: &Settings<'c>,
+    explain: bool,
+) -> Result<(Vec<RuleVerdict>, Selection<'c>), InjectError> {
+    let config = settings.config;
+    let mut subject = subject(object, pod, wk, namespace);
+    subject.namespace_labels = settings.namespace_labels.get(namespace);
+    let verdicts: Vec<RuleVerdict> = config
+        .rules
+        .iter()
+        .map(|r| {
+            let miss = r.matcher.check(&subject);
+            RuleVerdict {
+                // Names only for `explain`: other runs keep no verdicts.
+                rule: if explain {
+                    r.spec.name.clone()
+                } else {
+                    String::new()
+                },
+                matched: miss.is_none(),
+                reason: miss.map(|m| m.code()),
+            }
+        })
+        .collect();
+    let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
+        // The request annotation sits on the pod template, or on the workload.
+        let key = crate::json::escape(select::INJECT_ANNOTATION);
+        let on_pod = pod
+            .at_pointer("/metadata/annotations")
+            .and_then(|a| a.field(select::INJECT_ANNOTATION))
+            .is_some();
+        let at = if on_pod {
+            format!("{}/metadata/annotations/{key}", wk.pod_template)
+        } else {
+            format!("/metadata/annotations/{key}")
+        };
+        if e.code == "kinject::inject::unknown_sidecar" {
+            e.at(at)
+        } else {
+            e
+        }
+    })?;
+    Ok((verdicts, selection))
+}
+
+fn subject<'a>(
+    object: &'a Value,
+    pod: &Value,
+    wk: &'a WorkloadKind,
+    namespace: &'a str,
+) -> Subject<'a> {
+    let map = |v: Option<&Value>| v.and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut levels = vec![map(pod.at_pointer("/metadata/annotations"))];
+    if wk.kind == "CronJob" {
+        levels.push(map(
+            object.at_pointer("/spec/jobTemplate/metadata/annotations")
+        ));
+    }
+    if !wk.pod_template.is_empty() {
+        levels.push(map(object.at_pointer("/metadata/annotations")));
+    }
+    let restart = pod
+        .at_pointer("/spec/restartPolicy")
+        .and_then(Value::as_str);
+    Subject {
+        kind: &wk.kind,
+        name: object
+            .at_pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+        namespace,
+        namespace_labels: None,
+        labels: map(pod.at_pointer("/metadata/labels")),
+        annotation_levels: levels,
+        host_network: pod.at_pointer("/spec/hostNetwork") == Some(&Value::Bool(true)),
+        runs_to_completion: wk.runs_to_completion || matches!(restart, Some("Never" | "OnFailure")),
+    }
+}
+
+/// A sidecar chosen for an object.
+#[derive(Clone, Copy)]
+pub(super) struct Chosen<'c> {
+    pub(super) def: &'c SidecarDef,
+    /// Its containers become native sidecars (init containers that keep running).
+    pub(super) native: bool,
+    /// A whole template in a pod that runs to completion under `jobs: skip`: whether it is
+    /// long-running is known once it is rendered; if it is, it is left out.
+    pub(super) skip_if_long_running: bool,
+}
+
+/// The sidecars an object gets, and those a pod that runs to completion leaves out (by
+/// name); or why it gets none.
+pub(super) type Selection<'c> = Result<(Vec<Chosen<'c>>, Vec<String>), Reason>;
+
+/// The sidecars to inject, each with whether it becomes native, or the reason for none.
+fn select_sidecars<'c>(
+    config: &'c Config,
+    s: &Subject<'_>,
+    verdicts: &[RuleVerdict],
+) -> Result<Selection<'c>, InjectError> {
+    let request = select::request(s);
+    if request == Request::OptOut {
+        return Ok(Err(Reason::OptedOut));
+    }
+    let skip = |host_network: bool, namespaces: &[String]| {
+        if s.host_network && host_network {
+            Some(Reason::HostNetwork)
+        } else if namespaces.iter().any(|n| n == s.namespace) {
+            Some(Reason::SystemNamespace)
+        } else {
+            None
+        }
+    };
+    let default_skip = skip(
+        config.defaults.skip_host_network,
+        &config.defaults.skip_namespaces,
+    );
+    // The first skip that kept a matching rule (or a request) out.
+    let mut skipped = None;
+    let mut chosen: Vec<(&SidecarDef, JobPolicy)> = Vec::new();
+    for (rule, verdict) in config.rules.iter().zip(verdicts) {
+        if !verdict.matched {
+            continue;
+        }
+        let rule_skip = match &rule.spec.skips {
+            Some(own) => skip(own.host_network, &own.namespaces),
+            None => default_skip,
+        };
+        if let Some(reason) = rule_skip {
+            skipped.get_or_insert(reason);
+            continue;
+        }
+        let policy = select::job_policy(rule.spec.jobs, Some(config.defaults.jobs));
+        for name in &rule.spec.inject {
+            if let Some(def) = config.sidecar(name)
+                && !chosen.iter().any(|(d, _)| d.spec.name == *name)
+            {
+                chosen.push((def, policy));
+            }
+        }
+    }
+    if let (Request::Sidecars(_), Some(reason)) = (&request, default_skip) {
+        // Requests follow the run's skips.
+        skipped.get_or_insert(reason);
+    } else if let Request::Sidecars(names) = &request {
+        for name in names {
+            let Some(def) = config.sidecar(name) else {
+                let known: Vec<String> = config
+                    .sidecars
+                    .iter()
+                    .map(|s| format!("`{}`", s.spec.name))
+                    .collect();
+                return Err(InjectError::new(
+                    "kinject::inject::unknown_sidecar",
+                    format!(
+                        "`{}` requests unknown sidecar `{name}`",
+                        select::INJECT_ANNOTATION
+                    ),
+                )
+                .help(format!(
+                    "sidecars in the configuration: {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
+            };
+            if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
+                chosen.push((def, config.defaults.jobs));
+            }
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(Err(skipped
+            .or(default_skip)
+            .unwrap_or(Reason::NoRuleMatched)));
+    }
+    let mut out = Vec::new();
+    let mut left_out = Vec::new();
+    for (def, policy) in chosen {
+        let plain = |native| Chosen {
+            def,
+            native,
+            skip_if_long_running: false,
+        };
+        // A whole template may render containers: it is long-running until rendered.
+        let whole = config.templates.has_whole(&def.spec.name);
+        let long_running = whole
+            || !def
+                .definition
+                .field("containers")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty);
+        if s.runs_to_completion && long_running && !def.spec.native {
+            match policy {
+                JobPolicy::Skip if whole => out.push(Chosen {
+                    skip_if_long_running: true,
+                    ..plain(false)
+                }),
+                JobPolicy::Skip => left_out.push(def.spec.name.clone()),
+                JobPolicy::Native => out.push(plain(true)),
+                JobPolicy::Inject => out.push(plain(false)),
+            }
+        } else {
+            out.push(plain(def.spec.native));
+        }
+    }
+    if out.is_empty() {
+        return Ok(Err(Reason::JobNeedsNativeSidecar));
+    }
+    Ok(Ok((out, left_out)))
+}

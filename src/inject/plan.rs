@@ -1,0 +1,367 @@
+//! One object through injection: find its pod template, check and strip what an earlier run
+//! added, choose and render the sidecars, add them, and record what was added.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::choose::choose;
+use super::status::{Spelling, note_nulls, status_holder, within, write_status};
+use super::{Action, InjectError, Mode, Outcome, Record, STATUS_ANNOTATION, Settings, Status};
+use super::{apply, pod, shape, strip, trust};
+use crate::json::{Fields, Pointer};
+use crate::kinds::{WorkloadKind, workload_kind};
+use crate::select::{Reason, RuleVerdict};
+use crate::template;
+
+/// Decides and performs injection (or uninjection) for one object.
+pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
+    plan_in_text(object, settings, false, &|_| None)
+}
+
+/// `plan` for an object read from text: `null_text` gives, for a pointer of the object, how
+/// a null there is written when that is not empty (`null`, `~`), so that the status can
+/// record it and `uninject` write it so again. With `explain`, the outcome keeps every
+/// rule's verdict on the object (`kinject explain`).
+pub fn plan_in_text(
+    object: &Value,
+    settings: &Settings<'_>,
+    explain: bool,
+    null_text: &dyn Fn(&str) -> Option<String>,
+) -> Result<Outcome, InjectError> {
+    let config = settings.config;
+    // `uninject` needs no configuration: a pod template of an unknown kind is found by the
+    // status annotation kinject wrote into it.
+    let found = workload_kind(object, &config.kinds).or_else(|| {
+        (settings.mode.uninjects())
+            .then(|| status_holder(object, String::new()))
+            .flatten()
+            .map(|pod_template| WorkloadKind {
+                kind: object
+                    .field("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                pod_template,
+                runs_to_completion: false,
+            })
+    });
+    let Some(wk) = found else {
+        return Ok(Outcome::new(Action::Skipped(Reason::NotAWorkload)));
+    };
+    let Some(pod_in) = object
+        .at_pointer(&wk.pod_template)
+        .filter(|p| p.field("spec").is_some_and(Value::is_object))
+    else {
+        return Ok(Outcome::new(if settings.mode.uninjects() {
+            Action::NotInjected
+        } else {
+            Action::Skipped(Reason::NoPodTemplate)
+        }));
+    };
+    // Nothing is read or changed in a workload Kubernetes would refuse for its types.
+    let containers = shape::check(object, &wk.pod_template)?;
+    let namespace = object
+        .at_pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| settings.namespace.clone())
+        .unwrap_or_default();
+    let has_status = pod_in
+        .at_pointer("/metadata/annotations")
+        .and_then(|a| a.field(STATUS_ANNOTATION))
+        .is_some();
+    // Nothing of an earlier run to take out: an object no sidecar is for stays as it is,
+    // uncopied.
+    let mut chosen = None;
+    if !has_status {
+        if settings.mode.uninjects() {
+            return Ok(Outcome::new(Action::NotInjected));
+        }
+        if containers == shape::Containers::Absent {
+            return Ok(Outcome::new(Action::Skipped(Reason::NoContainers)));
+        }
+        let (verdicts, selection) = choose(object, pod_in, &wk, &namespace, settings, explain)?;
+        if let Err(reason) = selection {
+            let mut o = Outcome::new(Action::Skipped(reason));
+            if explain {
+                o.verdicts = verdicts;
+            }
+            return Ok(o);
+        }
+        chosen = Some((verdicts, selection));
+    }
+    let mut target = object.clone();
+    let pod = target
+        .at_pointer_mut(&wk.pod_template)
+        .ok_or_else(|| internal("pod template vanished"))?;
+    let status = Status::read(pod).map_err(|message| {
+        InjectError::new("kinject::inject::status", message)
+            .help(format!(
+                "remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it"
+            ))
+            .at(format!(
+                "{}/metadata/annotations/{}",
+                wk.pod_template,
+                crate::json::escape(STATUS_ANNOTATION)
+            ))
+    })?;
+    if let Some(st) = &status {
+        // The record is the manifest's word: checked before anything is done on it.
+        let at = format!(
+            "{}/metadata/annotations/{}",
+            wk.pod_template,
+            crate::json::escape(STATUS_ANNOTATION)
+        );
+        let ctx = std::cell::OnceCell::new();
+        let ctx =
+            || ctx.get_or_init(|| template::context(pod_in, object, &namespace, &config.values));
+        let mut adds = |name: &str| -> Result<Option<trust::Adds>, InjectError> {
+            let Some(def) = config.sidecar(name) else {
+                return Ok(None);
+            };
+            let rendered = settings
+                .renders
+                .render(config, def, false, ctx)
+                .ok()
+                .map(|r| trust::Adds::of(&r));
+            // A definition that does not render here (a value only `--set` gives) is read as
+            // written: its literal names count, its templated ones match nothing.
+            Ok(Some(rendered.unwrap_or_else(|| {
+                trust::Adds::in_body(&def.definition, def.spec.same_name)
+            })))
+        };
+        trust::check(pod_in, st, &mut adds, &at)?;
+        if settings.mode == Mode::Uninject
+            && let Some(r) = st
+                .sidecars
+                .iter()
+                .find(|r| config.sidecar(&r.name).is_none())
+        {
+            return Err(InjectError::new(
+                "kinject::inject::unverified_status",
+                format!(
+                    "the `{STATUS_ANNOTATION}` annotation says sidecar `{}` added {}, and no configuration given defines `{}`: kinject cannot check that it did",
+                    r.name,
+                    trust::claims(r),
+                    r.name
+                ),
+            )
+            .help(format!("give the configuration that defines `{}` (-c FILE); or, having read the annotation, `--trust-status` removes what it says on its word", r.name))
+            .at(at));
+        }
+    }
+    let previous = status
+        .as_ref()
+        .map(|s| s.sidecars.clone())
+        .unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut respelled = BTreeMap::new();
+    if let Some(st) = &status {
+        (kept, respelled) = strip::strip(pod, st, |r| {
+            settings.mode.uninjects() || config.sidecar(&r.name).is_some()
+        });
+    }
+    let stripped: Vec<String> = previous
+        .iter()
+        .filter(|r| !kept.iter().any(|k| k.name == r.name))
+        .map(|r| r.name.clone())
+        .collect();
+    // The pod template without sidecars of earlier runs: the object's own when there were
+    // none (nothing was taken out).
+    let pod0 = if status.is_some() {
+        Cow::Owned(pod.clone())
+    } else {
+        Cow::Borrowed(pod_in)
+    };
+    // Only the pod template is edited: the rest of the object need not be compared.
+    let changed = |target: &Value| {
+        !target
+            .at_pointer(&wk.pod_template)
+            .is_some_and(|p| crate::json::patch::equal(p, pod_in))
+    };
+    if settings.mode.uninjects() {
+        let mut o = Outcome::new(if stripped.is_empty() {
+            Action::NotInjected
+        } else {
+            Action::Uninjected(stripped)
+        });
+        if changed(&target) {
+            o.target = Some(Box::new(target));
+            o.null_as = within(&wk.pod_template, respelled);
+        }
+        return Ok(o);
+    }
+    let spelling = Spelling {
+        respelled: &respelled,
+        before: &pod0,
+        text: pod_in,
+        prefix: &wk.pod_template,
+        null_text,
+        containers: Default::default(),
+    };
+    let (verdicts, selection) = match chosen {
+        Some(c) => c,
+        None => choose(object, &pod0, &wk, &namespace, settings, explain)?,
+    };
+    let outcome = match selection {
+        Err(reason) => {
+            write_status(pod, kept, Vec::new(), &spelling);
+            Outcome::new(Action::Skipped(reason))
+        }
+        Ok((selected, mut left_out)) => {
+            // The template context, made only when a sidecar has templates.
+            let ctx = std::cell::OnceCell::new();
+            let ctx =
+                || ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values));
+            let mut rendered = Vec::with_capacity(selected.len());
+            for c in &selected {
+                let (def, native) = (c.def, c.native);
+                let r = settings.renders.render(config, def, native, ctx)?;
+                if c.skip_if_long_running && !r.body.containers.is_empty() {
+                    left_out.push(def.spec.name.clone());
+                } else {
+                    rendered.push(r);
+                }
+            }
+            if rendered.is_empty() {
+                write_status(pod, kept, Vec::new(), &spelling);
+                return finish(
+                    Outcome::new(Action::Skipped(Reason::JobNeedsNativeSidecar)),
+                    Finish {
+                        stripped,
+                        target,
+                        changed: &changed,
+                        pod_template: &wk.pod_template,
+                        respelled,
+                        verdicts: explain.then_some(verdicts),
+                    },
+                );
+            }
+            let mut records = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
+                .map_err(|mut e| {
+                    e.at = e.at.map(|p| format!("{}{p}", wk.pod_template));
+                    e
+                })?;
+            let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
+            let mut o = Outcome::new(Action::Injected(names));
+            o.overridden = records
+                .iter()
+                .flat_map(|r| r.overrides.keys().cloned())
+                .collect();
+            o.warnings = drift(
+                object.at_pointer(&wk.pod_template),
+                pod,
+                &previous,
+                &records,
+            );
+            if containers == shape::Containers::Empty {
+                // As the anchors do (a webhook is called before Kubernetes validates), but
+                // said: an empty container list is more often a mistake upstream.
+                o.warnings.push(
+                    "the pod template had no containers: the sidecars are its only ones".to_owned(),
+                );
+            }
+            o.warnings.extend(left_out.iter().map(|name| {
+                format!("sidecar `{name}` is left out: the pod runs to completion and its containers would keep it running (the rule's `jobs: skip`; `jobs: native` makes them native sidecars)")
+            }));
+            note_nulls(&spelling, &mut records);
+            write_status(pod, kept, records, &spelling);
+            o
+        }
+    };
+    finish(
+        outcome,
+        Finish {
+            stripped,
+            target,
+            changed: &changed,
+            pod_template: &wk.pod_template,
+            respelled,
+            verdicts: explain.then_some(verdicts),
+        },
+    )
+}
+
+/// What an injection run leaves to settle once its action is known.
+struct Finish<'a> {
+    /// Sidecars of an earlier run that were taken out.
+    stripped: Vec<String>,
+    /// The object as it should be.
+    target: Value,
+    /// Whether `target`'s pod template differs from the object's.
+    changed: &'a dyn Fn(&Value) -> bool,
+    pod_template: &'a str,
+    respelled: BTreeMap<String, String>,
+    verdicts: Option<Vec<RuleVerdict>>,
+}
+
+/// The outcome with what was removed, whether anything changed, and the verdicts.
+fn finish(mut outcome: Outcome, f: Finish<'_>) -> Result<Outcome, InjectError> {
+    outcome.removed = match &outcome.action {
+        Action::Injected(names) => f
+            .stripped
+            .into_iter()
+            .filter(|n| !names.contains(n))
+            .collect(),
+        _ => f.stripped,
+    };
+    if !(f.changed)(&f.target) {
+        if let Action::Injected(names) = &outcome.action {
+            outcome.action = Action::Unchanged(names.clone());
+        }
+    } else {
+        outcome.target = Some(Box::new(f.target));
+        outcome.null_as = within(f.pod_template, f.respelled);
+    }
+    if let Some(verdicts) = f.verdicts {
+        outcome.verdicts = verdicts;
+    }
+    Ok(outcome)
+}
+
+fn internal(message: &str) -> InjectError {
+    InjectError::new("kinject::inject::internal", message)
+}
+
+/// Containers an earlier run injected with the same definition that differ now: hand edits,
+/// which this run reverts.
+fn drift(
+    before: Option<&Value>,
+    after: &Value,
+    previous: &[Record],
+    records: &[Record],
+) -> Vec<String> {
+    let Some(before) = before else {
+        return Vec::new();
+    };
+    let mut warnings = Vec::new();
+    for r in records {
+        let Some(old) = previous.iter().find(|p| p.name == r.name) else {
+            continue;
+        };
+        if old.hash != r.hash {
+            continue;
+        }
+        for (pointer, names) in [
+            ("/spec/containers", &r.containers),
+            ("/spec/initContainers", &r.init_containers),
+        ] {
+            for n in names {
+                let find = |pod: &Value| {
+                    pod.at_pointer(pointer)
+                        .and_then(Value::as_array)
+                        .and_then(|l| l.iter().find(|c| pod::name_of(c) == n).cloned())
+                };
+                if find(before) != find(after) {
+                    warnings.push(format!(
+                        "container `{n}` of sidecar `{}` was edited after injection; restored",
+                        r.name
+                    ));
+                }
+            }
+        }
+    }
+    warnings
+}
