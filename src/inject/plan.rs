@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::choose::choose;
+use super::choose::{Chosen, choose};
 use super::status::{Spelling, note_nulls, status_holder, within, write_status};
 use super::{Action, InjectError, Mode, Outcome, Record, STATUS_ANNOTATION, Settings, Status};
 use super::{apply, pod, shape, strip, trust};
@@ -30,59 +30,23 @@ pub fn plan_in_text(
     explain: bool,
     null_text: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Outcome, InjectError> {
-    let config = settings.config;
-    // `uninject` needs no configuration: a pod template of an unknown kind is found by the
-    // status annotation kinject wrote into it.
-    let found = workload_kind(object, &config.kinds).or_else(|| {
-        (settings.mode.uninjects())
-            .then(|| status_holder(object, String::new()))
-            .flatten()
-            .map(|pod_template| WorkloadKind {
-                kind: object
-                    .field("kind")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-                pod_template,
-                runs_to_completion: false,
-            })
-    });
-    let Some(wk) = found else {
-        return Ok(Outcome::new(Action::Skipped(Reason::NotAWorkload)));
+    let found = match find_pod_template(object, settings)? {
+        Ok(found) => found,
+        Err(outcome) => return Ok(outcome),
     };
-    let Some(pod_in) = object
-        .at_pointer(&wk.pod_template)
-        .filter(|p| p.field("spec").is_some_and(Value::is_object))
-    else {
-        return Ok(Outcome::new(if settings.mode.uninjects() {
-            Action::NotInjected
-        } else {
-            Action::Skipped(Reason::NoPodTemplate)
-        }));
-    };
-    // Nothing is read or changed in a workload Kubernetes would refuse for its types.
-    let containers = shape::check(object, &wk.pod_template)?;
-    let namespace = object
-        .at_pointer("/metadata/namespace")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| settings.namespace.clone())
-        .unwrap_or_default();
-    let has_status = pod_in
-        .at_pointer("/metadata/annotations")
-        .and_then(|a| a.field(STATUS_ANNOTATION))
-        .is_some();
+    let wk = &found.wk;
     // Nothing of an earlier run to take out: an object no sidecar is for stays as it is,
     // uncopied.
     let mut chosen = None;
-    if !has_status {
+    if !found.has_status {
         if settings.mode.uninjects() {
             return Ok(Outcome::new(Action::NotInjected));
         }
-        if containers == shape::Containers::Absent {
+        if found.containers == shape::Containers::Absent {
             return Ok(Outcome::new(Action::Skipped(Reason::NoContainers)));
         }
-        let (verdicts, selection) = choose(object, pod_in, &wk, &namespace, settings, explain)?;
+        let (verdicts, selection) =
+            choose(object, found.pod, wk, &found.namespace, settings, explain)?;
         if let Err(reason) = selection {
             let mut o = Outcome::new(Action::Skipped(reason));
             if explain {
@@ -96,91 +60,30 @@ pub fn plan_in_text(
     let pod = target
         .at_pointer_mut(&wk.pod_template)
         .ok_or_else(|| internal("pod template vanished"))?;
-    let status = Status::read(pod).map_err(|message| {
-        InjectError::new("kinject::inject::status", message)
-            .help(format!(
-                "remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it"
-            ))
-            .at(format!(
-                "{}/metadata/annotations/{}",
-                wk.pod_template,
-                crate::json::escape(STATUS_ANNOTATION)
-            ))
-    })?;
+    let status = read_status(pod, &wk.pod_template)?;
     if let Some(st) = &status {
-        // The record is the manifest's word: checked before anything is done on it.
-        let at = format!(
-            "{}/metadata/annotations/{}",
-            wk.pod_template,
-            crate::json::escape(STATUS_ANNOTATION)
-        );
-        let ctx = std::cell::OnceCell::new();
-        let ctx =
-            || ctx.get_or_init(|| template::context(pod_in, object, &namespace, &config.values));
-        let mut adds = |name: &str| -> Result<Option<trust::Adds>, InjectError> {
-            let Some(def) = config.sidecar(name) else {
-                return Ok(None);
-            };
-            let rendered = settings
-                .renders
-                .render(config, def, false, ctx)
-                .ok()
-                .map(|r| trust::Adds::of(&r));
-            // A definition that does not render here (a value only `--set` gives) is read as
-            // written: its literal names count, its templated ones match nothing.
-            Ok(Some(rendered.unwrap_or_else(|| {
-                trust::Adds::in_body(&def.definition, def.spec.same_name)
-            })))
-        };
-        trust::check(pod_in, st, &mut adds, &at)?;
-        if settings.mode == Mode::Uninject
-            && let Some(r) = st
-                .sidecars
-                .iter()
-                .find(|r| config.sidecar(&r.name).is_none())
-        {
-            return Err(InjectError::new(
-                "kinject::inject::unverified_status",
-                format!(
-                    "the `{STATUS_ANNOTATION}` annotation says sidecar `{}` added {}, and no configuration given defines `{}`: kinject cannot check that it did",
-                    r.name,
-                    trust::claims(r),
-                    r.name
-                ),
-            )
-            .help(format!("give the configuration that defines `{}` (-c FILE); or, having read the annotation, `--trust-status` removes what it says on its word", r.name))
-            .at(at));
-        }
+        check_status(&found, st, settings)?;
     }
-    let previous = status
-        .as_ref()
-        .map(|s| s.sidecars.clone())
-        .unwrap_or_default();
-    let mut kept = Vec::new();
-    let mut respelled = BTreeMap::new();
-    if let Some(st) = &status {
-        (kept, respelled) = strip::strip(pod, st, |r| {
-            settings.mode.uninjects() || config.sidecar(&r.name).is_some()
-        });
-    }
-    let stripped: Vec<String> = previous
-        .iter()
-        .filter(|r| !kept.iter().any(|k| k.name == r.name))
-        .map(|r| r.name.clone())
-        .collect();
+    let earlier = strip_earlier(pod, status.as_ref(), settings);
     // The pod template without sidecars of earlier runs: the object's own when there were
     // none (nothing was taken out).
     let pod0 = if status.is_some() {
         Cow::Owned(pod.clone())
     } else {
-        Cow::Borrowed(pod_in)
+        Cow::Borrowed(found.pod)
     };
     // Only the pod template is edited: the rest of the object need not be compared.
     let changed = |target: &Value| {
         !target
             .at_pointer(&wk.pod_template)
-            .is_some_and(|p| crate::json::patch::equal(p, pod_in))
+            .is_some_and(|p| crate::json::patch::equal(p, found.pod))
     };
+    let Earlier {
+        previous,
+        kept,
+        respelled,
+        stripped,
+    } = earlier;
     if settings.mode.uninjects() {
         let mut o = Outcome::new(if stripped.is_empty() {
             Action::NotInjected
@@ -196,80 +99,21 @@ pub fn plan_in_text(
     let spelling = Spelling {
         respelled: &respelled,
         before: &pod0,
-        text: pod_in,
+        text: found.pod,
         prefix: &wk.pod_template,
         null_text,
         containers: Default::default(),
     };
     let (verdicts, selection) = match chosen {
         Some(c) => c,
-        None => choose(object, &pod0, &wk, &namespace, settings, explain)?,
+        None => choose(object, &pod0, wk, &found.namespace, settings, explain)?,
     };
     let outcome = match selection {
         Err(reason) => {
             write_status(pod, kept, Vec::new(), &spelling);
             Outcome::new(Action::Skipped(reason))
         }
-        Ok((selected, mut left_out)) => {
-            // The template context, made only when a sidecar has templates.
-            let ctx = std::cell::OnceCell::new();
-            let ctx =
-                || ctx.get_or_init(|| template::context(&pod0, object, &namespace, &config.values));
-            let mut rendered = Vec::with_capacity(selected.len());
-            for c in &selected {
-                let (def, native) = (c.def, c.native);
-                let r = settings.renders.render(config, def, native, ctx)?;
-                if c.skip_if_long_running && !r.body.containers.is_empty() {
-                    left_out.push(def.spec.name.clone());
-                } else {
-                    rendered.push(r);
-                }
-            }
-            if rendered.is_empty() {
-                write_status(pod, kept, Vec::new(), &spelling);
-                return finish(
-                    Outcome::new(Action::Skipped(Reason::JobNeedsNativeSidecar)),
-                    Finish {
-                        stripped,
-                        target,
-                        changed: &changed,
-                        pod_template: &wk.pod_template,
-                        respelled,
-                        verdicts: explain.then_some(verdicts),
-                    },
-                );
-            }
-            let mut records = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
-                .map_err(|mut e| {
-                    e.at = e.at.map(|p| format!("{}{p}", wk.pod_template));
-                    e
-                })?;
-            let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
-            let mut o = Outcome::new(Action::Injected(names));
-            o.overridden = records
-                .iter()
-                .flat_map(|r| r.overrides.keys().cloned())
-                .collect();
-            o.warnings = drift(
-                object.at_pointer(&wk.pod_template),
-                pod,
-                &previous,
-                &records,
-            );
-            if containers == shape::Containers::Empty {
-                // As the anchors do (a webhook is called before Kubernetes validates), but
-                // said: an empty container list is more often a mistake upstream.
-                o.warnings.push(
-                    "the pod template had no containers: the sidecars are its only ones".to_owned(),
-                );
-            }
-            o.warnings.extend(left_out.iter().map(|name| {
-                format!("sidecar `{name}` is left out: the pod runs to completion and its containers would keep it running (the rule's `jobs: skip`; `jobs: native` makes them native sidecars)")
-            }));
-            note_nulls(&spelling, &mut records);
-            write_status(pod, kept, records, &spelling);
-            o
-        }
+        Ok(selected) => add_sidecars(&found, settings, pod, selected, kept, &previous, &spelling)?,
     };
     finish(
         outcome,
@@ -282,6 +126,255 @@ pub fn plan_in_text(
             verdicts: explain.then_some(verdicts),
         },
     )
+}
+
+/// An object's pod template, found, and what is known of it before anything is changed.
+struct Found<'a> {
+    object: &'a Value,
+    wk: WorkloadKind,
+    /// The pod template, as the object has it.
+    pod: &'a Value,
+    containers: shape::Containers,
+    /// The object's namespace, or the run's (`--namespace`).
+    namespace: String,
+    /// Whether the pod template holds a status annotation (an earlier run's record).
+    has_status: bool,
+}
+
+/// The pod template of `object`, or the outcome of an object that has none (or none
+/// Kubernetes would accept).
+fn find_pod_template<'a>(
+    object: &'a Value,
+    settings: &Settings<'_>,
+) -> Result<Result<Found<'a>, Outcome>, InjectError> {
+    // `uninject` needs no configuration: a pod template of an unknown kind is found by the
+    // status annotation kinject wrote into it.
+    let found = workload_kind(object, &settings.config.kinds).or_else(|| {
+        (settings.mode.uninjects())
+            .then(|| status_holder(object, String::new()))
+            .flatten()
+            .map(|pod_template| WorkloadKind {
+                kind: object
+                    .field("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                pod_template,
+                runs_to_completion: false,
+            })
+    });
+    let Some(wk) = found else {
+        return Ok(Err(Outcome::new(Action::Skipped(Reason::NotAWorkload))));
+    };
+    let Some(pod) = object
+        .at_pointer(&wk.pod_template)
+        .filter(|p| p.field("spec").is_some_and(Value::is_object))
+    else {
+        return Ok(Err(Outcome::new(if settings.mode.uninjects() {
+            Action::NotInjected
+        } else {
+            Action::Skipped(Reason::NoPodTemplate)
+        })));
+    };
+    // Nothing is read or changed in a workload Kubernetes would refuse for its types.
+    let containers = shape::check(object, &wk.pod_template)?;
+    let namespace = object
+        .at_pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| settings.namespace.clone())
+        .unwrap_or_default();
+    let has_status = pod
+        .at_pointer("/metadata/annotations")
+        .and_then(|a| a.field(STATUS_ANNOTATION))
+        .is_some();
+    Ok(Ok(Found {
+        object,
+        wk,
+        pod,
+        containers,
+        namespace,
+        has_status,
+    }))
+}
+
+/// Pointer, in the object, of the status annotation of the pod template at `pod_template`.
+fn status_at(pod_template: &str) -> String {
+    format!(
+        "{pod_template}/metadata/annotations/{}",
+        crate::json::escape(STATUS_ANNOTATION)
+    )
+}
+
+/// The status annotation of `pod` (the pod template at `pod_template`), when it has one.
+fn read_status(pod: &Value, pod_template: &str) -> Result<Option<Status>, InjectError> {
+    Status::read(pod).map_err(|message| {
+        InjectError::new("kinject::inject::status", message)
+            .help(format!(
+                "remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it"
+            ))
+            .at(status_at(pod_template))
+    })
+}
+
+/// Checks an earlier run's record (the manifest's word) before anything is done on it: it
+/// may only claim what its sidecars would add, and `uninject` removes only what a given
+/// configuration defines.
+fn check_status(
+    found: &Found<'_>,
+    st: &Status,
+    settings: &Settings<'_>,
+) -> Result<(), InjectError> {
+    let config = settings.config;
+    let at = status_at(&found.wk.pod_template);
+    let ctx = std::cell::OnceCell::new();
+    let ctx = || {
+        ctx.get_or_init(|| {
+            template::context(found.pod, found.object, &found.namespace, &config.values)
+        })
+    };
+    let mut adds = |name: &str| -> Result<Option<trust::Adds>, InjectError> {
+        let Some(def) = config.sidecar(name) else {
+            return Ok(None);
+        };
+        let rendered = settings
+            .renders
+            .render(config, def, false, ctx)
+            .ok()
+            .map(|r| trust::Adds::of(&r));
+        // A definition that does not render here (a value only `--set` gives) is read as
+        // written: its literal names count, its templated ones match nothing.
+        Ok(Some(rendered.unwrap_or_else(|| {
+            trust::Adds::in_body(&def.definition, def.spec.same_name)
+        })))
+    };
+    trust::check(found.pod, st, &mut adds, &at)?;
+    if settings.mode == Mode::Uninject
+        && let Some(r) = st
+            .sidecars
+            .iter()
+            .find(|r| config.sidecar(&r.name).is_none())
+    {
+        return Err(InjectError::new(
+            "kinject::inject::unverified_status",
+            format!(
+                "the `{STATUS_ANNOTATION}` annotation says sidecar `{}` added {}, and no configuration given defines `{}`: kinject cannot check that it did",
+                r.name,
+                trust::claims(r),
+                r.name
+            ),
+        )
+        .help(format!("give the configuration that defines `{}` (-c FILE); or, having read the annotation, `--trust-status` removes what it says on its word", r.name))
+        .at(at));
+    }
+    Ok(())
+}
+
+/// What an earlier run added, once taken out of the pod template.
+struct Earlier {
+    /// The sidecars its record names.
+    previous: Vec<Record>,
+    /// The records of sidecars left in (`uninject` takes every one out; `inject` those the
+    /// configuration defines, to add them again).
+    kept: Vec<Record>,
+    /// How the nulls the sidecars filled were written, by pointer of the pod template.
+    respelled: BTreeMap<String, String>,
+    /// The names of the sidecars taken out.
+    stripped: Vec<String>,
+}
+
+/// Takes what the earlier run recorded in `status` out of `pod`.
+fn strip_earlier(pod: &mut Value, status: Option<&Status>, settings: &Settings<'_>) -> Earlier {
+    let config = settings.config;
+    let previous = status.map(|s| s.sidecars.clone()).unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut respelled = BTreeMap::new();
+    if let Some(st) = status {
+        (kept, respelled) = strip::strip(pod, st, |r| {
+            settings.mode.uninjects() || config.sidecar(&r.name).is_some()
+        });
+    }
+    let stripped: Vec<String> = previous
+        .iter()
+        .filter(|r| !kept.iter().any(|k| k.name == r.name))
+        .map(|r| r.name.clone())
+        .collect();
+    Earlier {
+        previous,
+        kept,
+        respelled,
+        stripped,
+    }
+}
+
+/// Renders the sidecars chosen for the object and adds them to `pod`, with the status
+/// annotation that records them (and the `kept` records of an earlier run).
+fn add_sidecars(
+    found: &Found<'_>,
+    settings: &Settings<'_>,
+    pod: &mut Value,
+    (selected, mut left_out): (Vec<Chosen<'_>>, Vec<String>),
+    kept: Vec<Record>,
+    previous: &[Record],
+    spelling: &Spelling<'_>,
+) -> Result<Outcome, InjectError> {
+    let config = settings.config;
+    let pod_template = &found.wk.pod_template;
+    // The template context, made only when a sidecar has templates.
+    let ctx = std::cell::OnceCell::new();
+    let ctx = || {
+        ctx.get_or_init(|| {
+            template::context(
+                spelling.before,
+                found.object,
+                &found.namespace,
+                &config.values,
+            )
+        })
+    };
+    let mut rendered = Vec::with_capacity(selected.len());
+    for c in &selected {
+        let (def, native) = (c.def, c.native);
+        let r = settings.renders.render(config, def, native, ctx)?;
+        if c.skip_if_long_running && !r.body.containers.is_empty() {
+            left_out.push(def.spec.name.clone());
+        } else {
+            rendered.push(r);
+        }
+    }
+    if rendered.is_empty() {
+        write_status(pod, kept, Vec::new(), spelling);
+        return Ok(Outcome::new(Action::Skipped(Reason::JobNeedsNativeSidecar)));
+    }
+    let mut records =
+        apply::apply(pod, &rendered, config.defaults.sort_init_containers).map_err(|mut e| {
+            e.at = e.at.map(|p| format!("{pod_template}{p}"));
+            e
+        })?;
+    let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
+    let mut o = Outcome::new(Action::Injected(names));
+    o.overridden = records
+        .iter()
+        .flat_map(|r| r.overrides.keys().cloned())
+        .collect();
+    o.warnings = drift(
+        found.object.at_pointer(pod_template),
+        pod,
+        previous,
+        &records,
+    );
+    if found.containers == shape::Containers::Empty {
+        // As the anchors do (a webhook is called before Kubernetes validates), but
+        // said: an empty container list is more often a mistake upstream.
+        o.warnings
+            .push("the pod template had no containers: the sidecars are its only ones".to_owned());
+    }
+    o.warnings.extend(left_out.iter().map(|name| {
+        format!("sidecar `{name}` is left out: the pod runs to completion and its containers would keep it running (the rule's `jobs: skip`; `jobs: native` makes them native sidecars)")
+    }));
+    note_nulls(spelling, &mut records);
+    write_status(pod, kept, records, spelling);
+    Ok(o)
 }
 
 /// What an injection run leaves to settle once its action is known.
