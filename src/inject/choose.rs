@@ -160,39 +160,65 @@ fn select_sidecars<'c>(
         // Requests follow the run's skips.
         skipped.get_or_insert(reason);
     } else if let Request::Sidecars(names) = &request {
-        for name in names {
-            let Some(def) = config.sidecar(name) else {
-                let known: Vec<String> = config
-                    .sidecars
-                    .iter()
-                    .map(|s| format!("`{}`", s.spec.name))
-                    .collect();
-                return Err(InjectError::new(
-                    "kinject::inject::unknown_sidecar",
-                    format!(
-                        "`{}` requests unknown sidecar `{name}`",
-                        select::INJECT_ANNOTATION
-                    ),
-                )
-                .help(format!(
-                    "sidecars in the configuration: {}",
-                    if known.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                )));
-            };
-            if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
-                chosen.push((def, config.defaults.jobs));
-            }
-        }
+        add_requested(config, names, &mut chosen)?;
     }
     if chosen.is_empty() {
         return Ok(Err(skipped
             .or(default_skip)
             .unwrap_or(Reason::NoRuleMatched)));
     }
+    let (out, left_out) = place_for_pod(config, s.runs_to_completion, chosen);
+    if out.is_empty() {
+        return Ok(Err(Reason::JobNeedsNativeSidecar));
+    }
+    Ok(Ok((out, left_out)))
+}
+
+/// The sidecars an object requests by annotation (`names`), added to `chosen` when requests
+/// are allowed; a name the configuration does not define is an error.
+fn add_requested<'c>(
+    config: &'c Config,
+    names: &[String],
+    chosen: &mut Vec<(&'c SidecarDef, JobPolicy)>,
+) -> Result<(), InjectError> {
+    for name in names {
+        let Some(def) = config.sidecar(name) else {
+            let known: Vec<String> = config
+                .sidecars
+                .iter()
+                .map(|s| format!("`{}`", s.spec.name))
+                .collect();
+            return Err(InjectError::new(
+                "kinject::inject::unknown_sidecar",
+                format!(
+                    "`{}` requests unknown sidecar `{name}`",
+                    select::INJECT_ANNOTATION
+                ),
+            )
+            .help(format!(
+                "sidecars in the configuration: {}",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        };
+        if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
+            chosen.push((def, config.defaults.jobs));
+        }
+    }
+    Ok(())
+}
+
+/// How each chosen sidecar goes into the pod: as it is defined, or, in a pod that runs to
+/// completion, as its rule's `jobs` policy says (native, left out, or left out once it
+/// renders long-running containers); and the names of those left out.
+fn place_for_pod<'c>(
+    config: &'c Config,
+    runs_to_completion: bool,
+    chosen: Vec<(&'c SidecarDef, JobPolicy)>,
+) -> (Vec<Chosen<'c>>, Vec<String>) {
     let mut out = Vec::new();
     let mut left_out = Vec::new();
     for (def, policy) in chosen {
@@ -209,7 +235,7 @@ fn select_sidecars<'c>(
                 .field("containers")
                 .and_then(Value::as_array)
                 .is_none_or(Vec::is_empty);
-        if s.runs_to_completion && long_running && !def.spec.native {
+        if runs_to_completion && long_running && !def.spec.native {
             match policy {
                 JobPolicy::Skip if whole => out.push(Chosen {
                     skip_if_long_running: true,
@@ -223,8 +249,5 @@ fn select_sidecars<'c>(
             out.push(plain(def.spec.native));
         }
     }
-    if out.is_empty() {
-        return Ok(Err(Reason::JobNeedsNativeSidecar));
-    }
-    Ok(Ok((out, left_out)))
+    (out, left_out)
 }

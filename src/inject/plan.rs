@@ -3,10 +3,11 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::choose::{Chosen, choose};
+use super::choose::{Chosen, Selection, choose};
 use super::status::{Spelling, note_nulls, status_holder, within, write_status};
 use super::{Action, InjectError, Mode, Outcome, Record, STATUS_ANNOTATION, Settings, Status};
 use super::{apply, pod, shape, strip, trust};
@@ -39,22 +40,10 @@ pub fn plan_in_text(
     // uncopied.
     let mut chosen = None;
     if !found.has_status {
-        if settings.mode.uninjects() {
-            return Ok(Outcome::new(Action::NotInjected));
+        match choose_uncopied(&found, settings, explain)? {
+            ControlFlow::Break(outcome) => return Ok(outcome),
+            ControlFlow::Continue(choice) => chosen = Some(choice),
         }
-        if found.containers == shape::Containers::Absent {
-            return Ok(Outcome::new(Action::Skipped(Reason::NoContainers)));
-        }
-        let (verdicts, selection) =
-            choose(object, found.pod, wk, &found.namespace, settings, explain)?;
-        if let Err(reason) = selection {
-            let mut o = Outcome::new(Action::Skipped(reason));
-            if explain {
-                o.verdicts = verdicts;
-            }
-            return Ok(o);
-        }
-        chosen = Some((verdicts, selection));
     }
     let mut target = object.clone();
     let pod = target
@@ -85,11 +74,12 @@ pub fn plan_in_text(
         stripped,
     } = earlier;
     if settings.mode.uninjects() {
-        let mut o = Outcome::new(if stripped.is_empty() {
+        let action = if stripped.is_empty() {
             Action::NotInjected
         } else {
             Action::Uninjected(stripped)
-        });
+        };
+        let mut o = Outcome::new(action);
         if changed(&target) {
             o.target = Some(Box::new(target));
             o.null_as = within(&wk.pod_template, respelled);
@@ -126,6 +116,32 @@ pub fn plan_in_text(
             verdicts: explain.then_some(verdicts),
         },
     )
+}
+
+/// For an object without an earlier run's record, before it is copied: the outcome when it
+/// stays as it is, else the rules' verdicts and the sidecars it gets.
+fn choose_uncopied<'c>(
+    found: &Found<'_>,
+    settings: &Settings<'c>,
+    explain: bool,
+) -> Result<ControlFlow<Outcome, (Vec<RuleVerdict>, Selection<'c>)>, InjectError> {
+    if settings.mode.uninjects() {
+        return Ok(ControlFlow::Break(Outcome::new(Action::NotInjected)));
+    }
+    if found.containers == shape::Containers::Absent {
+        let skipped = Action::Skipped(Reason::NoContainers);
+        return Ok(ControlFlow::Break(Outcome::new(skipped)));
+    }
+    let (object, wk) = (found.object, &found.wk);
+    let (verdicts, selection) = choose(object, found.pod, wk, &found.namespace, settings, explain)?;
+    if let Err(reason) = selection {
+        let mut o = Outcome::new(Action::Skipped(reason));
+        if explain {
+            o.verdicts = verdicts;
+        }
+        return Ok(ControlFlow::Break(o));
+    }
+    Ok(ControlFlow::Continue((verdicts, selection)))
 }
 
 /// An object's pod template, found, and what is known of it before anything is changed.

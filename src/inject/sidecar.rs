@@ -128,19 +128,7 @@ fn render(
         .iter()
         .filter_map(|p| select::glob(p).ok())
         .collect();
-    // Everything that decides the result: what is added (rendered) and how (the settings).
-    let mut settings = serde_json::to_value(&def.spec).unwrap_or_default();
-    if let Value::Object(m) = &mut settings {
-        let body_fields = body_schema()["properties"].as_object();
-        m.retain(|k, _| {
-            k != "description" && k != "template" && !body_fields.is_some_and(|f| f.contains_key(k))
-        });
-        m.insert("native".to_owned(), Value::Bool(native));
-    }
-    let hash_input = serde_json::json!({"body": body, "settings": settings});
-    // Key order is how the configuration was written, not what it means: hash sorted keys.
-    let digest = Sha256::digest(canonical(&hash_input).to_string().as_bytes());
-    let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let hash = hash(def, &body, native);
     Ok(Rendered {
         name: name.clone(),
         spec: def.spec.clone(),
@@ -155,6 +143,23 @@ fn render(
         targets,
         hash,
     })
+}
+
+/// The hash of everything that decides what a sidecar adds: what is added (`body`, rendered)
+/// and how (its settings). Key order is how the configuration was written, not what it
+/// means: the keys are sorted first.
+fn hash(def: &SidecarDef, body: &SidecarBody, native: bool) -> String {
+    let mut settings = serde_json::to_value(&def.spec).unwrap_or_default();
+    if let Value::Object(m) = &mut settings {
+        let body_fields = body_schema()["properties"].as_object();
+        m.retain(|k, _| {
+            k != "description" && k != "template" && !body_fields.is_some_and(|f| f.contains_key(k))
+        });
+        m.insert("native".to_owned(), Value::Bool(native));
+    }
+    let hash_input = serde_json::json!({"body": body, "settings": settings});
+    let digest = Sha256::digest(canonical(&hash_input).to_string().as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// `value` with every mapping's keys sorted.
