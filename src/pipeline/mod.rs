@@ -352,7 +352,68 @@ fn process_document<S: Sink>(
     let Some(root) = &parsed.root else {
         return out;
     };
-    let errors = &mut out.errors;
+    let at = Place { input, doc, root };
+    let (mut objects, mut doc_ops) = plan_objects(&at, parsed, settings, sink, &mut out.errors);
+    // A key written twice is read as Kubernetes reads it (the last one wins), but nothing
+    // is edited through one: which of the two the author meant would be a guess.
+    if duplicates_on_edit_path(&at, parsed, &doc_ops, &mut out) {
+        doc_ops.clear();
+        let changed = |o: &ObjectResult| o.outcome.as_ref().is_ok_and(|o| o.target.is_some());
+        for o in objects.iter_mut().filter(|o| changed(o)) {
+            o.ops.clear();
+            o.outcome = Err(ObjectError {
+                code: DUPLICATE_KEY,
+                message: "a duplicate key where it would be changed".to_owned(),
+                at: None,
+            });
+        }
+    }
+    // The document after the operations, built from the planned objects (their key order
+    // is where new keys go in the text; they are moved, not copied: nothing reads them
+    // afterwards), handed to the sink with the operations, which it checks against it: YAML
+    // output reads its edited text back, the others apply the operations to the input.
+    let mut target = None;
+    if !doc_ops.is_empty() {
+        let planned = Box::new(planned(&parsed.value, &mut objects));
+        let changed = Changed {
+            input,
+            doc,
+            parsed,
+            ops: &doc_ops,
+            objects: &objects,
+        };
+        (out.made, target) = sink.make(changed, planned, &mut out.errors);
+    }
+    if !S::KEEPS_VALUES {
+        // What the sink made is all that is needed of the operations.
+        doc_ops = Vec::new();
+    }
+    out.result = Some(DocResult {
+        index: doc.index,
+        objects,
+        target,
+        ops: doc_ops,
+    });
+    out
+}
+
+/// Where a document is: its input, its place in it, and its span tree.
+struct Place<'a> {
+    input: &'a Input,
+    doc: &'a read::Document,
+    root: &'a crate::yaml::Node,
+}
+
+/// Plans every object of the document: their results, and the document's operations (each
+/// object's with its pointer in front). A refusal is located in `errors`, at what it is about.
+fn plan_objects<S: Sink>(
+    at: &Place<'_>,
+    parsed: &crate::yaml::Parsed,
+    settings: &Settings<'_>,
+    sink: &S,
+    errors: &mut Vec<Located>,
+) -> (Vec<ObjectResult>, Vec<Op>) {
+    let Place { input, doc, root } = *at;
     let found = read::objects(&parsed.value);
     // Exactly as many as there are: most documents hold one object.
     let mut objects = Vec::with_capacity(found.len());
@@ -377,7 +438,7 @@ fn process_document<S: Sink>(
         let outcome =
             inject::plan_in_text(object, settings, sink.verdicts(), &null_text).map_err(|e| {
                 // Point at what the error is about, or at the object.
-                let at = e.at.as_deref().and_then(node_at).map(|n| {
+                let span = e.at.as_deref().and_then(node_at).map(|n| {
                     (
                         doc.range.start + n.start,
                         doc.range.start + n.end.max(n.start),
@@ -387,7 +448,7 @@ fn process_document<S: Sink>(
                     e.code,
                     &input.source.name,
                     input.shared_text(),
-                    at.unwrap_or((start, start)),
+                    span.unwrap_or((start, start)),
                     format!("{}: {}", identity.short(), e.message),
                 );
                 if let Some(h) = &e.help {
@@ -427,8 +488,18 @@ fn process_document<S: Sink>(
             ops,
         });
     }
-    // A key written twice is read as Kubernetes reads it (the last one wins), but nothing
-    // is edited through one: which of the two the author meant would be a guess.
+    (objects, doc_ops)
+}
+
+/// Whether a key of the document written twice is on the path of an operation: located as
+/// an error then, else a warning (both in `out`).
+fn duplicates_on_edit_path<M>(
+    at: &Place<'_>,
+    parsed: &crate::yaml::Parsed,
+    doc_ops: &[Op],
+    out: &mut DocOut<M>,
+) -> bool {
+    let Place { input, doc, root } = *at;
     let mut ambiguous = false;
     // The paths the operations edit, split once (only for documents with duplicate keys).
     let edited: Vec<Vec<String>> = if parsed.duplicates.is_empty() {
@@ -447,7 +518,7 @@ fn process_document<S: Sink>(
         };
         if on_edit_path {
             ambiguous = true;
-            errors.push(
+            out.errors.push(
                 Located::new(
                     DUPLICATE_KEY,
                     &input.source.name,
@@ -465,45 +536,7 @@ fn process_document<S: Sink>(
             ));
         }
     }
-    if ambiguous {
-        doc_ops.clear();
-        let changed = |o: &ObjectResult| o.outcome.as_ref().is_ok_and(|o| o.target.is_some());
-        for o in objects.iter_mut().filter(|o| changed(o)) {
-            o.ops.clear();
-            o.outcome = Err(ObjectError {
-                code: DUPLICATE_KEY,
-                message: "a duplicate key where it would be changed".to_owned(),
-                at: None,
-            });
-        }
-    }
-    // The document after the operations, built from the planned objects (their key order
-    // is where new keys go in the text; they are moved, not copied: nothing reads them
-    // afterwards), handed to the sink with the operations, which it checks against it: YAML
-    // output reads its edited text back, the others apply the operations to the input.
-    let mut target = None;
-    if !doc_ops.is_empty() {
-        let planned = Box::new(planned(&parsed.value, &mut objects));
-        let changed = Changed {
-            input,
-            doc,
-            parsed,
-            ops: &doc_ops,
-            objects: &objects,
-        };
-        (out.made, target) = sink.make(changed, planned, errors);
-    }
-    if !S::KEEPS_VALUES {
-        // What the sink made is all that is needed of the operations.
-        doc_ops = Vec::new();
-    }
-    out.result = Some(DocResult {
-        index: doc.index,
-        objects,
-        target,
-        ops: doc_ops,
-    });
-    out
+    ambiguous
 }
 
 /// The document with its objects' targets in their places, taken out of the outcomes.
