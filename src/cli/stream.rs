@@ -6,10 +6,12 @@
 use crate::cli::write::Spool;
 use crate::config::Config;
 use crate::inject::Mode;
+use crate::pipeline::FileResult;
 use crate::pipeline::{self, Values};
 use crate::render;
+use crate::render::RenderError;
 use crate::render::report;
-use crate::render::yaml::YamlStream;
+use crate::render::yaml::{YamlOutput, YamlStream};
 
 use super::output::{diagnostics, print_warnings, write_stdout};
 use super::run::StdinWindows;
@@ -34,14 +36,16 @@ pub(crate) fn run(
     };
     let StdinWindows { first, mut rest } = stdin;
     let mut first = Some(first);
-    let mut spool = Spool::new(SPOOL_IN_MEMORY);
-    let mut patches = render::json::PrettyArray::default();
-    // The report too is held back (it comes after the diagnostics, as for other inputs).
-    let mut report = Spool::new(SPOOL_IN_MEMORY);
+    let mut held = Held {
+        output: Spool::new(SPOOL_IN_MEMORY),
+        patches: render::json::PrettyArray::default(),
+        // The report too is held back (it comes after the diagnostics, as for other inputs).
+        report: Spool::new(SPOOL_IN_MEMORY),
+        text: String::new(),
+    };
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let mut failed = false;
-    let mut text = String::new();
     while let Some(window) = first.take().or_else(|| rest.as_mut()?.next_window()) {
         let input = match window {
             Ok(i) => i,
@@ -66,27 +70,71 @@ pub(crate) fn run(
             diagnostics(std::mem::take(&mut file.errors));
         }
         if !output.quiet {
-            let entries = report::entries(std::slice::from_ref(&file));
-            match output.report {
-                ReportFormat::Text => {
-                    failed |= !hold(&mut report, &report::text(&entries), "report");
-                }
-                // One JSON list of everything, in the order it happens.
-                ReportFormat::Json => super::json_stderr::items(&entries),
-            }
+            failed |= !held.report(&file, output.report);
         }
         warnings.append(&mut file.warnings);
         // Once anything failed nothing will be written: the rest is only checked.
         if failed {
             continue;
         }
-        text.clear();
-        let held = match yaml {
+        failed |= !held.output(&file, yaml, output.output == Format::Json, &mut notes);
+    }
+    if output.output == Format::Patch && !failed {
+        held.text.clear();
+        held.patches.finish(&mut held.text);
+        failed |= held.output.write(held.text.as_bytes()).is_err();
+    }
+    if !output.quiet {
+        let _ = held.report.copy_to(&mut std::io::stderr().lock());
+        print_warnings(warnings.iter().chain(&notes));
+    }
+    if failed {
+        eprint("error: nothing was written because of the errors above\n");
+        return ExitStatus::Error;
+    }
+    write_stdout(|out| held.output.copy_to(out))
+}
+
+/// What is held back until the whole stream has been processed without an error.
+struct Held {
+    output: Spool,
+    /// The patches' array, open until the last window.
+    patches: render::json::PrettyArray,
+    report: Spool,
+    /// Room for a window's text, reused.
+    text: String,
+}
+
+impl Held {
+    /// Holds back a window's report entries (text), or writes them (one JSON list of
+    /// everything, in the order it happens); `false` when they cannot be held.
+    fn report(&mut self, file: &FileResult, format: ReportFormat) -> bool {
+        let entries = report::entries(std::slice::from_ref(file));
+        match format {
+            ReportFormat::Text => hold(&mut self.report, &report::text(&entries), "report"),
+            ReportFormat::Json => {
+                super::json_stderr::items(&entries);
+                true
+            }
+        }
+    }
+
+    /// Holds back a window's output: its YAML (`yaml`, made while processing), its JSON
+    /// documents, or its patches; `false` when it cannot. Notes on the YAML go to `notes`.
+    fn output(
+        &mut self,
+        file: &FileResult,
+        yaml: Option<Result<YamlOutput, RenderError>>,
+        json: bool,
+        notes: &mut Vec<String>,
+    ) -> bool {
+        self.text.clear();
+        match yaml {
             // A window nothing changed is written from its own text, without a copy.
             Some(Ok(y)) => {
                 let held = y
                     .pieces(&file.input)
-                    .all(|piece| hold(&mut spool, piece, "output"));
+                    .all(|piece| hold(&mut self.output, piece, "output"));
                 notes.extend(y.notes);
                 held
             }
@@ -94,31 +142,17 @@ pub(crate) fn run(
                 eprint(&format!("error: {e}\n"));
                 false
             }
-            None if output.output == Format::Json => {
-                text = render::json::render(&render::json::documents(&file));
-                hold(&mut spool, &text, "output")
+            None if json => {
+                self.text = render::json::render(&render::json::documents(file));
+                hold(&mut self.output, &self.text, "output")
             }
             None => {
-                patches.push(&render::patch::entries(&file), &mut text);
-                hold(&mut spool, &text, "output")
+                self.patches
+                    .push(&render::patch::entries(file), &mut self.text);
+                hold(&mut self.output, &self.text, "output")
             }
-        };
-        failed |= !held;
+        }
     }
-    if output.output == Format::Patch && !failed {
-        text.clear();
-        patches.finish(&mut text);
-        failed |= spool.write(text.as_bytes()).is_err();
-    }
-    if !output.quiet {
-        let _ = report.copy_to(&mut std::io::stderr().lock());
-        print_warnings(warnings.iter().chain(&notes));
-    }
-    if failed {
-        eprint("error: nothing was written because of the errors above\n");
-        return ExitStatus::Error;
-    }
-    write_stdout(|out| spool.copy_to(out))
 }
 
 /// Writes `text` to `spool`; says why not on stderr (`what` is held back).
