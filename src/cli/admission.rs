@@ -15,7 +15,7 @@ pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    let mut labels = std::collections::HashMap::new();
+    let mut labels = crate::inject::NamespaceLabels::new();
     if let Err(e) = super::parse_namespace_labels(&args.namespace_labels, &mut labels) {
         eprint(&format!("error: {e}\n"));
         return ExitStatus::Error;

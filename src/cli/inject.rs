@@ -150,10 +150,7 @@ fn run(
     }
     // A stream longer than a window is processed window by window, unless a rule selects
     // on the labels of Namespace objects, which may come anywhere in it.
-    let needs_whole = config
-        .rules
-        .iter()
-        .any(|r| r.spec.matches.namespace_selector.is_some());
+    let needs_whole = config.selects_on_namespace_labels();
     let stdin = match stdin {
         Some(s) if !s.is_whole() && !needs_whole => {
             return super::stream::run(config, mode, input, s, output);

@@ -174,7 +174,7 @@ fn is_stdin(path: &std::path::Path) -> bool {
 /// Namespace labels from `--namespace-labels ns=k=v` flags, added to `labels`.
 pub(crate) fn parse_namespace_labels(
     flags: &[String],
-    labels: &mut std::collections::HashMap<String, serde_json::Map<String, serde_json::Value>>,
+    labels: &mut crate::inject::NamespaceLabels,
 ) -> Result<(), String> {
     for flag in flags {
         let mut parts = flag.splitn(3, '=');
@@ -204,17 +204,10 @@ impl InputArgs {
         mode: crate::inject::Mode,
         inputs: &[crate::read::Input],
     ) -> Result<crate::inject::Settings<'c>, String> {
-        let mut settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
-        // Namespace objects are looked for only when some rule selects on their labels.
-        if config
-            .rules
-            .iter()
-            .any(|r| r.spec.matches.namespace_selector.is_some())
-        {
-            settings.namespace_labels = crate::read::namespace_labels(inputs);
-        }
-        parse_namespace_labels(&self.namespace_labels, &mut settings.namespace_labels)?;
-        Ok(settings)
+        let mut given = crate::inject::NamespaceLabels::new();
+        parse_namespace_labels(&self.namespace_labels, &mut given)?;
+        let settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
+        Ok(settings.with_namespace_labels(inputs, given))
     }
 
     /// These arguments, for the files `edit` says what to do with.

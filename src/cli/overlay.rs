@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
-use crate::inject::{Mode, Settings};
+use crate::inject::Mode;
 use crate::integrations::kustomize;
 use crate::pipeline;
 use crate::read;
@@ -17,13 +17,13 @@ pub(crate) fn run(
     dir: &Path,
     output: &OutputArgs,
 ) -> ExitStatus {
-    let mut settings = Settings::new(config, input.namespace.clone(), Mode::Inject);
-    if let Err(e) =
-        super::parse_namespace_labels(&input.namespace_labels, &mut settings.namespace_labels)
-    {
-        eprint(&format!("error: {e}\n"));
-        return ExitStatus::Error;
-    }
+    let settings = match input.settings(config, Mode::Inject, &[]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return ExitStatus::Error;
+        }
+    };
     let bases = input.all_paths();
     if bases.is_empty() {
         eprint("error: --emit-kustomize needs the base directories to patch\n");

@@ -93,6 +93,13 @@ impl Config {
         self.sidecars.iter().find(|s| s.spec.name == name)
     }
 
+    /// Whether a rule selects on the labels of namespaces (`namespaceSelector`).
+    pub fn selects_on_namespace_labels(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.spec.matches.namespace_selector.is_some())
+    }
+
     /// An empty configuration (no sidecars, no rules).
     pub fn empty() -> Self {
         Config {

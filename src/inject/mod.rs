@@ -80,11 +80,13 @@ pub struct Settings<'c> {
     pub(crate) renders: StaticRenders,
     /// Namespace of objects that name none (`--namespace`).
     pub namespace: Option<String>,
-    /// Labels of namespaces, for rules' `namespaceSelector` (from `Namespace` objects in the
-    /// input and `--namespace-labels`).
-    pub namespace_labels: std::collections::HashMap<String, Map<String, Value>>,
+    /// Labels of namespaces, for rules' `namespaceSelector` (`with_namespace_labels`).
+    pub namespace_labels: NamespaceLabels,
     pub mode: Mode,
 }
+
+/// Labels of namespaces, by namespace name.
+pub type NamespaceLabels = std::collections::HashMap<String, Map<String, Value>>;
 
 impl<'c> Settings<'c> {
     pub fn new(config: &'c Config, namespace: Option<String>, mode: Mode) -> Self {
@@ -95,6 +97,26 @@ impl<'c> Settings<'c> {
             namespace_labels: std::collections::HashMap::new(),
             mode,
         }
+    }
+
+    /// The settings with the labels of namespaces, the one way every front-end gives them:
+    /// those of the `Namespace` objects among `inputs` (looked for only when a rule selects
+    /// on namespace labels), then `given` (`--namespace-labels`), which win key by key.
+    pub fn with_namespace_labels<'i>(
+        mut self,
+        inputs: impl IntoIterator<Item = &'i crate::read::Input>,
+        given: NamespaceLabels,
+    ) -> Self {
+        if self.config.selects_on_namespace_labels() {
+            self.namespace_labels = crate::read::namespace_labels(inputs);
+        }
+        for (namespace, labels) in given {
+            self.namespace_labels
+                .entry(namespace)
+                .or_default()
+                .extend(labels);
+        }
+        self
     }
 }
 
@@ -168,5 +190,59 @@ impl Outcome {
             verdicts: Vec::new(),
             null_as: BTreeMap::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::{Mode, NamespaceLabels, Settings};
+    use crate::config::load_texts;
+    use crate::read::{Source, from_bytes};
+
+    fn config(rules: &str) -> crate::config::Config {
+        let text = format!(
+            "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - {{name: s, image: s}}\nrules:\n- name: r\n  match:\n{rules}\n  inject: [s]\n"
+        );
+        load_texts(&[("c.yaml".to_owned(), Arc::from(text))], &[]).expect("config")
+    }
+
+    /// Every front-end gets namespace labels the same way: from the inputs' Namespace
+    /// objects when a rule selects on them, then the given ones, which win key by key.
+    #[test]
+    fn namespace_labels_come_from_the_inputs_then_the_given_ones() {
+        let input = from_bytes(
+            Source::stdin(),
+            b"kind: Namespace\nmetadata:\n  name: a\n  labels: {mesh: enabled, tier: web}\n",
+        )
+        .expect("input");
+        let given: NamespaceLabels = [
+            ("a".to_owned(), json!({"tier": "api"})),
+            ("b".to_owned(), json!({"mesh": "enabled"})),
+        ]
+        .into_iter()
+        .map(|(n, l)| (n, l.as_object().cloned().unwrap_or_default()))
+        .collect();
+        let selecting = config("    namespaceSelector:\n      matchLabels: {mesh: enabled}");
+        let settings = Settings::new(&selecting, None, Mode::Inject)
+            .with_namespace_labels([&input], given.clone());
+        assert_eq!(
+            settings.namespace_labels["a"],
+            *json!({"mesh": "enabled", "tier": "api"})
+                .as_object()
+                .unwrap()
+        );
+        assert_eq!(settings.namespace_labels["b"], given["b"]);
+        // No rule reads them: the inputs are not searched for Namespace objects.
+        let other = config("    kinds: [Deployment]");
+        let settings =
+            Settings::new(&other, None, Mode::Inject).with_namespace_labels([&input], given);
+        assert_eq!(
+            settings.namespace_labels["a"],
+            *json!({"tier": "api"}).as_object().unwrap()
+        );
     }
 }

@@ -21,7 +21,7 @@ pub struct Answer {
 pub fn review(
     bytes: &[u8],
     config: &Config,
-    namespace_labels: &std::collections::HashMap<String, serde_json::Map<String, Value>>,
+    namespace_labels: &crate::inject::NamespaceLabels,
 ) -> Answer {
     let request = match parse(bytes) {
         Ok(r) => r,
@@ -46,8 +46,8 @@ pub fn review(
             well_formed: true,
         };
     }
-    let mut settings = Settings::new(config, namespace, Mode::Inject);
-    settings.namespace_labels = namespace_labels.clone();
+    let settings = Settings::new(config, namespace, Mode::Inject)
+        .with_namespace_labels([], namespace_labels.clone());
     let response = match inject::plan(&object, &settings) {
         Ok(outcome) => {
             let ops = outcome

@@ -110,8 +110,8 @@ pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> 
             }
         },
     };
-    let mut settings = Settings::new(config, namespace, Mode::Inject);
-    settings.namespace_labels = read::namespace_labels([&input]);
+    let settings = Settings::new(config, namespace, Mode::Inject)
+        .with_namespace_labels([&input], Default::default());
     let (file, ()) = pipeline::process(input, &settings, pipeline::Values::default());
     let mut failed = false;
     for d in &file.docs {
