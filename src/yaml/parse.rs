@@ -217,208 +217,33 @@ impl<'a> Builder<'a> {
         out
     }
 
+    /// The node that starts with the next event.
     fn node_here(&mut self) -> Result<Read, ParseError> {
         let (ev, span) = self.next()?;
         let start = self.offset(&span.start);
         let end = self.offset(&span.end);
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
+                let decorated = anchor != 0 || tag.is_some();
                 let suffix = tag
                     .as_ref()
                     .and_then(|t| t.suffix_in_namespace("tag:yaml.org,2002:"));
-                // Checked when only checking too (`!!binary` that does not decode).
-                let tagged = match suffix {
-                    Some(suffix) => {
-                        resolve_tagged(&text, &suffix).map_err(|message| ParseError {
-                            offset: start,
-                            message,
-                        })?
-                    }
-                    None => None,
+                let scalar = Scalar {
+                    text: &text,
+                    style,
+                    decorated,
+                    suffix: suffix.as_deref(),
                 };
-                let value = if self.build {
-                    tagged.unwrap_or_else(|| resolve_untagged(&text, style))
-                } else {
-                    Value::Null
-                };
-                let (kind, start) = match style {
-                    ScalarStyle::Plain if start == end => (ScalarKind::Empty, start),
-                    ScalarStyle::Plain => (ScalarKind::Plain, start),
-                    ScalarStyle::SingleQuoted => (ScalarKind::SingleQuoted, start),
-                    ScalarStyle::DoubleQuoted => (ScalarKind::DoubleQuoted, start),
-                    _ => (
-                        ScalarKind::Block,
-                        block_header_start(self.text, start, &text),
-                    ),
-                };
-                // A block scalar's span may run into the next line's indentation: end it at
-                // the line break after its last line.
-                let end = if kind == ScalarKind::Block {
-                    block_end(self.text, start, end)
-                } else {
-                    end
-                };
-                let node = Node {
-                    start,
-                    end,
-                    decorated: anchor != 0 || tag.is_some(),
-                    kind: NodeKind::Scalar(kind),
-                };
-                let size = Size {
-                    values: 1,
-                    bytes: text.len(),
-                };
-                let read = Read {
-                    node,
-                    value,
-                    size,
-                    shape: Shape::Scalar,
-                };
-                self.anchored(anchor, read)
+                self.scalar(scalar, anchor, (start, end))
             }
-            Event::Alias(id) => {
-                let (size, shape) = self
-                    .anchors
-                    .get(&id)
-                    .map(|(_, size, shape)| (*size, *shape))
-                    .ok_or_else(|| ParseError {
-                        offset: start,
-                        message: "alias to an unknown anchor".to_owned(),
-                    })?;
-                self.copy(start, size, "the aliases expand to")?;
-                let value = self.anchors[&id].0.clone();
-                let node = Node {
-                    start,
-                    end,
-                    decorated: false,
-                    kind: NodeKind::Alias,
-                };
-                Ok(Read {
-                    node,
-                    value,
-                    size,
-                    shape,
-                })
-            }
+            Event::Alias(id) => self.alias(id, (start, end)),
             Event::SequenceStart(style, anchor, tag) => {
-                let flow = style == StructureStyle::Flow;
-                let mut items = Vec::new();
-                let mut values = Vec::new();
-                let mut size = Size {
-                    values: 1,
-                    bytes: 0,
-                };
-                let close = loop {
-                    let (ev, sp) = self.next()?;
-                    if matches!(ev, Event::SequenceEnd) {
-                        break sp;
-                    }
-                    self.lookahead = Some((ev, sp));
-                    let item = self.node()?;
-                    size.add(item.size);
-                    if self.build {
-                        items.push(item.node);
-                        values.push(item.value);
-                    }
-                };
-                let (start, end) = if flow {
-                    (start, self.offset(&close.end))
-                } else {
-                    // Indentless sequences report their first item as the start: use the dash.
-                    let first = items.first().map_or(start, |n| n.start);
-                    let dash = dash_before(self.text, first).unwrap_or(start);
-                    (dash.min(start), items.last().map_or(end, |n| n.end))
-                };
-                let node = Node {
-                    start,
-                    end,
-                    decorated: anchor != 0 || tag.is_some(),
-                    kind: NodeKind::Seq { flow, items },
-                };
-                let read = Read {
-                    node,
-                    value: Value::Array(values),
-                    size,
-                    shape: Shape::Sequence,
-                };
-                self.anchored(anchor, read)
+                let decorated = anchor != 0 || tag.is_some();
+                self.sequence(style, anchor, decorated, (start, end))
             }
             Event::MappingStart(style, anchor, tag) => {
-                let flow = style == StructureStyle::Flow;
-                let mut entries: Vec<Entry> = Vec::new();
-                let mut map = Map::new();
-                let mut merged: Vec<Map<String, Value>> = Vec::new();
-                let mut size = Size {
-                    values: 1,
-                    bytes: 0,
-                };
-                let close = loop {
-                    let (ev, sp) = self.next()?;
-                    if matches!(ev, Event::MappingEnd) {
-                        break sp;
-                    }
-                    let merge_key =
-                        matches!(&ev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
-                    self.lookahead = Some((ev, sp));
-                    let key = self.node()?;
-                    let value = self.node()?;
-                    // A key counts its text, its value all of it.
-                    size.bytes += key.size.bytes;
-                    size.add(value.size);
-                    if merge_key {
-                        if self.build {
-                            collect_merge(&value.value, &mut merged).map_err(|message| {
-                                ParseError {
-                                    offset: value.node.start,
-                                    message,
-                                }
-                            })?;
-                            entries.push(Entry {
-                                key: "<<".to_owned(),
-                                key_start: key.node.start,
-                                value: value.node,
-                            });
-                        }
-                        continue;
-                    }
-                    refuse_collection_key(key.shape, key.node.start)?;
-                    if self.build {
-                        let name = key_text(&key.value);
-                        if map.contains_key(&name) {
-                            self.duplicates.push((key.node.start, name.clone()));
-                        }
-                        map.insert(name.clone(), value.value);
-                        entries.push(Entry {
-                            key: name,
-                            key_start: key.node.start,
-                            value: value.node,
-                        });
-                    }
-                };
-                // Merge keys: explicit keys win, earlier merged maps win over later ones.
-                for m in merged {
-                    for (k, v) in m {
-                        map.entry(k).or_insert(v);
-                    }
-                }
-                let end = if flow {
-                    self.offset(&close.end)
-                } else {
-                    entries.last().map_or(end, |e| e.value.end.max(e.key_start))
-                };
-                let node = Node {
-                    start,
-                    end,
-                    decorated: anchor != 0 || tag.is_some(),
-                    kind: NodeKind::Map { flow, entries },
-                };
-                let read = Read {
-                    node,
-                    value: Value::Object(map),
-                    size,
-                    shape: Shape::Mapping,
-                };
-                self.anchored(anchor, read)
+                let decorated = anchor != 0 || tag.is_some();
+                self.mapping(style, anchor, decorated, (start, end))
             }
             other => Err(ParseError {
                 offset: start,
@@ -426,6 +251,240 @@ impl<'a> Builder<'a> {
             }),
         }
     }
+
+    /// A scalar, resolved (its tag's type, or a plain scalar's YAML 1.1 type, as Kubernetes
+    /// reads it).
+    fn scalar(
+        &mut self,
+        scalar: Scalar<'_>,
+        anchor: usize,
+        (start, end): (usize, usize),
+    ) -> Result<Read, ParseError> {
+        let Scalar {
+            text,
+            style,
+            decorated,
+            suffix,
+        } = scalar;
+        // Checked when only checking too (`!!binary` that does not decode).
+        let tagged = match suffix {
+            Some(suffix) => resolve_tagged(text, suffix).map_err(|message| ParseError {
+                offset: start,
+                message,
+            })?,
+            None => None,
+        };
+        let value = if self.build {
+            tagged.unwrap_or_else(|| resolve_untagged(text, style))
+        } else {
+            Value::Null
+        };
+        let (kind, start) = match style {
+            ScalarStyle::Plain if start == end => (ScalarKind::Empty, start),
+            ScalarStyle::Plain => (ScalarKind::Plain, start),
+            ScalarStyle::SingleQuoted => (ScalarKind::SingleQuoted, start),
+            ScalarStyle::DoubleQuoted => (ScalarKind::DoubleQuoted, start),
+            _ => (
+                ScalarKind::Block,
+                block_header_start(self.text, start, text),
+            ),
+        };
+        // A block scalar's span may run into the next line's indentation: end it at
+        // the line break after its last line.
+        let end = if kind == ScalarKind::Block {
+            block_end(self.text, start, end)
+        } else {
+            end
+        };
+        let node = Node {
+            start,
+            end,
+            decorated,
+            kind: NodeKind::Scalar(kind),
+        };
+        let size = Size {
+            values: 1,
+            bytes: text.len(),
+        };
+        let read = Read {
+            node,
+            value,
+            size,
+            shape: Shape::Scalar,
+        };
+        self.anchored(anchor, read)
+    }
+
+    /// An alias: a copy of its anchor's value, counted against the budget.
+    fn alias(&mut self, id: usize, (start, end): (usize, usize)) -> Result<Read, ParseError> {
+        let (size, shape) = self
+            .anchors
+            .get(&id)
+            .map(|(_, size, shape)| (*size, *shape))
+            .ok_or_else(|| ParseError {
+                offset: start,
+                message: "alias to an unknown anchor".to_owned(),
+            })?;
+        self.copy(start, size, "the aliases expand to")?;
+        let value = self.anchors[&id].0.clone();
+        let node = Node {
+            start,
+            end,
+            decorated: false,
+            kind: NodeKind::Alias,
+        };
+        Ok(Read {
+            node,
+            value,
+            size,
+            shape,
+        })
+    }
+
+    /// A sequence, its items read one by one.
+    fn sequence(
+        &mut self,
+        style: StructureStyle,
+        anchor: usize,
+        decorated: bool,
+        (start, end): (usize, usize),
+    ) -> Result<Read, ParseError> {
+        let flow = style == StructureStyle::Flow;
+        let mut items = Vec::new();
+        let mut values = Vec::new();
+        let mut size = Size {
+            values: 1,
+            bytes: 0,
+        };
+        let close = loop {
+            let (ev, sp) = self.next()?;
+            if matches!(ev, Event::SequenceEnd) {
+                break sp;
+            }
+            self.lookahead = Some((ev, sp));
+            let item = self.node()?;
+            size.add(item.size);
+            if self.build {
+                items.push(item.node);
+                values.push(item.value);
+            }
+        };
+        let (start, end) = if flow {
+            (start, self.offset(&close.end))
+        } else {
+            // Indentless sequences report their first item as the start: use the dash.
+            let first = items.first().map_or(start, |n| n.start);
+            let dash = dash_before(self.text, first).unwrap_or(start);
+            (dash.min(start), items.last().map_or(end, |n| n.end))
+        };
+        let node = Node {
+            start,
+            end,
+            decorated,
+            kind: NodeKind::Seq { flow, items },
+        };
+        let read = Read {
+            node,
+            value: Value::Array(values),
+            size,
+            shape: Shape::Sequence,
+        };
+        self.anchored(anchor, read)
+    }
+
+    /// A mapping, its entries read one by one: merge keys merged, duplicate keys noted (the
+    /// last one wins), collection keys refused.
+    fn mapping(
+        &mut self,
+        style: StructureStyle,
+        anchor: usize,
+        decorated: bool,
+        (start, end): (usize, usize),
+    ) -> Result<Read, ParseError> {
+        let flow = style == StructureStyle::Flow;
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut map = Map::new();
+        let mut merged: Vec<Map<String, Value>> = Vec::new();
+        let mut size = Size {
+            values: 1,
+            bytes: 0,
+        };
+        let close = loop {
+            let (ev, sp) = self.next()?;
+            if matches!(ev, Event::MappingEnd) {
+                break sp;
+            }
+            let merge_key =
+                matches!(&ev, Event::Scalar(t, ScalarStyle::Plain, _, None) if t == "<<");
+            self.lookahead = Some((ev, sp));
+            let key = self.node()?;
+            let value = self.node()?;
+            // A key counts its text, its value all of it.
+            size.bytes += key.size.bytes;
+            size.add(value.size);
+            if merge_key {
+                if self.build {
+                    collect_merge(&value.value, &mut merged).map_err(|message| ParseError {
+                        offset: value.node.start,
+                        message,
+                    })?;
+                    entries.push(Entry {
+                        key: "<<".to_owned(),
+                        key_start: key.node.start,
+                        value: value.node,
+                    });
+                }
+                continue;
+            }
+            refuse_collection_key(key.shape, key.node.start)?;
+            if self.build {
+                let name = key_text(&key.value);
+                if map.contains_key(&name) {
+                    self.duplicates.push((key.node.start, name.clone()));
+                }
+                map.insert(name.clone(), value.value);
+                entries.push(Entry {
+                    key: name,
+                    key_start: key.node.start,
+                    value: value.node,
+                });
+            }
+        };
+        // Merge keys: explicit keys win, earlier merged maps win over later ones.
+        for m in merged {
+            for (k, v) in m {
+                map.entry(k).or_insert(v);
+            }
+        }
+        let end = if flow {
+            self.offset(&close.end)
+        } else {
+            entries.last().map_or(end, |e| e.value.end.max(e.key_start))
+        };
+        let node = Node {
+            start,
+            end,
+            decorated,
+            kind: NodeKind::Map { flow, entries },
+        };
+        let read = Read {
+            node,
+            value: Value::Object(map),
+            size,
+            shape: Shape::Mapping,
+        };
+        self.anchored(anchor, read)
+    }
+}
+
+/// A scalar event's parts.
+struct Scalar<'t> {
+    text: &'t str,
+    style: ScalarStyle,
+    /// With an anchor or a tag.
+    decorated: bool,
+    /// The suffix of a tag of YAML's namespace (`!!binary`: `binary`).
+    suffix: Option<&'t str>,
 }
 
 fn resolve_untagged(text: &str, style: ScalarStyle) -> Value {
