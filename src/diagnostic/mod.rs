@@ -1,6 +1,7 @@
 //! A diagnostic that points into a file: code, message, the labelled span, and help. Every
 //! boundary (input, config, template, inject) reports located problems with it.
 
+pub mod codes;
 pub(crate) mod lines;
 mod snippet;
 

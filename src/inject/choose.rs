@@ -1,6 +1,7 @@
 //! Which sidecars an object gets: every rule's verdict on it, its own requests, the skips,
 //! and what a pod that runs to completion does with long-running sidecars.
 
+use crate::diagnostic::codes;
 use serde_json::Value;
 
 use super::{InjectError, Settings};
@@ -51,7 +52,7 @@ pub(super) fn choose<'c>(
         } else {
             format!("/metadata/annotations/{key}")
         };
-        if e.code == "kinject::inject::unknown_sidecar" {
+        if e.code == codes::INJECT_UNKNOWN_SIDECAR {
             e.at(at)
         } else {
             e
@@ -189,7 +190,7 @@ fn add_requested<'c>(
                 .map(|s| format!("`{}`", s.spec.name))
                 .collect();
             return Err(InjectError::new(
-                "kinject::inject::unknown_sidecar",
+                codes::INJECT_UNKNOWN_SIDECAR,
                 format!(
                     "`{}` requests unknown sidecar `{name}`",
                     select::INJECT_ANNOTATION

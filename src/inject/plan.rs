@@ -1,6 +1,7 @@
 //! One object through injection: find its pod template, check and strip what an earlier run
 //! added, choose and render the sidecars, add them, and record what was added.
 
+use crate::diagnostic::codes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -225,7 +226,7 @@ fn status_at(pod_template: &str) -> String {
 /// The status annotation of `pod` (the pod template at `pod_template`), when it has one.
 fn read_status(pod: &Value, pod_template: &str) -> Result<Option<Status>, InjectError> {
     Status::read(pod).map_err(|message| {
-        InjectError::new("kinject::inject::status", message)
+        InjectError::new(codes::INJECT_STATUS, message)
             .help(format!(
                 "remove the `{STATUS_ANNOTATION}` annotation if kinject did not write it"
             ))
@@ -272,7 +273,7 @@ fn check_status(
             .find(|r| config.sidecar(&r.name).is_none())
     {
         return Err(InjectError::new(
-            "kinject::inject::unverified_status",
+            codes::INJECT_UNVERIFIED_STATUS,
             format!(
                 "the `{STATUS_ANNOTATION}` annotation says sidecar `{}` added {}, and no configuration given defines `{}`: kinject cannot check that it did",
                 r.name,
@@ -431,7 +432,7 @@ fn finish(mut outcome: Outcome, f: Finish<'_>) -> Result<Outcome, InjectError> {
 }
 
 fn internal(message: &str) -> InjectError {
-    InjectError::new("kinject::inject::internal", message)
+    InjectError::new(codes::INJECT_INTERNAL, message)
 }
 
 /// Containers an earlier run injected with the same definition that differ now: hand edits,

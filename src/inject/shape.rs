@@ -3,12 +3,13 @@
 //! an annotation that is not a string) is refused with where the field is: kinject never
 //! overwrites a value it does not understand, nor guesses what a mistyped one means.
 
+use crate::diagnostic::codes;
 use serde_json::Value;
 
 use super::InjectError;
 use crate::json::{Fields, Pointer, escape};
 
-const CODE: &str = "kinject::inject::invalid_object";
+const CODE: &str = codes::INJECT_INVALID_OBJECT;
 
 /// Pod spec fields injection edits, which Kubernetes has as lists.
 const SPEC_LISTS: &[&str] = &[

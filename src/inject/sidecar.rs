@@ -1,6 +1,7 @@
 //! One sidecar rendered for an object: its templates filled in, the result checked as a
 //! Kubernetes definition, and hashed; a sidecar without templates once in a run.
 
+use crate::diagnostic::codes;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -84,7 +85,7 @@ fn render(
             .render_fields(name, &def.definition, ctx)
             .map_err(|e| {
                 fail(
-                    "kinject::template::render",
+                    codes::TEMPLATE_RENDER,
                     format!("sidecar `{name}` at `{}`: {}", e.pointer, e.message),
                 )
             })?,
@@ -102,13 +103,13 @@ fn render(
             }
         };
         return Err(fail(
-            "kinject::inject::invalid_sidecar",
+            codes::INJECT_INVALID_SIDECAR,
             format!("sidecar `{name}` rendered to an invalid definition: {what}"),
         ));
     }
     let body: SidecarBody = serde_json::from_value(value).map_err(|e| {
         fail(
-            "kinject::inject::invalid_sidecar",
+            codes::INJECT_INVALID_SIDECAR,
             format!("sidecar `{name}`: {e}"),
         )
     })?;
@@ -181,7 +182,7 @@ fn canonical(value: &Value) -> Value {
 
 /// A container must have a name and an image and read as a Kubernetes `Container`.
 fn check_container(sidecar: &str, c: &Value) -> Result<(), InjectError> {
-    let fail = |message: String| InjectError::new("kinject::inject::invalid_sidecar", message);
+    let fail = |message: String| InjectError::new(codes::INJECT_INVALID_SIDECAR, message);
     let name = c.field("name").and_then(Value::as_str).unwrap_or_default();
     if name.is_empty() {
         return Err(fail(format!(

@@ -3,6 +3,7 @@
 //! injected in place (comments, order and `config.kubernetes.io/*` annotations kept), and it
 //! goes out with `results`: one per object, errors with `resourceRef` and `field`.
 
+use crate::diagnostic::codes;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -171,7 +172,7 @@ fn not_a_resource_list(input: &Input) -> Located {
         what
     };
     Located::new(
-        "kinject::krm::not_a_resource_list",
+        codes::KRM_NOT_A_RESOURCE_LIST,
         &input.source.name,
         input.shared_text(),
         span,
@@ -202,7 +203,7 @@ fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
             return Err(vec![error]);
         }
         return Err(vec![Located::new(
-            "kinject::krm::no_function_config",
+            codes::KRM_NO_FUNCTION_CONFIG,
             &input.source.name,
             text,
             (0, 0),
@@ -280,7 +281,7 @@ fn finish(mut file: FileResult, results: Vec<Value>, failed: bool) -> KrmOutput 
             text: file.input.text.to_string(),
             failed: true,
             errors: vec![Located::new(
-                "kinject::internal",
+                codes::INTERNAL,
                 &e.file,
                 &file.input.text,
                 (0, 0),

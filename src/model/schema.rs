@@ -2,6 +2,7 @@
 //! parts from k8s-openapi) and a validator that reports every violation with its path, so
 //! each can be pointed at in the file. Template strings are accepted wherever a value is.
 
+use crate::diagnostic::codes;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -76,10 +77,10 @@ impl Violation {
     /// Its diagnostic code.
     pub(crate) fn code(&self) -> &'static str {
         match self.kind {
-            ViolationKind::UnknownField { .. } => "kinject::config::unknown_field",
-            ViolationKind::WrongType { .. } => "kinject::config::wrong_type",
-            ViolationKind::Missing { .. } => "kinject::config::missing_field",
-            ViolationKind::NotAllowed { .. } => "kinject::config::invalid_value",
+            ViolationKind::UnknownField { .. } => codes::CONFIG_UNKNOWN_FIELD,
+            ViolationKind::WrongType { .. } => codes::CONFIG_WRONG_TYPE,
+            ViolationKind::Missing { .. } => codes::CONFIG_MISSING_FIELD,
+            ViolationKind::NotAllowed { .. } => codes::CONFIG_INVALID_VALUE,
         }
     }
 }

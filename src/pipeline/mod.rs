@@ -1,6 +1,7 @@
 //! One input through the stages: its documents, the objects in them, the injection plan for
 //! each object, and the edit operations that the renderers turn into output.
 
+use crate::diagnostic::codes;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -318,8 +319,6 @@ pub(crate) const PARALLEL_BYTES: usize = 64 * 1024;
 /// How much text `process` processes at a time.
 const CHUNK: usize = 4 << 20;
 
-const DUPLICATE_KEY: &str = "kinject::input::duplicate_key";
-
 /// One document's share of a `FileResult`, and what the sink made of it.
 struct DocOut<M> {
     result: Option<DocResult>,
@@ -362,7 +361,7 @@ fn process_document<S: Sink>(
         for o in objects.iter_mut().filter(|o| changed(o)) {
             o.ops.clear();
             o.outcome = Err(ObjectError {
-                code: DUPLICATE_KEY,
+                code: codes::INPUT_DUPLICATE_KEY,
                 message: "a duplicate key where it would be changed".to_owned(),
                 at: None,
             });
@@ -520,7 +519,7 @@ fn duplicates_on_edit_path<M>(
             ambiguous = true;
             out.errors.push(
                 Located::new(
-                    DUPLICATE_KEY,
+                    codes::INPUT_DUPLICATE_KEY,
                     &input.source.name,
                     input.shared_text(),
                     (at, at),
@@ -567,7 +566,7 @@ pub(crate) fn located_syntax(
 ) -> Located {
     let at = doc.range.start + e.offset;
     Located::new(
-        "kinject::input::syntax",
+        codes::INPUT_SYNTAX,
         &input.source.name,
         input.shared_text(),
         (at, at),

@@ -3,6 +3,7 @@
 //! the operations must give, and takes the outputs in document order. The renderers implement
 //! it (`render::yaml::YamlStream`); the pipeline never calls a renderer.
 
+use crate::diagnostic::codes;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -97,7 +98,7 @@ impl Sink for Values {
                     .unwrap_or_else(|| "they give a different document".to_owned());
                 let (input, at) = (changed.input, changed.doc.range.start);
                 errors.push(Located::new(
-                    "kinject::internal",
+                    codes::INTERNAL,
                     &input.source.name,
                     input.shared_text(),
                     (at, at),

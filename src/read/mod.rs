@@ -15,6 +15,7 @@ use std::sync::Arc;
 use miette::Diagnostic;
 use thiserror::Error;
 
+use crate::diagnostic::codes;
 use crate::diagnostic::lines::{LineIndex, breaks, char_start};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
@@ -160,10 +161,9 @@ impl Input {
     }
 }
 
-#[derive(Debug, Error, Diagnostic)]
+#[derive(Debug, Error)]
 pub enum InputError {
     #[error("cannot read {name}: {error}")]
-    #[diagnostic(code(kinject::input::io))]
     Io {
         name: String,
         // Not a `source`: its text is already in the message.
@@ -173,25 +173,37 @@ pub enum InputError {
     #[error(
         "cannot read {name}: no such file (after `--`, every name is a file, even one that looks like an option)"
     )]
-    #[diagnostic(
-        code(kinject::input::io),
-        help(
-            "options go before `--`. The pre-commit hooks end their `entry:` with `--`, so their `args:` are file names: to pass options, override the hook's `entry:` in .pre-commit-config.yaml (`entry: kinject inject --in-place -c sidecars.yaml --`)"
-        )
-    )]
     OptionAfterSeparator { name: String },
 
     #[error("{name}:{line}:{column}: {problem}")]
-    #[diagnostic(
-        code(kinject::input::encoding),
-        help("kinject reads YAML and JSON text: UTF-8 (with or without BOM) or UTF-16 with a BOM")
-    )]
     Encoding {
         name: String,
         line: usize,
         column: usize,
         problem: Undecodable,
     },
+}
+
+impl Diagnostic for InputError {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(match self {
+            InputError::Io { .. } | InputError::OptionAfterSeparator { .. } => codes::INPUT_IO,
+            InputError::Encoding { .. } => codes::INPUT_ENCODING,
+        }))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        let help = match self {
+            InputError::Io { .. } => return None,
+            InputError::OptionAfterSeparator { .. } => {
+                "options go before `--`. The pre-commit hooks end their `entry:` with `--`, so their `args:` are file names: to pass options, override the hook's `entry:` in .pre-commit-config.yaml (`entry: kinject inject --in-place -c sidecars.yaml --`)"
+            }
+            InputError::Encoding { .. } => {
+                "kinject reads YAML and JSON text: UTF-8 (with or without BOM) or UTF-16 with a BOM"
+            }
+        };
+        Some(Box::new(help))
+    }
 }
 
 /// One document's text read as Kubernetes reads it: YAML, or, in a JSON input, JSON (which
