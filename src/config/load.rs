@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Located, suggest};
 use crate::kinds::known_kinds;
-use crate::model::schema::{Violation, ViolationKind, schema, validate};
+use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Rule, Sidecar};
 use crate::read;
 use crate::select::Matcher;
@@ -326,7 +326,13 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             }
             Some(Err(crate::config::compat::Failure::Schema(violations))) => {
                 for v in violations {
-                    errors.push(violation(&file, range.start, &root, &v));
+                    errors.push(located_violation(
+                        &file.name,
+                        &file.text,
+                        range.start,
+                        &root,
+                        &v,
+                    ));
                 }
                 continue;
             }
@@ -350,7 +356,13 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
         let violations = validate(schema(), "", &value);
         if !violations.is_empty() {
             for v in violations {
-                errors.push(violation(&file, range.start, &root, &v));
+                errors.push(located_violation(
+                    &file.name,
+                    &file.text,
+                    range.start,
+                    &root,
+                    &v,
+                ));
             }
             continue;
         }
@@ -626,67 +638,30 @@ pub(crate) fn located_violation(
     root: &Node,
     v: &Violation,
 ) -> Located {
-    let file = File {
-        name: name.to_owned(),
-        text: Arc::clone(text),
+    // An unknown field is pointed at by its key; the rest by the value.
+    let key = match v.kind {
+        ViolationKind::UnknownField { .. } => root.key_span(&v.path),
+        _ => None,
     };
-    violation(&file, base, root, v)
-}
-
-fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {
-    let node_span = |path: &[String]| {
-        let n = root.at(path).unwrap_or(root);
-        (base + n.start, base + n.end.max(n.start))
+    let span = key.map_or_else(
+        || {
+            let n = root.at(&v.path).unwrap_or(root);
+            (base + n.start, base + n.end.max(n.start))
+        },
+        |(s, e)| (base + s, base + e),
+    );
+    let wording = Wording {
+        whole: Some("the file"),
+        ..Wording::default()
     };
-    let dotted = if v.path.is_empty() {
-        "the file".to_owned()
-    } else {
-        format!("`{}`", v.path.join("."))
-    };
-    match &v.kind {
-        ViolationKind::UnknownField { field, expected } => {
-            let span = root
-                .key_span(&v.path)
-                .map_or_else(|| node_span(&v.path), |(s, e)| (base + s, base + e));
-            let e = Located::new(
-                v.code(),
-                &file.name,
-                &file.text,
-                span,
-                format!("unknown field `{field}`"),
-            )
-            .label("not a known field");
-            match suggest(field, expected.iter().map(String::as_str)) {
-                Some(h) => e.help(h),
-                None if !expected.is_empty() => {
-                    e.help(format!("known fields: {}", expected.join(", ")))
-                }
-                None => e,
-            }
-        }
-        ViolationKind::WrongType { expected, found } => Located::new(
-            v.code(),
-            &file.name,
-            &file.text,
-            node_span(&v.path),
-            format!("{dotted} must be {expected}, found {found}"),
-        )
-        .label(format!("expected {expected}")),
-        ViolationKind::Missing { field } => Located::new(
-            v.code(),
-            &file.name,
-            &file.text,
-            node_span(&v.path),
-            format!("missing field `{field}` in {dotted}"),
-        ),
-        ViolationKind::NotAllowed { allowed } => Located::new(
-            v.code(),
-            &file.name,
-            &file.text,
-            node_span(&v.path),
-            format!("{dotted} must be one of {}", allowed.join(", ")),
-        ),
+    let mut e = Located::new(v.code(), name, text, span, v.message(wording));
+    if let Some(label) = v.label() {
+        e = e.label(label);
     }
+    if let Some(help) = v.help() {
+        e = e.help(help);
+    }
+    e
 }
 
 #[cfg(test)]
