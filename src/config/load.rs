@@ -1,20 +1,22 @@
 //! Loading configuration files into one `Config`: parse, validate against the schema, check
 //! names and templates, and report every problem with its file, line and column.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::config::compat;
 use crate::diagnostic::{Located, suggest};
 use crate::kinds::known_kinds;
 use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Rule, Sidecar};
 use crate::read;
 use crate::select::Matcher;
-use crate::template::Templates;
-use crate::yaml::{Node, scalar::resolve_plain};
+use crate::template::{SyntaxError, Templates};
+use crate::yaml::{Node, Parsed, scalar::resolve_plain};
 
 /// Where a definition was written.
 #[derive(Debug, Clone)]
@@ -107,7 +109,7 @@ impl Config {
     }
 }
 
-/// A file's text and the documents parsed from it.
+/// A configuration file: its name as given, and its text.
 struct File {
     name: String,
     text: Arc<str>,
@@ -216,33 +218,81 @@ pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
     }
 }
 
-/// Loads configuration from (name, text) pairs.
+/// Loads configuration from (name, text) pairs: every document is read first (what salesforce
+/// sidecar files and `formats` say applies to the documents before them too), then each is
+/// added in turn, then what rules name is checked against what all of them define.
 pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Config, Vec<Located>> {
-    let mut errors = Vec::new();
-    let mut config = Config::empty();
-    let mut skip_host_network = None;
-    let mut skip_namespaces = None;
-    let mut jobs = None;
-    let mut allow_requests = None;
-    let mut sort_init_containers = None;
-    let mut first_seen: HashMap<String, Origin> = HashMap::new();
-    // Documents read as a configuration, of any format (a paused SidecarSet is one, and
-    // defines no sidecar).
-    let mut read_configurations = 0;
-    let mut rule_inject_spans: Vec<(Vec<Origin>, Vec<Origin>)> = Vec::new();
-    // First every document: salesforce sidecar files (read before the mutation files that
-    // name their entries), and the other formats' flags (`formats`), which apply to files
-    // given before them too.
-    let mut catalogs = crate::config::compat::salesforce::Catalogs::default();
-    let mut formats = crate::model::Formats::default();
-    let mut documents = Vec::new();
+    let mut loading = Loading::new();
+    let Documents {
+        catalogs,
+        formats,
+        parsed,
+    } = read_documents(texts, &mut loading.errors);
+    let inherited = RefCell::new(HashMap::new());
+    for ParsedDocument {
+        file,
+        range,
+        parsed,
+    } in parsed
+    {
+        let (name, text) = &texts[file];
+        let Some(root) = &parsed.root else { continue };
+        let document = Document {
+            name,
+            text,
+            base: range.start,
+            source: &text[range.clone()],
+            root,
+        };
+        let ctx = compat::Context {
+            file: name,
+            options: &formats,
+            catalogs: &catalogs,
+            warnings: RefCell::new(Vec::new()),
+            inherited: &inherited,
+        };
+        loading.document(&document, parsed.value, &ctx);
+    }
+    if let Some(e) = catalogs.unused() {
+        loading.errors.push(e);
+    }
+    loading.check_rules();
+    loading.apply_sets(sets);
+    loading.finish(texts)
+}
+
+/// Every document of the configuration files, parsed, and what the other formats need read
+/// before any of them is converted.
+#[derive(Default)]
+struct Documents {
+    /// The salesforce sidecar files' entries (read before the mutation files that name them).
+    catalogs: compat::salesforce::Catalogs,
+    /// The other formats' flags, from the last native configuration that sets them (they apply
+    /// to files given before it too).
+    formats: crate::model::Formats,
+    /// The other documents, in file order.
+    parsed: Vec<ParsedDocument>,
+}
+
+struct ParsedDocument {
+    /// Its file's index in the texts given.
+    file: usize,
+    /// Where it is in its file.
+    range: std::ops::Range<usize>,
+    parsed: Parsed,
+}
+
+/// Reads every document of `texts`: salesforce sidecar files into their catalogs, the rest
+/// parsed (YAML errors in `errors`), with the `formats` they set.
+fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Documents {
+    let mut found = Documents::default();
     for (index, (name, text)) in texts.iter().enumerate() {
         for range in read::documents(text) {
-            match crate::config::compat::salesforce::read_sidecar_file(
+            match compat::salesforce::read_sidecar_file(
                 name,
                 text,
                 range.clone(),
-                &mut catalogs,
+                &mut found.catalogs,
             ) {
                 Some(Ok(())) => continue,
                 Some(Err(mut located)) => {
@@ -261,9 +311,13 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                             serde_json::from_value::<crate::model::Formats>(f.clone()).ok()
                         })
                     {
-                        formats = f;
+                        found.formats = f;
                     }
-                    documents.push((index, range, parsed));
+                    found.parsed.push(ParsedDocument {
+                        file: index,
+                        range,
+                        parsed,
+                    });
                 }
                 Err(e) => {
                     let at = range.start + e.offset;
@@ -278,291 +332,413 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             }
         }
     }
-    let inherited = std::cell::RefCell::new(HashMap::new());
-    for (index, range, parsed) in documents {
-        let (name, text) = &texts[index];
-        let file = File {
-            name: name.clone(),
-            text: Arc::clone(text),
+    found
+}
+
+/// One document of a configuration file, and the way from its paths to places in the file.
+struct Document<'a> {
+    /// Its file's name and text.
+    name: &'a str,
+    text: &'a Arc<str>,
+    /// Where it starts in `text`.
+    base: usize,
+    /// Its own text.
+    source: &'a str,
+    root: &'a Node,
+}
+
+impl Document<'_> {
+    /// Where the node at `path` is written (where the document is, when it has no such node).
+    fn origin(&self, path: &[String]) -> Origin {
+        let node = self.root.at(path).unwrap_or(self.root);
+        Origin {
+            file: self.name.to_owned(),
+            text: Arc::clone(self.text),
+            span: (self.base + node.start, self.base + node.end.max(node.start)),
+        }
+    }
+
+    /// A problem another format's adapter found, at its place in the file.
+    fn problem(&self, p: compat::Problem) -> Located {
+        let mut o = self.origin(&p.path);
+        if let Some((a, b)) = p.span {
+            o.span = (self.base + a, self.base + b);
+        }
+        o.error(p.code, p.message)
+    }
+
+    fn violation(&self, v: &Violation) -> Located {
+        located_violation(self.name, self.text, self.base, self.root, v)
+    }
+
+    /// A template of the sidecar at `path` that does not compile, pointed at inside its string.
+    fn template_error(&self, path: &[String], e: &SyntaxError) -> Located {
+        let mut p = path.to_vec();
+        p.extend(crate::json::tokens(&e.pointer));
+        let node = self.root.at(&p).unwrap_or(self.root);
+        let pos = self.base
+            + crate::yaml::offset_in_scalar(
+                self.source,
+                node,
+                e.range.as_ref().map_or(0, |r| r.start),
+            );
+        Located::new(
+            "kinject::config::template_syntax",
+            self.name,
+            self.text,
+            (pos, pos + 1),
+            format!("template error: {}", e.message),
+        )
+    }
+}
+
+/// Where a rule names its sidecars (`inject`) and kinds (`match.kinds`), each entry's place.
+struct RulePlaces {
+    inject: Vec<Origin>,
+    kinds: Vec<Origin>,
+}
+
+/// The configuration the documents read so far make, and what is wrong with them.
+struct Loading {
+    config: Config,
+    errors: Vec<Located>,
+    /// The defaults as the files set them (a later file's setting wins).
+    defaults: crate::model::Defaults,
+    /// Where each sidecar name was first defined.
+    first_seen: HashMap<String, Origin>,
+    /// Documents read as a configuration, of any format (a paused SidecarSet is one, and
+    /// defines no sidecar).
+    read_configurations: usize,
+    /// Each rule's names, in `config.rules`' order: checked once every file (and its custom
+    /// kinds) is read.
+    rule_places: Vec<RulePlaces>,
+}
+
+impl Loading {
+    fn new() -> Self {
+        Loading {
+            config: Config::empty(),
+            errors: Vec::new(),
+            defaults: crate::model::Defaults::default(),
+            first_seen: HashMap::new(),
+            read_configurations: 0,
+            rule_places: Vec::new(),
+        }
+    }
+
+    /// Adds one document: converted when it is another injector's, checked, its sidecars'
+    /// templates and its rules' matchers compiled.
+    fn document(&mut self, document: &Document<'_>, value: Value, ctx: &compat::Context<'_>) {
+        let Some((value, stand_in)) = self.native(document, value, ctx) else {
+            return;
         };
-        let ctx = crate::config::compat::Context {
-            file: name,
-            options: &formats,
-            catalogs: &catalogs,
-            warnings: std::cell::RefCell::new(Vec::new()),
-            inherited: &inherited,
+        let Some(cf) = self.configuration_file(document, &value) else {
+            return;
         };
-        let doc_text = &text[range.clone()];
-        let Some(root) = parsed.root else { continue };
-        let at = |path: &[String]| -> (usize, usize) {
-            let node = root.at(path).unwrap_or(&root);
-            (
-                range.start + node.start,
-                range.start + node.end.max(node.start),
-            )
-        };
-        let origin = |path: &[String]| Origin {
-            file: file.name.clone(),
-            text: Arc::clone(&file.text),
-            span: at(path),
-        };
-        let converted = crate::config::compat::to_native(&parsed.value, &root, doc_text, &ctx);
+        self.read_configurations += usize::from(!stand_in);
+        self.add(document, cf, &value);
+    }
+
+    /// The document as a native configuration (another injector's converted), and whether it
+    /// only stands in for one; `None` when it cannot be converted (its errors recorded).
+    fn native(
+        &mut self,
+        document: &Document<'_>,
+        value: Value,
+        ctx: &compat::Context<'_>,
+    ) -> Option<(Value, bool)> {
+        let converted = compat::to_native(&value, document.root, document.source, ctx);
         for p in ctx.warnings.take() {
-            let mut o = origin(&p.path);
-            if let Some((a, b)) = p.span {
-                o.span = (range.start + a, range.start + b);
-            }
-            config.warnings.push(o.error(p.code, p.message).warning());
+            self.config.warnings.push(document.problem(p).warning());
         }
         // A document of another kind that is skipped (a ConfigMap beside the configuration)
         // stands in as an empty configuration, and is not one.
-        let stand_in = matches!(&converted, Some(Ok(v)) if *v == crate::config::compat::nothing());
-        let value = match converted {
-            None => parsed.value,
+        let stand_in = matches!(&converted, Some(Ok(v)) if *v == compat::nothing());
+        let native = match converted {
+            None => value,
             Some(Ok(native)) => native,
-            Some(Err(crate::config::compat::Failure::Located(mut located))) => {
-                errors.append(&mut located);
-                continue;
+            Some(Err(compat::Failure::Located(mut located))) => {
+                self.errors.append(&mut located);
+                return None;
             }
-            Some(Err(crate::config::compat::Failure::Schema(violations))) => {
+            Some(Err(compat::Failure::Schema(violations))) => {
                 for v in violations {
-                    errors.push(located_violation(
-                        &file.name,
-                        &file.text,
-                        range.start,
-                        &root,
-                        &v,
-                    ));
+                    self.errors.push(document.violation(&v));
                 }
-                continue;
+                return None;
             }
-            Some(Err(crate::config::compat::Failure::Problems(problems))) => {
+            Some(Err(compat::Failure::Problems(problems))) => {
                 for p in problems {
-                    let mut o = origin(&p.path);
-                    if let Some((a, b)) = p.span {
-                        o.span = (range.start + a, range.start + b);
-                    }
-                    errors.push(o.error(p.code, p.message));
+                    self.errors.push(document.problem(p));
                 }
-                continue;
+                return None;
             }
         };
-        if let Err(e) = check_format(&value) {
-            errors.push(origin(&[]).error("kinject::config::unsupported_format", e).help(format!(
-                    "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
-                )));
-            continue;
+        Some((native, stand_in))
+    }
+
+    /// A native configuration read into its types, once it is of the format and holds to the
+    /// schema; `None` when it does not (its errors recorded).
+    fn configuration_file(&mut self, document: &Document<'_>, value: &Value) -> Option<ConfigFile> {
+        if let Err(e) = check_format(value) {
+            let help = format!(
+                "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
+            );
+            self.errors.push(
+                document
+                    .origin(&[])
+                    .error("kinject::config::unsupported_format", e)
+                    .help(help),
+            );
+            return None;
         }
-        let violations = validate(schema(), "", &value);
+        let violations = validate(schema(), "", value);
         if !violations.is_empty() {
             for v in violations {
-                errors.push(located_violation(
-                    &file.name,
-                    &file.text,
-                    range.start,
-                    &root,
-                    &v,
-                ));
+                self.errors.push(document.violation(&v));
             }
-            continue;
+            return None;
         }
-        let cf: ConfigFile = match serde_json::from_value(value.clone()) {
-            Ok(cf) => {
-                read_configurations += usize::from(!stand_in);
-                cf
-            }
+        match serde_json::from_value(value.clone()) {
+            Ok(cf) => Some(cf),
             Err(e) => {
-                errors.push(origin(&[]).error("kinject::config::invalid", e.to_string()));
-                continue;
-            }
-        };
-        for (k, v) in cf.values {
-            config.values.insert(k, v);
-        }
-        skip_host_network = cf.defaults.skip_host_network.or(skip_host_network);
-        skip_namespaces = cf.defaults.skip_namespaces.or(skip_namespaces);
-        jobs = cf.defaults.jobs.or(jobs);
-        allow_requests = cf.defaults.allow_requests.or(allow_requests);
-        sort_init_containers = cf.defaults.sort_init_containers.or(sort_init_containers);
-        config.kinds.extend(cf.kinds);
-        for (i, spec) in cf.sidecars.into_iter().enumerate() {
-            let path = vec!["sidecars".to_owned(), i.to_string()];
-            let o = origin(&path);
-            if let Some(first) = first_seen.get(&spec.name) {
-                let (line, col) = crate::diagnostic::lines::line_col(&first.text, first.span.0);
-                errors.push(
-                    origin(&[path.clone(), vec!["name".to_owned()]].concat())
-                        .error(
-                            "kinject::config::duplicate_sidecar",
-                            format!("sidecar `{}` is defined twice", spec.name),
-                        )
-                        .help(format!(
-                            "the first definition is at {}:{line}:{col}",
-                            first.file
-                        )),
+                self.errors.push(
+                    document
+                        .origin(&[])
+                        .error("kinject::config::invalid", e.to_string()),
                 );
-                continue;
+                None
             }
-            first_seen.insert(spec.name.clone(), o.clone());
-            if spec.body.service_account_name.as_deref() == Some("default") {
-                errors.push(
-                        origin(&[path.clone(), vec!["serviceAccountName".to_owned()]].concat())
-                            .error(
-                                "kinject::config::invalid_value",
-                                format!("sidecar `{}` asks for the `default` service account, which every pod already has", spec.name),
-                            )
-                            .help("name the account the sidecar needs, or leave `serviceAccountName` out"),
-                    );
-            }
-            let mut definition = value["sidecars"][i].clone();
-            if let Value::Object(m) = &mut definition {
-                // Only what the sidecar adds is rendered; the rest says how.
-                let body_fields = crate::model::schema::body_schema()["properties"].as_object();
-                m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
-                if spec.template.is_some() && !m.is_empty() {
-                    let fields: Vec<&str> = m.keys().map(String::as_str).collect();
-                    errors.push(
-                            origin(&[path.clone(), vec!["template".to_owned()]].concat())
-                                .error("kinject::config::template_and_fields", format!("sidecar `{}` has both a `template` and {}", spec.name, fields.join(", ")))
-                                .help("put everything the sidecar adds into the template, or use no template"),
-                        );
-                }
-            }
-            // Definitions read from other injectors' formats are not templates.
-            let compiled = if spec.literal {
-                Ok(())
-            } else {
-                config
-                    .templates
-                    .add_sidecar(&spec.name, &definition, spec.template.as_deref())
-            };
-            if let Err(errs) = compiled {
-                for e in errs {
-                    let mut p = path.clone();
-                    p.extend(crate::json::tokens(&e.pointer));
-                    let node = root.at(&p).unwrap_or(&root);
-                    let pos = range.start
-                        + crate::yaml::offset_in_scalar(
-                            doc_text,
-                            node,
-                            e.range.as_ref().map_or(0, |r| r.start),
-                        );
-                    errors.push(Located::new(
-                        "kinject::config::template_syntax",
-                        &file.name,
-                        &file.text,
-                        (pos, pos + 1),
-                        format!("template error: {}", e.message),
-                    ));
-                }
-            }
-            config.sidecars.push(SidecarDef {
-                spec,
-                definition,
-                origin: o,
-                index: config.sidecars.len(),
-            });
+        }
+    }
+
+    /// Adds what a configuration file defines (`value`: the file as written).
+    fn add(&mut self, document: &Document<'_>, cf: ConfigFile, value: &Value) {
+        for (k, v) in cf.values {
+            self.config.values.insert(k, v);
+        }
+        let (set, d) = (cf.defaults, &mut self.defaults);
+        d.skip_host_network = set.skip_host_network.or(d.skip_host_network);
+        d.skip_namespaces = set.skip_namespaces.or(d.skip_namespaces.take());
+        d.jobs = set.jobs.or(d.jobs);
+        d.allow_requests = set.allow_requests.or(d.allow_requests);
+        d.sort_init_containers = set.sort_init_containers.or(d.sort_init_containers);
+        self.config.kinds.extend(cf.kinds);
+        for (i, spec) in cf.sidecars.into_iter().enumerate() {
+            self.sidecar(document, i, spec, &value["sidecars"][i]);
         }
         for (i, spec) in cf.rules.into_iter().enumerate() {
-            let path = vec!["rules".to_owned(), i.to_string()];
-            let matcher = match Matcher::compile(&spec.matches) {
-                Ok(m) => m,
-                Err((field, message)) => {
-                    let p = [path.clone(), vec!["match".to_owned(), field]].concat();
-                    errors.push(origin(&p).error("kinject::config::invalid_match", message));
-                    continue;
-                }
-            };
-            let spans = (0..spec.inject.len())
-                .map(|j| origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat()))
-                .collect();
-            let kinds_origin: Vec<Origin> = (0..spec.matches.kinds.len())
-                .map(|j| {
-                    origin(
-                        &[
-                            path.clone(),
-                            vec!["match".to_owned(), "kinds".to_owned(), j.to_string()],
-                        ]
-                        .concat(),
+            self.rule(document, i, spec);
+        }
+    }
+
+    /// Adds sidecar `i` of the document (`written`: as written), its templates compiled,
+    /// unless a sidecar of its name is defined already.
+    fn sidecar(&mut self, document: &Document<'_>, i: usize, spec: Sidecar, written: &Value) {
+        let path = vec!["sidecars".to_owned(), i.to_string()];
+        let o = document.origin(&path);
+        if let Some(first) = self.first_seen.get(&spec.name) {
+            let (line, col) = crate::diagnostic::lines::line_col(&first.text, first.span.0);
+            self.errors.push(
+                document
+                    .origin(&[path.clone(), vec!["name".to_owned()]].concat())
+                    .error(
+                        "kinject::config::duplicate_sidecar",
+                        format!("sidecar `{}` is defined twice", spec.name),
                     )
-                })
-                .collect();
-            // Names and kinds are checked once every file (and its custom kinds) is read.
-            rule_inject_spans.push((spans, kinds_origin));
-            config.rules.push(RuleDef {
-                spec,
-                matcher,
-                origin: origin(&path),
-            });
-        }
-    }
-    if let Some(e) = catalogs.unused() {
-        errors.push(e);
-    }
-    let known = known_kinds(&config.kinds);
-    for (rule, (spans, kind_spans)) in config.rules.iter().zip(&rule_inject_spans) {
-        for (name, o) in rule.spec.inject.iter().zip(spans) {
-            if config.sidecar(name).is_none() {
-                let mut e = o.error(
-                    "kinject::config::unknown_sidecar",
-                    format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name),
-                );
-                e = match suggest(name, config.sidecars.iter().map(|s| s.spec.name.as_str())) {
-                    Some(h) => e.help(h),
-                    None => e.help(format!(
-                        "defined sidecars: {}",
-                        names(config.sidecars.iter().map(|s| s.spec.name.as_str()))
+                    .help(format!(
+                        "the first definition is at {}:{line}:{col}",
+                        first.file
                     )),
-                };
-                errors.push(e);
+            );
+            return;
+        }
+        self.first_seen.insert(spec.name.clone(), o.clone());
+        if spec.body.service_account_name.as_deref() == Some("default") {
+            let message = format!(
+                "sidecar `{}` asks for the `default` service account, which every pod already has",
+                spec.name
+            );
+            self.errors.push(
+                document
+                    .origin(&[path.clone(), vec!["serviceAccountName".to_owned()]].concat())
+                    .error("kinject::config::invalid_value", message)
+                    .help("name the account the sidecar needs, or leave `serviceAccountName` out"),
+            );
+        }
+        let definition = self.definition(document, &path, &spec, written);
+        // Definitions read from other injectors' formats are not templates.
+        if !spec.literal
+            && let Err(errs) =
+                self.config
+                    .templates
+                    .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+        {
+            for e in errs {
+                self.errors.push(document.template_error(&path, &e));
             }
         }
-        for (kind, o) in rule.spec.matches.kinds.iter().zip(kind_spans) {
-            if !known.contains(kind) {
-                let mut e = o.error(
-                    "kinject::config::unknown_kind",
-                    format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name),
+        self.config.sidecars.push(SidecarDef {
+            spec,
+            definition,
+            origin: o,
+            index: self.config.sidecars.len(),
+        });
+    }
+
+    /// What the sidecar at `path` adds (`written` without the fields that say how): only that
+    /// is rendered, and a `template` stands for all of it.
+    fn definition(
+        &mut self,
+        document: &Document<'_>,
+        path: &[String],
+        spec: &Sidecar,
+        written: &Value,
+    ) -> Value {
+        let mut definition = written.clone();
+        if let Value::Object(m) = &mut definition {
+            // Only what the sidecar adds is rendered; the rest says how.
+            let body_fields = crate::model::schema::body_schema()["properties"].as_object();
+            m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
+            if spec.template.is_some() && !m.is_empty() {
+                let fields: Vec<&str> = m.keys().map(String::as_str).collect();
+                self.errors.push(
+                    document
+                        .origin(&[path.to_vec(), vec!["template".to_owned()]].concat())
+                        .error(
+                            "kinject::config::template_and_fields",
+                            format!(
+                                "sidecar `{}` has both a `template` and {}",
+                                spec.name,
+                                fields.join(", ")
+                            ),
+                        )
+                        .help(
+                            "put everything the sidecar adds into the template, or use no template",
+                        ),
                 );
-                e = match suggest(kind, known.iter().map(String::as_str)) {
-                    Some(h) => e.help(h),
-                    None => e.help(
-                        "declare custom resources under `kinds:` with their pod template path",
-                    ),
-                };
-                errors.push(e);
+            }
+        }
+        definition
+    }
+
+    /// Adds rule `i` of the document, its matcher compiled; the sidecars and kinds it names
+    /// are checked once every file is read.
+    fn rule(&mut self, document: &Document<'_>, i: usize, spec: Rule) {
+        let path = vec!["rules".to_owned(), i.to_string()];
+        let matcher = match Matcher::compile(&spec.matches) {
+            Ok(m) => m,
+            Err((field, message)) => {
+                let p = [path.clone(), vec!["match".to_owned(), field]].concat();
+                self.errors.push(
+                    document
+                        .origin(&p)
+                        .error("kinject::config::invalid_match", message),
+                );
+                return;
+            }
+        };
+        let inject = (0..spec.inject.len())
+            .map(|j| {
+                document.origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat())
+            })
+            .collect();
+        let kinds = (0..spec.matches.kinds.len())
+            .map(|j| {
+                document.origin(
+                    &[
+                        path.clone(),
+                        vec!["match".to_owned(), "kinds".to_owned(), j.to_string()],
+                    ]
+                    .concat(),
+                )
+            })
+            .collect();
+        self.rule_places.push(RulePlaces { inject, kinds });
+        self.config.rules.push(RuleDef {
+            spec,
+            matcher,
+            origin: document.origin(&path),
+        });
+    }
+
+    /// Every sidecar a rule injects is defined, and every kind it matches is known (Kubernetes'
+    /// or declared under `kinds`), whichever file defines them.
+    fn check_rules(&mut self) {
+        let config = &self.config;
+        let known = known_kinds(&config.kinds);
+        for (rule, places) in config.rules.iter().zip(&self.rule_places) {
+            for (name, o) in rule.spec.inject.iter().zip(&places.inject) {
+                if config.sidecar(name).is_none() {
+                    let mut e = o.error(
+                        "kinject::config::unknown_sidecar",
+                        format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name),
+                    );
+                    e = match suggest(name, config.sidecars.iter().map(|s| s.spec.name.as_str())) {
+                        Some(h) => e.help(h),
+                        None => e.help(format!(
+                            "defined sidecars: {}",
+                            names(config.sidecars.iter().map(|s| s.spec.name.as_str()))
+                        )),
+                    };
+                    self.errors.push(e);
+                }
+            }
+            for (kind, o) in rule.spec.matches.kinds.iter().zip(&places.kinds) {
+                if !known.contains(kind) {
+                    let mut e = o.error(
+                        "kinject::config::unknown_kind",
+                        format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name),
+                    );
+                    e = match suggest(kind, known.iter().map(String::as_str)) {
+                        Some(h) => e.help(h),
+                        None => e.help(
+                            "declare custom resources under `kinds:` with their pod template path",
+                        ),
+                    };
+                    self.errors.push(e);
+                }
             }
         }
     }
-    for set in sets {
-        if let Err(e) = apply_set(&mut config.values, set) {
-            let text: Arc<str> = Arc::from(set.as_str());
-            errors.push(Located::new(
-                "kinject::config::set",
-                "--set",
-                &text,
-                (0, set.len()),
-                e,
-            ));
+
+    /// `--set key=value` overrides of `values`.
+    fn apply_sets(&mut self, sets: &[String]) {
+        for set in sets {
+            if let Err(e) = apply_set(&mut self.config.values, set) {
+                let text: Arc<str> = Arc::from(set.as_str());
+                self.errors.push(Located::new(
+                    "kinject::config::set",
+                    "--set",
+                    &text,
+                    (0, set.len()),
+                    e,
+                ));
+            }
         }
     }
-    let d = Defaults::default();
-    config.defaults = Defaults {
-        skip_host_network: skip_host_network.unwrap_or(d.skip_host_network),
-        skip_namespaces: skip_namespaces.unwrap_or(d.skip_namespaces),
-        jobs: jobs.unwrap_or(d.jobs),
-        allow_requests: allow_requests.unwrap_or(d.allow_requests),
-        sort_init_containers: sort_init_containers.unwrap_or(d.sort_init_containers),
-    };
-    if errors.is_empty() && read_configurations == 0 {
-        errors.push(nothing_to_inject(texts));
-    }
-    if errors.is_empty() {
-        Ok(config)
-    } else {
-        // What was found on the way says why, as much as the errors do.
-        let mut all = std::mem::take(&mut config.warnings);
-        all.append(&mut errors);
-        Err(all)
+
+    /// The configuration, its defaults decided; or every error, after the warnings.
+    fn finish(mut self, texts: &[(String, Arc<str>)]) -> Result<Config, Vec<Located>> {
+        let (set, d) = (self.defaults, Defaults::default());
+        self.config.defaults = Defaults {
+            skip_host_network: set.skip_host_network.unwrap_or(d.skip_host_network),
+            skip_namespaces: set.skip_namespaces.unwrap_or(d.skip_namespaces),
+            jobs: set.jobs.unwrap_or(d.jobs),
+            allow_requests: set.allow_requests.unwrap_or(d.allow_requests),
+            sort_init_containers: set.sort_init_containers.unwrap_or(d.sort_init_containers),
+        };
+        if self.errors.is_empty() && self.read_configurations == 0 {
+            self.errors.push(nothing_to_inject(texts));
+        }
+        if self.errors.is_empty() {
+            Ok(self.config)
+        } else {
+            // What was found on the way says why, as much as the errors do.
+            let mut all = std::mem::take(&mut self.config.warnings);
+            all.append(&mut self.errors);
+            Err(all)
+        }
     }
 }
 
