@@ -239,7 +239,6 @@ fn add_entries(
     actions: &[gotemplate::Action],
     catalogs: &mut Catalogs,
 ) -> Result<(), Errors> {
-    let mut errors: Errors = Vec::new();
     let Some(root) = parsed.root else {
         return Ok(());
     };
@@ -252,20 +251,10 @@ fn add_entries(
             .collect();
         *m = renamed;
     }
-    let mut used = vec![false; actions.len()];
-    let mut path = Vec::new();
-    let mut translator = Translator::new();
-    translate(
-        &mut value,
-        &root,
-        text,
-        actions,
-        &mut used,
-        &mut path,
-        &mut translator,
-        &mut errors,
-    );
-    for (a, used) in actions.iter().zip(&used) {
+    let mut translation = Translation::new(&root, text, actions);
+    translation.value(&mut value);
+    let mut errors = translation.errors;
+    for (a, used) in actions.iter().zip(&translation.used) {
         // Go renders an action in a comment into the comment: it changes nothing.
         if !used && !in_comment(text, a.start) {
             errors.push((
@@ -303,101 +292,135 @@ fn in_comment(text: &str, at: usize) -> bool {
     before.trim_start().starts_with('#') || before.contains(" #")
 }
 
-/// Replaces the placeholders in the strings of `value` by the translated templates.
-#[allow(clippy::too_many_arguments)]
-fn translate(
-    value: &mut Value,
-    root: &Node,
-    text: &str,
-    actions: &[gotemplate::Action],
-    used: &mut [bool],
-    path: &mut Vec<String>,
-    translator: &mut Translator,
-    errors: &mut Errors,
-) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                path.push(k.clone());
-                translate(v, root, text, actions, used, path, translator, errors);
-                path.pop();
-            }
+/// The sidecar file's values being translated: where its actions are, which of them were
+/// found in a value, and what could not be translated.
+struct Translation<'a> {
+    root: &'a Node,
+    text: &'a str,
+    actions: &'a [gotemplate::Action],
+    /// For each action, whether a value holds it.
+    used: Vec<bool>,
+    /// The path to the value being translated.
+    path: Vec<String>,
+    translator: Translator,
+    errors: Errors,
+}
+
+impl<'a> Translation<'a> {
+    fn new(root: &'a Node, text: &'a str, actions: &'a [gotemplate::Action]) -> Self {
+        Translation {
+            root,
+            text,
+            actions,
+            used: vec![false; actions.len()],
+            path: Vec::new(),
+            translator: Translator::new(),
+            errors: Vec::new(),
         }
-        Value::Array(items) => {
-            for (i, v) in items.iter_mut().enumerate() {
-                path.push(i.to_string());
-                translate(v, root, text, actions, used, path, translator, errors);
-                path.pop();
-            }
-        }
-        Value::String(s) => {
-            let Some(node) = root.at(path) else { return };
-            let inside: Vec<usize> = (0..actions.len())
-                .filter(|&i| actions[i].start >= node.start && actions[i].end <= node.end)
-                .collect();
-            if inside.is_empty() {
-                // A literal that looks like a minijinja template stays literal.
-                *s = gotemplate::literal(s);
-                return;
-            }
-            // Put the actions back where their placeholders are, and translate.
-            let mut restored = String::new();
-            let mut local = Vec::new();
-            let mut rest = s.as_str();
-            for &i in &inside {
-                let a = &actions[i];
-                let mark = placeholder(a.end - a.start);
-                let Some(at) = rest.find(&mark) else {
-                    errors.push((
-                        a.start,
-                        "kinject::config::template_syntax",
-                        "a template action split by YAML quoting or folding is not supported"
-                            .to_owned(),
-                    ));
-                    return;
-                };
-                restored.push_str(&rest[..at]);
-                let start = restored.len();
-                restored.push_str(&text[a.start..a.end]);
-                local.push(gotemplate::Action {
-                    start,
-                    end: restored.len(),
-                    inner: a.inner.clone(),
-                });
-                rest = &rest[at + mark.len()..];
-                used[i] = true;
-            }
-            restored.push_str(rest);
-            match translator.translate(&restored, &local) {
-                Ok(mut t) => {
-                    // A plain scalar that is one value: Go wrote the text, then YAML read it.
-                    let whole =
-                        local.len() == 1 && local[0].start == 0 && local[0].end == restored.len();
-                    if whole
-                        && matches!(node.kind, NodeKind::Scalar(ScalarKind::Plain))
-                        && let Some(expr) =
-                            t.strip_prefix("{{ ").and_then(|x| x.strip_suffix(" }}"))
-                    {
-                        t = format!("{{{{ ({expr}) | yaml_scalar }}}}");
-                    }
-                    *s = t;
-                }
-                Err(e) => {
-                    // Back to the file: which action, and where in it.
-                    let (i, a) = local
-                        .iter()
-                        .enumerate()
-                        .rev()
-                        .find(|(_, a)| a.start <= e.offset)
-                        .unwrap_or((0, &local[0]));
-                    let file_offset =
-                        actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
-                    errors.push((file_offset, "kinject::config::template_syntax", e.message));
-                }
-            }
-        }
-        _ => {}
     }
+
+    /// Replaces the placeholders in the strings of `value` by the translated templates.
+    fn value(&mut self, value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    self.path.push(k.clone());
+                    self.value(v);
+                    self.path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    self.path.push(i.to_string());
+                    self.value(v);
+                    self.path.pop();
+                }
+            }
+            Value::String(s) => self.string(s),
+            _ => {}
+        }
+    }
+
+    /// The string at `path`, as a minijinja template of the actions in it.
+    fn string(&mut self, s: &mut String) {
+        let root = self.root;
+        let Some(node) = root.at(&self.path) else {
+            return;
+        };
+        let inside: Vec<usize> = (0..self.actions.len())
+            .filter(|&i| self.actions[i].start >= node.start && self.actions[i].end <= node.end)
+            .collect();
+        if inside.is_empty() {
+            // A literal that looks like a minijinja template stays literal.
+            *s = gotemplate::literal(s);
+            return;
+        }
+        let Some((restored, local)) = self.restore(s, &inside) else {
+            return;
+        };
+        match self.translator.translate(&restored, &local) {
+            Ok(t) => *s = yaml_scalar(t, &restored, &local, node),
+            Err(e) => {
+                // Back to the file: which action, and where in it.
+                let (i, a) = local
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find(|(_, a)| a.start <= e.offset)
+                    .unwrap_or((0, &local[0]));
+                let file_offset =
+                    self.actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
+                self.errors
+                    .push((file_offset, "kinject::config::template_syntax", e.message));
+            }
+        }
+    }
+
+    /// `s` with the actions `inside` it put back where their placeholders are, and where each
+    /// is in the result; `None` when one's placeholder is not there (its error recorded).
+    fn restore(&mut self, s: &str, inside: &[usize]) -> Option<(String, Vec<gotemplate::Action>)> {
+        let mut restored = String::new();
+        let mut local = Vec::new();
+        let mut rest = s;
+        for &i in inside {
+            let a = &self.actions[i];
+            let mark = placeholder(a.end - a.start);
+            let Some(at) = rest.find(&mark) else {
+                self.errors.push((
+                    a.start,
+                    "kinject::config::template_syntax",
+                    "a template action split by YAML quoting or folding is not supported"
+                        .to_owned(),
+                ));
+                return None;
+            };
+            restored.push_str(&rest[..at]);
+            let start = restored.len();
+            restored.push_str(&self.text[a.start..a.end]);
+            local.push(gotemplate::Action {
+                start,
+                end: restored.len(),
+                inner: a.inner.clone(),
+            });
+            rest = &rest[at + mark.len()..];
+            self.used[i] = true;
+        }
+        restored.push_str(rest);
+        Some((restored, local))
+    }
+}
+
+/// The translation `t` of `restored`: when it is one action in a plain scalar, what it prints
+/// read as YAML reads a scalar (Go wrote the text, then YAML read it).
+fn yaml_scalar(t: String, restored: &str, local: &[gotemplate::Action], node: &Node) -> String {
+    let whole = local.len() == 1 && local[0].start == 0 && local[0].end == restored.len();
+    if whole
+        && matches!(node.kind, NodeKind::Scalar(ScalarKind::Plain))
+        && let Some(expr) = t.strip_prefix("{{ ").and_then(|x| x.strip_suffix(" }}"))
+    {
+        return format!("{{{{ ({expr}) | yaml_scalar }}}}");
+    }
+    t
 }
 
 /// The native configuration for a mutation file.
