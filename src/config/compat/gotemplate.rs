@@ -139,7 +139,6 @@ impl Translator {
         let body = &inner[body_start..body_end];
         let offset = body_start + (body.len() - body.trim_start().len());
         let body = body.trim();
-        let (open, close) = (if ltrim { "-" } else { "" }, if rtrim { "-" } else { "" });
         if body.starts_with("/*") {
             if !body.ends_with("*/") {
                 return error(offset, "a comment must end with `*/`");
@@ -147,7 +146,12 @@ impl Translator {
             return Ok(String::new());
         }
         let tokens = lex(body).map_err(|e| e.shifted(offset))?;
-        let shift = |e: Error| e.shifted(offset);
+        let body = Body {
+            tokens: &tokens,
+            offset,
+            open: if ltrim { "-" } else { "" },
+            close: if rtrim { "-" } else { "" },
+        };
         let keyword = match tokens.first() {
             Some(Token {
                 kind: Kind::Ident(k),
@@ -155,91 +159,115 @@ impl Translator {
             }) => k.as_str(),
             _ => "",
         };
-        let tag = |s: String| format!("{{%{open} {s} {close}%}}");
         match keyword {
-            "if" => {
-                let cond = self.pipeline(&tokens[1..]).map_err(shift)?;
-                self.blocks.push(Block::If);
-                self.dots.push(self.dots.last().cloned().flatten());
-                Ok(tag(format!("if {cond}")))
-            }
-            "else" => match (self.blocks.last(), tokens.get(1)) {
-                (
-                    Some(Block::If),
-                    Some(Token {
-                        kind: Kind::Ident(k),
-                        ..
-                    }),
-                ) if k == "if" => {
-                    let cond = self.pipeline(&tokens[2..]).map_err(shift)?;
-                    Ok(tag(format!("elif {cond}")))
-                }
-                (Some(_), None) => Ok(tag("else".to_owned())),
-                (None, _) => error(offset, "`else` outside `if`, `with` or `range`"),
-                (Some(_), Some(t)) => error(t.offset + offset, "`else` takes nothing here"),
-            },
-            "end" => {
-                if tokens.len() > 1 {
-                    return error(offset + tokens[1].offset, "`end` takes nothing");
-                }
-                self.dots.pop();
-                match self.blocks.pop() {
-                    Some(Block::If) => Ok(tag("endif".to_owned())),
-                    Some(Block::Range) => Ok(tag("endfor".to_owned())),
-                    Some(Block::With) => Ok(tag("endif %}{% endwith".to_owned())),
-                    None => error(offset, "`end` without `if`, `with` or `range`"),
-                }
-            }
-            "with" => {
-                let (vars, rest) = declarations(&tokens[1..]).map_err(shift)?;
-                let value = self.pipeline(rest).map_err(shift)?;
-                self.counter += 1;
-                let name = match vars.as_slice() {
-                    [] => format!("go_dot{}", self.counter),
-                    [v] => var_name(v),
-                    _ => return error(offset, "`with` declares one variable"),
-                };
-                self.blocks.push(Block::With);
-                self.dots.push(Some(name.clone()));
-                Ok(format!(
-                    "{{%{open} with {name} = {value} %}}{{% if {name} {close}%}}"
-                ))
-            }
-            "range" => {
-                let (vars, rest) = declarations(&tokens[1..]).map_err(shift)?;
-                let value = self.pipeline(rest).map_err(shift)?;
-                self.counter += 1;
-                let (key, item) = match vars.as_slice() {
-                    [] => (
-                        format!("go_key{}", self.counter),
-                        format!("go_dot{}", self.counter),
-                    ),
-                    [v] => (format!("go_key{}", self.counter), var_name(v)),
-                    [k, v] => (var_name(k), var_name(v)),
-                    _ => return error(offset, "`range` declares at most two variables"),
-                };
-                self.blocks.push(Block::Range);
-                self.dots.push(Some(item.clone()));
-                Ok(tag(format!("for {key}, {item} in {value} | go_range")))
-            }
+            "if" => self.if_block(&body),
+            "else" => self.else_branch(&body),
+            "end" => self.end_block(&body),
+            "with" => self.with_block(&body),
+            "range" => self.range_block(&body),
             "template" | "define" | "block" | "break" | "continue" => error(
                 offset,
                 format!("`{keyword}` is not supported in a salesforce template kinject reads"),
             ),
-            _ => {
-                if let (vars, rest) = declarations(&tokens).map_err(shift)?
-                    && !vars.is_empty()
-                {
-                    let [v] = vars.as_slice() else {
-                        return error(offset, "a declaration names one variable");
-                    };
-                    let value = self.pipeline(rest).map_err(shift)?;
-                    return Ok(tag(format!("set {} = {value}", var_name(v))));
-                }
-                let value = self.pipeline(&tokens).map_err(shift)?;
-                Ok(format!("{{{{{open} {value} {close}}}}}"))
-            }
+            _ => self.value_or_declaration(&body),
         }
+    }
+
+    /// `if pipeline`.
+    fn if_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        let cond = self
+            .pipeline(&body.tokens[1..])
+            .map_err(|e| body.shift(e))?;
+        self.blocks.push(Block::If);
+        self.dots.push(self.dots.last().cloned().flatten());
+        Ok(body.tag(format!("if {cond}")))
+    }
+
+    /// `else`, or `else if pipeline` in an `if`.
+    fn else_branch(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        match (self.blocks.last(), body.tokens.get(1)) {
+            (
+                Some(Block::If),
+                Some(Token {
+                    kind: Kind::Ident(k),
+                    ..
+                }),
+            ) if k == "if" => {
+                let cond = self
+                    .pipeline(&body.tokens[2..])
+                    .map_err(|e| body.shift(e))?;
+                Ok(body.tag(format!("elif {cond}")))
+            }
+            (Some(_), None) => Ok(body.tag("else")),
+            (None, _) => error(body.offset, "`else` outside `if`, `with` or `range`"),
+            (Some(_), Some(t)) => error(t.offset + body.offset, "`else` takes nothing here"),
+        }
+    }
+
+    /// `end` of the innermost block.
+    fn end_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        if body.tokens.len() > 1 {
+            return error(body.offset + body.tokens[1].offset, "`end` takes nothing");
+        }
+        self.dots.pop();
+        match self.blocks.pop() {
+            Some(Block::If) => Ok(body.tag("endif")),
+            Some(Block::Range) => Ok(body.tag("endfor")),
+            Some(Block::With) => Ok(body.tag("endif %}{% endwith")),
+            None => error(body.offset, "`end` without `if`, `with` or `range`"),
+        }
+    }
+
+    /// `with pipeline` or `with $x := pipeline`: `.` (or `$x`) is its value inside.
+    fn with_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        let (vars, rest) = declarations(&body.tokens[1..]).map_err(|e| body.shift(e))?;
+        let value = self.pipeline(rest).map_err(|e| body.shift(e))?;
+        self.counter += 1;
+        let name = match vars.as_slice() {
+            [] => format!("go_dot{}", self.counter),
+            [v] => var_name(v),
+            _ => return error(body.offset, "`with` declares one variable"),
+        };
+        self.blocks.push(Block::With);
+        self.dots.push(Some(name.clone()));
+        Ok(format!(
+            "{{%{} with {name} = {value} %}}{{% if {name} {}%}}",
+            body.open, body.close
+        ))
+    }
+
+    /// `range pipeline`, with up to two variables (`$k, $v :=`): `.` is each item inside.
+    fn range_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        let (vars, rest) = declarations(&body.tokens[1..]).map_err(|e| body.shift(e))?;
+        let value = self.pipeline(rest).map_err(|e| body.shift(e))?;
+        self.counter += 1;
+        let (key, item) = match vars.as_slice() {
+            [] => (
+                format!("go_key{}", self.counter),
+                format!("go_dot{}", self.counter),
+            ),
+            [v] => (format!("go_key{}", self.counter), var_name(v)),
+            [k, v] => (var_name(k), var_name(v)),
+            _ => return error(body.offset, "`range` declares at most two variables"),
+        };
+        self.blocks.push(Block::Range);
+        self.dots.push(Some(item.clone()));
+        Ok(body.tag(format!("for {key}, {item} in {value} | go_range")))
+    }
+
+    /// `$x := pipeline` (or `=`), or a pipeline whose value is printed.
+    fn value_or_declaration(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        if let (vars, rest) = declarations(body.tokens).map_err(|e| body.shift(e))?
+            && !vars.is_empty()
+        {
+            let [v] = vars.as_slice() else {
+                return error(body.offset, "a declaration names one variable");
+            };
+            let value = self.pipeline(rest).map_err(|e| body.shift(e))?;
+            return Ok(body.tag(format!("set {} = {value}", var_name(v))));
+        }
+        let value = self.pipeline(body.tokens).map_err(|e| body.shift(e))?;
+        Ok(format!("{{{{{} {value} {}}}}}", body.open, body.close))
     }
 
     /// A pipeline: commands joined by `|`, each result passed as the next one's last argument.
@@ -447,6 +475,27 @@ impl Translator {
             return pod_fields(fields, offset);
         };
         Ok(map_fields(base, fields))
+    }
+}
+
+/// An action's body as tokens, where it starts in the action (its errors are shifted by
+/// that), and the trim markers (`{%-`, `-%}`) its minijinja tag keeps.
+struct Body<'t> {
+    tokens: &'t [Token],
+    offset: usize,
+    open: &'static str,
+    close: &'static str,
+}
+
+impl Body<'_> {
+    /// `statement` as a minijinja tag, trimmed as the action is.
+    fn tag(&self, statement: impl std::fmt::Display) -> String {
+        format!("{{%{} {statement} {}%}}", self.open, self.close)
+    }
+
+    /// An error in the body, at its place in the action.
+    fn shift(&self, e: Error) -> Error {
+        e.shifted(self.offset)
     }
 }
 
