@@ -604,30 +604,6 @@ fn lex(text: &str) -> Result<Vec<Token>, Error> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut out = Vec::new();
     let mut i = 0;
-    let ident = |i: &mut usize| -> String {
-        let mut s = String::new();
-        while let Some(&(_, c)) = chars.get(*i) {
-            if c.is_alphanumeric() || c == '_' {
-                s.push(c);
-                *i += 1;
-            } else {
-                break;
-            }
-        }
-        s
-    };
-    let field_chain = |i: &mut usize| -> Vec<String> {
-        let mut fields = Vec::new();
-        while chars.get(*i).map(|c| c.1) == Some('.') {
-            *i += 1;
-            let s = ident(i);
-            if s.is_empty() {
-                break;
-            }
-            fields.push(s);
-        }
-        fields
-    };
     while let Some(&(offset, c)) = chars.get(i) {
         let kind = match c {
             c if c.is_whitespace() => {
@@ -658,68 +634,107 @@ fn lex(text: &str) -> Result<Vec<Token>, Error> {
                 i += 1;
                 Kind::Assign
             }
-            '.' => Kind::Field(field_chain(&mut i)),
+            '.' => Kind::Field(field_chain(&chars, &mut i)),
             '$' => {
                 i += 1;
-                let name = ident(&mut i);
-                Kind::Var(name, field_chain(&mut i))
+                let name = ident(&chars, &mut i);
+                Kind::Var(name, field_chain(&chars, &mut i))
             }
-            '"' => {
-                let mut j = i + 1;
-                let mut raw = String::from("\"");
-                loop {
-                    let Some(&(_, c)) = chars.get(j) else {
-                        return error(offset, "unterminated string");
-                    };
-                    raw.push(c);
-                    j += 1;
-                    if c == '\\' {
-                        if let Some(&(_, n)) = chars.get(j) {
-                            raw.push(n);
-                            j += 1;
-                        }
-                    } else if c == '"' {
-                        break;
-                    }
-                }
-                i = j;
-                let s: String = serde_json::from_str(&raw).map_err(|e| Error {
-                    offset,
-                    message: format!("string literal: {e}"),
-                })?;
-                Kind::Str(s)
-            }
-            '`' => {
-                let rest: String = chars[i + 1..].iter().map(|c| c.1).collect();
-                let Some(end) = rest.find('`') else {
-                    return error(offset, "unterminated raw string");
-                };
-                i += 2 + rest[..end].chars().count();
-                Kind::Str(rest[..end].to_owned())
-            }
-            c if c.is_ascii_digit() || c == '-' => {
-                let mut s = String::from(c);
-                i += 1;
-                while let Some(&(_, c)) = chars.get(i) {
-                    if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
-                        s.push(c);
-                        i += 1;
-                    } else {
-                        break;
-                    }
-                }
-                if s.parse::<f64>().is_err() {
-                    return error(offset, format!("`{s}` is not a number kinject reads"));
-                }
-                Kind::Number(s)
-            }
-            c if c.is_alphabetic() || c == '_' => Kind::Ident(ident(&mut i)),
+            '"' => Kind::Str(quoted(&chars, &mut i)?),
+            '`' => Kind::Str(raw_quoted(&chars, &mut i)?),
+            c if c.is_ascii_digit() || c == '-' => Kind::Number(number(&chars, &mut i)?),
+            c if c.is_alphabetic() || c == '_' => Kind::Ident(ident(&chars, &mut i)),
             '\'' => return error(offset, "character constants are not supported"),
             other => return error(offset, format!("unexpected `{other}`")),
         };
         out.push(Token { kind, offset });
     }
     Ok(out)
+}
+
+/// The identifier at `chars[*i]` (letters, digits, `_`; maybe none), `i` moved past it.
+fn ident(chars: &[(usize, char)], i: &mut usize) -> String {
+    let mut s = String::new();
+    while let Some(&(_, c)) = chars.get(*i) {
+        if c.is_alphanumeric() || c == '_' {
+            s.push(c);
+            *i += 1;
+        } else {
+            break;
+        }
+    }
+    s
+}
+
+/// The fields of `.A.B` at `chars[*i]`, `i` moved past them.
+fn field_chain(chars: &[(usize, char)], i: &mut usize) -> Vec<String> {
+    let mut fields = Vec::new();
+    while chars.get(*i).map(|c| c.1) == Some('.') {
+        *i += 1;
+        let s = ident(chars, i);
+        if s.is_empty() {
+            break;
+        }
+        fields.push(s);
+    }
+    fields
+}
+
+/// The string of the `"…"` literal at `chars[*i]` (Go's escapes are JSON's), `i` moved past it.
+fn quoted(chars: &[(usize, char)], i: &mut usize) -> Result<String, Error> {
+    let offset = chars[*i].0;
+    let mut j = *i + 1;
+    let mut raw = String::from("\"");
+    loop {
+        let Some(&(_, c)) = chars.get(j) else {
+            return error(offset, "unterminated string");
+        };
+        raw.push(c);
+        j += 1;
+        if c == '\\' {
+            if let Some(&(_, n)) = chars.get(j) {
+                raw.push(n);
+                j += 1;
+            }
+        } else if c == '"' {
+            break;
+        }
+    }
+    *i = j;
+    serde_json::from_str(&raw).map_err(|e| Error {
+        offset,
+        message: format!("string literal: {e}"),
+    })
+}
+
+/// The string of the `` `…` `` literal at `chars[*i]`, `i` moved past it.
+fn raw_quoted(chars: &[(usize, char)], i: &mut usize) -> Result<String, Error> {
+    let offset = chars[*i].0;
+    let rest: String = chars[*i + 1..].iter().map(|c| c.1).collect();
+    let Some(end) = rest.find('`') else {
+        return error(offset, "unterminated raw string");
+    };
+    *i += 2 + rest[..end].chars().count();
+    Ok(rest[..end].to_owned())
+}
+
+/// The number at `chars[*i]` as written, `i` moved past it.
+fn number(chars: &[(usize, char)], i: &mut usize) -> Result<String, Error> {
+    let (offset, first) = chars[*i];
+    let mut s = String::from(first);
+    *i += 1;
+    while let Some(&(_, c)) = chars.get(*i) {
+        if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+            s.push(c);
+            *i += 1;
+        } else {
+            break;
+        }
+    }
+    if s.parse::<f64>().is_err() {
+        return error(offset, format!("`{s}` is not a number kinject reads"));
+    }
+    Ok(s)
 }
 
 #[cfg(test)]
