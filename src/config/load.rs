@@ -1,5 +1,6 @@
-//! Loading configuration files into one `Config`: parse, validate against the schema, check
-//! names and templates, and report every problem with its file, line and column.
+//! Loading configuration files into one `Config` (its types are here): the files read, their
+//! documents parsed (salesforce sidecar files and `formats` taken first), then each merged in
+//! (`merge`), every problem reported with its file, line and column.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
