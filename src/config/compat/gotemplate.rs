@@ -324,74 +324,7 @@ impl Translator {
             rest = &rest[used..];
         }
         args.extend(piped);
-        let n = args.len();
-        let need = |count: usize| -> Result<(), Error> {
-            if n == count {
-                Ok(())
-            } else {
-                error(
-                    first.offset,
-                    format!("`{func}` takes {count} argument(s), found {n}"),
-                )
-            }
-        };
-        Ok(match func.as_str() {
-            "index" => {
-                if n < 2 {
-                    return error(first.offset, "`index` takes a value and keys");
-                }
-                if n == 2 && args[0] == POD_ANNOTATIONS {
-                    return Ok(format!("annotation({})", args[1]));
-                }
-                let mut v = args[0].clone();
-                for k in &args[1..] {
-                    v = format!("({v} | default({{}}))[{k}]");
-                }
-                format!("({v} | default(\"\"))")
-            }
-            "fromYaml" => {
-                need(1)?;
-                format!("({} | from_yaml)", args[0])
-            }
-            "len" => {
-                need(1)?;
-                format!("({} | length)", args[0])
-            }
-            "not" => {
-                need(1)?;
-                format!("(not {})", args[0])
-            }
-            "and" | "or" => {
-                if n < 2 {
-                    return error(
-                        first.offset,
-                        format!("`{func}` takes two or more arguments"),
-                    );
-                }
-                format!("({})", args.join(&format!(" {func} ")))
-            }
-            "eq" | "ne" | "lt" | "le" | "gt" | "ge" => {
-                need(2)?;
-                let op = match func.as_str() {
-                    "eq" => "==",
-                    "ne" => "!=",
-                    "lt" => "<",
-                    "le" => "<=",
-                    "gt" => ">",
-                    _ => ">=",
-                };
-                format!("({} {op} {})", args[0], args[1])
-            }
-            "print" => format!("({})", args.join(" ~ ")),
-            other => {
-                return error(
-                    first.offset,
-                    format!(
-                        "function `{other}` is not supported (salesforce templates have Go's built-ins and `fromYaml`; kinject translates index, fromYaml, len, not, and, or, eq, ne, lt, le, gt, ge, print)"
-                    ),
-                );
-            }
-        })
+        call(func, &args, first.offset)
     }
 
     /// One operand at the start of `tokens`, and how many tokens it used.
@@ -497,6 +430,76 @@ impl Body<'_> {
     fn shift(&self, e: Error) -> Error {
         e.shifted(self.offset)
     }
+}
+
+/// Go's built-in `func` (or salesforce's `fromYaml`) applied to the translated `args`, as a
+/// minijinja expression; `offset` is where the action names it.
+fn call(func: &str, args: &[String], offset: usize) -> Result<String, Error> {
+    let n = args.len();
+    let need = |count: usize| -> Result<(), Error> {
+        if n == count {
+            Ok(())
+        } else {
+            error(
+                offset,
+                format!("`{func}` takes {count} argument(s), found {n}"),
+            )
+        }
+    };
+    Ok(match func {
+        "index" => {
+            if n < 2 {
+                return error(offset, "`index` takes a value and keys");
+            }
+            if n == 2 && args[0] == POD_ANNOTATIONS {
+                return Ok(format!("annotation({})", args[1]));
+            }
+            let mut v = args[0].clone();
+            for k in &args[1..] {
+                v = format!("({v} | default({{}}))[{k}]");
+            }
+            format!("({v} | default(\"\"))")
+        }
+        "fromYaml" => {
+            need(1)?;
+            format!("({} | from_yaml)", args[0])
+        }
+        "len" => {
+            need(1)?;
+            format!("({} | length)", args[0])
+        }
+        "not" => {
+            need(1)?;
+            format!("(not {})", args[0])
+        }
+        "and" | "or" => {
+            if n < 2 {
+                return error(offset, format!("`{func}` takes two or more arguments"));
+            }
+            format!("({})", args.join(&format!(" {func} ")))
+        }
+        "eq" | "ne" | "lt" | "le" | "gt" | "ge" => {
+            need(2)?;
+            let op = match func {
+                "eq" => "==",
+                "ne" => "!=",
+                "lt" => "<",
+                "le" => "<=",
+                "gt" => ">",
+                _ => ">=",
+            };
+            format!("({} {op} {})", args[0], args[1])
+        }
+        "print" => format!("({})", args.join(" ~ ")),
+        other => {
+            return error(
+                offset,
+                format!(
+                    "function `{other}` is not supported (salesforce templates have Go's built-ins and `fromYaml`; kinject translates index, fromYaml, len, not, and, or, eq, ne, lt, le, gt, ge, print)"
+                ),
+            );
+        }
+    })
 }
 
 /// The pod's annotations (`.Annotations`), as a minijinja expression.
