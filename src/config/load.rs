@@ -1,20 +1,23 @@
-//! Loading configuration files into one `Config`: parse, validate against the schema, check
-//! names and templates, and report every problem with its file, line and column.
+//! Loading configuration files into one `Config` (its types are here): the files read, their
+//! documents parsed (salesforce sidecar files and `formats` taken first), then each merged in
+//! (`merge`), every problem reported with its file, line and column.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Located, suggest};
-use crate::kinds::known_kinds;
-use crate::model::schema::{Violation, ViolationKind, schema, validate};
-use crate::model::{API_VERSION, ConfigFile, CustomKind, JobPolicy, KIND, Rule, Sidecar};
+use super::merge::{Document, Loading};
+use crate::config::compat;
+use crate::diagnostic::Located;
+use crate::model::schema::{Violation, ViolationKind, Wording};
+use crate::model::{API_VERSION, CustomKind, JobPolicy, KIND, Rule, Sidecar};
 use crate::read;
 use crate::select::Matcher;
 use crate::template::Templates;
-use crate::yaml::{Node, scalar::resolve_plain};
+use crate::yaml::{Node, Parsed};
 
 /// Where a definition was written.
 #[derive(Debug, Clone)]
@@ -114,7 +117,7 @@ impl Config {
     }
 }
 
-/// A file's text and the documents parsed from it.
+/// A configuration file: its name as given, and its text.
 struct File {
     name: String,
     text: Arc<str>,
@@ -223,33 +226,81 @@ pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
     }
 }
 
-/// Loads configuration from (name, text) pairs.
+/// Loads configuration from (name, text) pairs: every document is read first (what salesforce
+/// sidecar files and `formats` say applies to the documents before them too), then each is
+/// added in turn, then what rules name is checked against what all of them define.
 pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Config, Vec<Located>> {
-    let mut errors = Vec::new();
-    let mut config = Config::empty();
-    let mut skip_host_network = None;
-    let mut skip_namespaces = None;
-    let mut jobs = None;
-    let mut allow_requests = None;
-    let mut sort_init_containers = None;
-    let mut first_seen: HashMap<String, Origin> = HashMap::new();
-    // Documents read as a configuration, of any format (a paused SidecarSet is one, and
-    // defines no sidecar).
-    let mut read_configurations = 0;
-    let mut rule_inject_spans: Vec<(Vec<Origin>, Vec<Origin>)> = Vec::new();
-    // First every document: salesforce sidecar files (read before the mutation files that
-    // name their entries), and the other formats' flags (`formats`), which apply to files
-    // given before them too.
-    let mut catalogs = crate::config::compat::salesforce::Catalogs::default();
-    let mut formats = crate::model::Formats::default();
-    let mut documents = Vec::new();
+    let mut loading = Loading::new();
+    let Documents {
+        catalogs,
+        formats,
+        parsed,
+    } = read_documents(texts, &mut loading.errors);
+    let inherited = RefCell::new(HashMap::new());
+    for ParsedDocument {
+        file,
+        range,
+        parsed,
+    } in parsed
+    {
+        let (name, text) = &texts[file];
+        let Some(root) = &parsed.root else { continue };
+        let document = Document {
+            name,
+            text,
+            base: range.start,
+            source: &text[range.clone()],
+            root,
+        };
+        let ctx = compat::Context {
+            file: name,
+            options: &formats,
+            catalogs: &catalogs,
+            warnings: RefCell::new(Vec::new()),
+            inherited: &inherited,
+        };
+        loading.document(&document, parsed.value, &ctx);
+    }
+    if let Some(e) = catalogs.unused() {
+        loading.errors.push(e);
+    }
+    loading.check_rules();
+    loading.apply_sets(sets);
+    loading.finish(texts)
+}
+
+/// Every document of the configuration files, parsed, and what the other formats need read
+/// before any of them is converted.
+#[derive(Default)]
+struct Documents {
+    /// The salesforce sidecar files' entries (read before the mutation files that name them).
+    catalogs: compat::salesforce::Catalogs,
+    /// The other formats' flags, from the last native configuration that sets them (they apply
+    /// to files given before it too).
+    formats: crate::model::Formats,
+    /// The other documents, in file order.
+    parsed: Vec<ParsedDocument>,
+}
+
+struct ParsedDocument {
+    /// Its file's index in the texts given.
+    file: usize,
+    /// Where it is in its file.
+    range: std::ops::Range<usize>,
+    parsed: Parsed,
+}
+
+/// Reads every document of `texts`: salesforce sidecar files into their catalogs, the rest
+/// parsed (YAML errors in `errors`), with the `formats` they set.
+fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Documents {
+    let mut found = Documents::default();
     for (index, (name, text)) in texts.iter().enumerate() {
         for range in read::documents(text) {
-            match crate::config::compat::salesforce::read_sidecar_file(
+            match compat::salesforce::read_sidecar_file(
                 name,
                 text,
                 range.clone(),
-                &mut catalogs,
+                &mut found.catalogs,
             ) {
                 Some(Ok(())) => continue,
                 Some(Err(mut located)) => {
@@ -268,9 +319,13 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
                             serde_json::from_value::<crate::model::Formats>(f.clone()).ok()
                         })
                     {
-                        formats = f;
+                        found.formats = f;
                     }
-                    documents.push((index, range, parsed));
+                    found.parsed.push(ParsedDocument {
+                        file: index,
+                        range,
+                        parsed,
+                    });
                 }
                 Err(e) => {
                     let at = range.start + e.offset;
@@ -285,316 +340,10 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
             }
         }
     }
-    let inherited = std::cell::RefCell::new(HashMap::new());
-    for (index, range, parsed) in documents {
-        let (name, text) = &texts[index];
-        let file = File {
-            name: name.clone(),
-            text: Arc::clone(text),
-        };
-        let ctx = crate::config::compat::Context {
-            file: name,
-            options: &formats,
-            catalogs: &catalogs,
-            warnings: std::cell::RefCell::new(Vec::new()),
-            inherited: &inherited,
-        };
-        let doc_text = &text[range.clone()];
-        let Some(root) = parsed.root else { continue };
-        let at = |path: &[String]| -> (usize, usize) {
-            let node = root.at(path).unwrap_or(&root);
-            (
-                range.start + node.start,
-                range.start + node.end.max(node.start),
-            )
-        };
-        let origin = |path: &[String]| Origin {
-            file: file.name.clone(),
-            text: Arc::clone(&file.text),
-            span: at(path),
-        };
-        let converted = crate::config::compat::to_native(&parsed.value, &root, doc_text, &ctx);
-        for p in ctx.warnings.take() {
-            let mut o = origin(&p.path);
-            if let Some((a, b)) = p.span {
-                o.span = (range.start + a, range.start + b);
-            }
-            config.warnings.push(o.error(p.code, p.message).warning());
-        }
-        // A document of another kind that is skipped (a ConfigMap beside the configuration)
-        // stands in as an empty configuration, and is not one.
-        let stand_in = matches!(&converted, Some(Ok(v)) if *v == crate::config::compat::nothing());
-        let value = match converted {
-            None => parsed.value,
-            Some(Ok(native)) => native,
-            Some(Err(crate::config::compat::Failure::Located(mut located))) => {
-                errors.append(&mut located);
-                continue;
-            }
-            Some(Err(crate::config::compat::Failure::Schema(violations))) => {
-                for v in violations {
-                    errors.push(violation(&file, range.start, &root, &v));
-                }
-                continue;
-            }
-            Some(Err(crate::config::compat::Failure::Problems(problems))) => {
-                for p in problems {
-                    let mut o = origin(&p.path);
-                    if let Some((a, b)) = p.span {
-                        o.span = (range.start + a, range.start + b);
-                    }
-                    errors.push(o.error(p.code, p.message));
-                }
-                continue;
-            }
-        };
-        if let Err(e) = check_format(&value) {
-            errors.push(origin(&[]).error("kinject::config::unsupported_format", e).help(format!(
-                    "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
-                )));
-            continue;
-        }
-        let violations = validate(schema(), "", &value);
-        if !violations.is_empty() {
-            for v in violations {
-                errors.push(violation(&file, range.start, &root, &v));
-            }
-            continue;
-        }
-        let cf: ConfigFile = match serde_json::from_value(value.clone()) {
-            Ok(cf) => {
-                read_configurations += usize::from(!stand_in);
-                cf
-            }
-            Err(e) => {
-                errors.push(origin(&[]).error("kinject::config::invalid", e.to_string()));
-                continue;
-            }
-        };
-        for (k, v) in cf.values {
-            config.values.insert(k, v);
-        }
-        skip_host_network = cf.defaults.skip_host_network.or(skip_host_network);
-        skip_namespaces = cf.defaults.skip_namespaces.or(skip_namespaces);
-        jobs = cf.defaults.jobs.or(jobs);
-        allow_requests = cf.defaults.allow_requests.or(allow_requests);
-        sort_init_containers = cf.defaults.sort_init_containers.or(sort_init_containers);
-        config.kinds.extend(cf.kinds);
-        for (i, spec) in cf.sidecars.into_iter().enumerate() {
-            let path = vec!["sidecars".to_owned(), i.to_string()];
-            let o = origin(&path);
-            if let Some(first) = first_seen.get(&spec.name) {
-                let (line, col) = crate::diagnostic::lines::line_col(&first.text, first.span.0);
-                errors.push(
-                    origin(&[path.clone(), vec!["name".to_owned()]].concat())
-                        .error(
-                            "kinject::config::duplicate_sidecar",
-                            format!("sidecar `{}` is defined twice", spec.name),
-                        )
-                        .help(format!(
-                            "the first definition is at {}:{line}:{col}",
-                            first.file
-                        )),
-                );
-                continue;
-            }
-            first_seen.insert(spec.name.clone(), o.clone());
-            if spec.body.service_account_name.as_deref() == Some("default") {
-                errors.push(
-                        origin(&[path.clone(), vec!["serviceAccountName".to_owned()]].concat())
-                            .error(
-                                "kinject::config::invalid_value",
-                                format!("sidecar `{}` asks for the `default` service account, which every pod already has", spec.name),
-                            )
-                            .help("name the account the sidecar needs, or leave `serviceAccountName` out"),
-                    );
-            }
-            let mut definition = value["sidecars"][i].clone();
-            if let Value::Object(m) = &mut definition {
-                // Only what the sidecar adds is rendered; the rest says how.
-                let body_fields = crate::model::schema::body_schema()["properties"].as_object();
-                m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
-                if spec.template.is_some() && !m.is_empty() {
-                    let fields: Vec<&str> = m.keys().map(String::as_str).collect();
-                    errors.push(
-                            origin(&[path.clone(), vec!["template".to_owned()]].concat())
-                                .error("kinject::config::template_and_fields", format!("sidecar `{}` has both a `template` and {}", spec.name, fields.join(", ")))
-                                .help("put everything the sidecar adds into the template, or use no template"),
-                        );
-                }
-            }
-            // Definitions read from other injectors' formats are not templates.
-            let compiled = if spec.literal {
-                Ok(())
-            } else {
-                config
-                    .templates
-                    .add_sidecar(&spec.name, &definition, spec.template.as_deref())
-            };
-            if let Err(errs) = compiled {
-                for e in errs {
-                    let mut p = path.clone();
-                    p.extend(crate::json::tokens(&e.pointer));
-                    let node = root.at(&p).unwrap_or(&root);
-                    let pos = range.start
-                        + crate::yaml::offset_in_scalar(
-                            doc_text,
-                            node,
-                            e.range.as_ref().map_or(0, |r| r.start),
-                        );
-                    errors.push(Located::new(
-                        "kinject::config::template_syntax",
-                        &file.name,
-                        &file.text,
-                        (pos, pos + 1),
-                        format!("template error: {}", e.message),
-                    ));
-                }
-            }
-            config.sidecars.push(SidecarDef {
-                spec,
-                definition,
-                origin: o,
-                index: config.sidecars.len(),
-            });
-        }
-        for (i, spec) in cf.rules.into_iter().enumerate() {
-            let path = vec!["rules".to_owned(), i.to_string()];
-            let matcher = match Matcher::compile(&spec.matches) {
-                Ok(m) => m,
-                Err((field, message)) => {
-                    let p = [path.clone(), vec!["match".to_owned(), field]].concat();
-                    errors.push(origin(&p).error("kinject::config::invalid_match", message));
-                    continue;
-                }
-            };
-            let spans = (0..spec.inject.len())
-                .map(|j| origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat()))
-                .collect();
-            let kinds_origin: Vec<Origin> = (0..spec.matches.kinds.len())
-                .map(|j| {
-                    origin(
-                        &[
-                            path.clone(),
-                            vec!["match".to_owned(), "kinds".to_owned(), j.to_string()],
-                        ]
-                        .concat(),
-                    )
-                })
-                .collect();
-            // Names and kinds are checked once every file (and its custom kinds) is read.
-            rule_inject_spans.push((spans, kinds_origin));
-            config.rules.push(RuleDef {
-                spec,
-                matcher,
-                origin: origin(&path),
-            });
-        }
-    }
-    if let Some(e) = catalogs.unused() {
-        errors.push(e);
-    }
-    let known = known_kinds(&config.kinds);
-    for (rule, (spans, kind_spans)) in config.rules.iter().zip(&rule_inject_spans) {
-        for (name, o) in rule.spec.inject.iter().zip(spans) {
-            if config.sidecar(name).is_none() {
-                let mut e = o.error(
-                    "kinject::config::unknown_sidecar",
-                    format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name),
-                );
-                e = match suggest(name, config.sidecars.iter().map(|s| s.spec.name.as_str())) {
-                    Some(h) => e.help(h),
-                    None => e.help(format!(
-                        "defined sidecars: {}",
-                        names(config.sidecars.iter().map(|s| s.spec.name.as_str()))
-                    )),
-                };
-                errors.push(e);
-            }
-        }
-        for (kind, o) in rule.spec.matches.kinds.iter().zip(kind_spans) {
-            if !known.contains(kind) {
-                let mut e = o.error(
-                    "kinject::config::unknown_kind",
-                    format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name),
-                );
-                e = match suggest(kind, known.iter().map(String::as_str)) {
-                    Some(h) => e.help(h),
-                    None => e.help(
-                        "declare custom resources under `kinds:` with their pod template path",
-                    ),
-                };
-                errors.push(e);
-            }
-        }
-    }
-    for set in sets {
-        if let Err(e) = apply_set(&mut config.values, set) {
-            let text: Arc<str> = Arc::from(set.as_str());
-            errors.push(Located::new(
-                "kinject::config::set",
-                "--set",
-                &text,
-                (0, set.len()),
-                e,
-            ));
-        }
-    }
-    let d = Defaults::default();
-    config.defaults = Defaults {
-        skip_host_network: skip_host_network.unwrap_or(d.skip_host_network),
-        skip_namespaces: skip_namespaces.unwrap_or(d.skip_namespaces),
-        jobs: jobs.unwrap_or(d.jobs),
-        allow_requests: allow_requests.unwrap_or(d.allow_requests),
-        sort_init_containers: sort_init_containers.unwrap_or(d.sort_init_containers),
-    };
-    if errors.is_empty() && read_configurations == 0 {
-        errors.push(nothing_to_inject(texts));
-    }
-    if errors.is_empty() {
-        Ok(config)
-    } else {
-        // What was found on the way says why, as much as the errors do.
-        let mut all = std::mem::take(&mut config.warnings);
-        all.append(&mut errors);
-        Err(all)
-    }
+    found
 }
 
-/// Configuration files that hold no configuration: every object would pass through untouched
-/// (an empty file, one of comments, a generated configuration that came out empty, a file
-/// that is something else), which a CI step would take for success.
-fn nothing_to_inject(texts: &[(String, Arc<str>)]) -> Located {
-    let empty: Arc<str> = Arc::from("");
-    let (name, text) = texts
-        .first()
-        .map_or(("<configuration>", &empty), |(n, t)| (n, t));
-    let read = if texts.len() > 1 {
-        let all: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
-        format!(" (read: {})", all.join(", "))
-    } else {
-        String::new()
-    };
-    Located::new(
-        "kinject::config::empty",
-        name,
-        text,
-        (0, 0),
-        format!("no configuration here, so nothing would be injected{read}"),
-    )
-    .help(format!("a configuration is a document with `apiVersion: {API_VERSION}` and `kind: {KIND}` (or another injector's format: docs/compat.md); check that this is the file you meant"))
-}
-
-fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
-    let v: Vec<String> = it.map(|n| format!("`{n}`")).collect();
-    if v.is_empty() {
-        "none".to_owned()
-    } else {
-        v.join(", ")
-    }
-}
-
-fn check_format(value: &Value) -> Result<(), String> {
+pub(super) fn check_format(value: &Value) -> Result<(), String> {
     let api = value.get("apiVersion").and_then(Value::as_str);
     let kind = value.get("kind").and_then(Value::as_str);
     match (api, kind) {
@@ -606,25 +355,6 @@ fn check_format(value: &Value) -> Result<(), String> {
     }
 }
 
-/// `a.b=c`: sets `values.a.b`, the value read as a YAML scalar (`80` is a number).
-fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
-    let (key, raw) = set.split_once('=').ok_or("expected key=value")?;
-    let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().filter(|l| !l.is_empty()).ok_or("empty key")?;
-    let mut map = values;
-    for p in parts {
-        let slot = map
-            .entry(p.to_owned())
-            .or_insert_with(|| Value::Object(Map::new()));
-        if !slot.is_object() {
-            *slot = Value::Object(Map::new());
-        }
-        map = slot.as_object_mut().ok_or("not a mapping")?;
-    }
-    map.insert(last.to_owned(), resolve_plain(raw));
-    Ok(())
-}
-
 /// A schema violation in the document at `base` of file `name` (`text`), as a diagnostic.
 pub(crate) fn located_violation(
     name: &str,
@@ -633,67 +363,30 @@ pub(crate) fn located_violation(
     root: &Node,
     v: &Violation,
 ) -> Located {
-    let file = File {
-        name: name.to_owned(),
-        text: Arc::clone(text),
+    // An unknown field is pointed at by its key; the rest by the value.
+    let key = match v.kind {
+        ViolationKind::UnknownField { .. } => root.key_span(&v.path),
+        _ => None,
     };
-    violation(&file, base, root, v)
-}
-
-fn violation(file: &File, base: usize, root: &Node, v: &Violation) -> Located {
-    let node_span = |path: &[String]| {
-        let n = root.at(path).unwrap_or(root);
-        (base + n.start, base + n.end.max(n.start))
+    let span = key.map_or_else(
+        || {
+            let n = root.at(&v.path).unwrap_or(root);
+            (base + n.start, base + n.end.max(n.start))
+        },
+        |(s, e)| (base + s, base + e),
+    );
+    let wording = Wording {
+        whole: Some("the file"),
+        ..Wording::default()
     };
-    let dotted = if v.path.is_empty() {
-        "the file".to_owned()
-    } else {
-        format!("`{}`", v.path.join("."))
-    };
-    match &v.kind {
-        ViolationKind::UnknownField { field, expected } => {
-            let span = root
-                .key_span(&v.path)
-                .map_or_else(|| node_span(&v.path), |(s, e)| (base + s, base + e));
-            let e = Located::new(
-                v.code(),
-                &file.name,
-                &file.text,
-                span,
-                format!("unknown field `{field}`"),
-            )
-            .label("not a known field");
-            match suggest(field, expected.iter().map(String::as_str)) {
-                Some(h) => e.help(h),
-                None if !expected.is_empty() => {
-                    e.help(format!("known fields: {}", expected.join(", ")))
-                }
-                None => e,
-            }
-        }
-        ViolationKind::WrongType { expected, found } => Located::new(
-            v.code(),
-            &file.name,
-            &file.text,
-            node_span(&v.path),
-            format!("{dotted} must be {expected}, found {found}"),
-        )
-        .label(format!("expected {expected}")),
-        ViolationKind::Missing { field } => Located::new(
-            v.code(),
-            &file.name,
-            &file.text,
-            node_span(&v.path),
-            format!("missing field `{field}` in {dotted}"),
-        ),
-        ViolationKind::NotAllowed { allowed } => Located::new(
-            v.code(),
-            &file.name,
-            &file.text,
-            node_span(&v.path),
-            format!("{dotted} must be one of {}", allowed.join(", ")),
-        ),
+    let mut e = Located::new(v.code(), name, text, span, v.message(wording));
+    if let Some(label) = v.label() {
+        e = e.label(label);
     }
+    if let Some(help) = v.help() {
+        e = e.help(help);
+    }
+    e
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub(crate) mod compat;
 mod load;
+mod merge;
 
 pub use crate::model::{
     API_VERSION, AnnotationPolicy, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule,

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::ConfigFile;
+use crate::diagnostic::suggest;
 use crate::json::Pointer;
 
 /// The JSON Schema of a configuration file, as `kinject schema` prints it (with every
@@ -83,6 +84,79 @@ impl Violation {
             ViolationKind::NotAllowed { .. } => codes::CONFIG_INVALID_VALUE,
         }
     }
+
+    /// What is wrong, in words: the one wording of a violation, for the configuration, the
+    /// documents other injectors embed in it, and a sidecar as rendered.
+    pub(crate) fn message(&self, wording: Wording<'_>) -> String {
+        let place = match wording.whole {
+            Some(whole) if self.path.is_empty() => whole.to_owned(),
+            _ => format!("`{}`", self.path.join(".")),
+        };
+        let within = wording
+            .within
+            .map(|w| format!(" in `{w}`"))
+            .unwrap_or_default();
+        match &self.kind {
+            ViolationKind::UnknownField { field, .. } => {
+                match self.suggestion().filter(|_| wording.suggest) {
+                    Some(h) => format!("unknown field `{field}`{within} ({h})"),
+                    None => format!("unknown field `{field}`{within}"),
+                }
+            }
+            ViolationKind::WrongType { expected, found } => {
+                format!("{place}{within} must be {expected}, found {found}")
+            }
+            ViolationKind::Missing { field } => {
+                let container = wording.within.map_or(place, |w| format!("`{w}`"));
+                format!("missing field `{field}` in {container}")
+            }
+            ViolationKind::NotAllowed { allowed } => {
+                format!("{place} must be one of {}", allowed.join(", "))
+            }
+        }
+    }
+
+    /// The words beside the offending text, where the message says more than "here".
+    pub(crate) fn label(&self) -> Option<String> {
+        match &self.kind {
+            ViolationKind::UnknownField { .. } => Some("not a known field".to_owned()),
+            ViolationKind::WrongType { expected, .. } => Some(format!("expected {expected}")),
+            ViolationKind::Missing { .. } | ViolationKind::NotAllowed { .. } => None,
+        }
+    }
+
+    /// What to write instead of an unknown field: the known field it may be a misspelling of,
+    /// or else the known fields.
+    pub(crate) fn help(&self) -> Option<String> {
+        let ViolationKind::UnknownField { expected, .. } = &self.kind else {
+            return None;
+        };
+        self.suggestion().or_else(|| {
+            (!expected.is_empty()).then(|| format!("known fields: {}", expected.join(", ")))
+        })
+    }
+
+    /// `did you mean …?` for an unknown field close to a known one.
+    fn suggestion(&self) -> Option<String> {
+        let ViolationKind::UnknownField { field, expected } = &self.kind else {
+            return None;
+        };
+        suggest(field, expected.iter().map(String::as_str))
+    }
+}
+
+/// How a violation's message names where it is. The default quotes the path, even the empty
+/// one of the whole document, and names nothing else.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Wording<'a> {
+    /// What the whole document is called when the path is empty (`the file`).
+    pub whole: Option<&'a str>,
+    /// The document the path is in, when it is embedded in a string of another (`sidecars.yaml`
+    /// of an Expedia ConfigMap): named after the path, and for a missing field instead of it.
+    pub within: Option<&'a str>,
+    /// Whether an unknown field's message ends with the known field it may be a misspelling
+    /// of (`(did you mean `image`?)`), where no help line says so.
+    pub suggest: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -498,6 +572,61 @@ mod tests {
             "rules": [{"name": "r", "match": {"kinds": ["Deployment"], "labelSelector": {"matchExpressions": [{"key": "a", "operator": "In", "values": ["x"]}]}}, "inject": ["proxy"]}],
         }));
         assert!(v.is_empty(), "{v:#?}");
+    }
+
+    #[test]
+    fn one_wording_for_every_place() {
+        let at = |path: &[&str], kind| Violation {
+            path: path.iter().map(|&p| p.to_owned()).collect(),
+            kind,
+        };
+        let unknown = at(
+            &["containers", "0", "imagee"],
+            ViolationKind::UnknownField {
+                field: "imagee".to_owned(),
+                expected: vec!["image".to_owned(), "name".to_owned()],
+            },
+        );
+        let wrong = at(
+            &[],
+            ViolationKind::WrongType {
+                expected: "object".to_owned(),
+                found: "a list",
+            },
+        );
+        let missing = at(
+            &[],
+            ViolationKind::Missing {
+                field: "name".to_owned(),
+            },
+        );
+        let file = Wording {
+            whole: Some("the file"),
+            ..Wording::default()
+        };
+        let embedded = Wording {
+            within: Some("sidecars.yaml"),
+            suggest: true,
+            ..Wording::default()
+        };
+        assert_eq!(unknown.message(file), "unknown field `imagee`");
+        assert_eq!(
+            unknown.message(embedded),
+            "unknown field `imagee` in `sidecars.yaml` (did you mean `image`?)"
+        );
+        assert_eq!(unknown.label().as_deref(), Some("not a known field"));
+        assert_eq!(unknown.help().as_deref(), Some("did you mean `image`?"));
+        assert_eq!(wrong.message(file), "the file must be object, found a list");
+        assert_eq!(
+            wrong.message(Wording::default()),
+            "`` must be object, found a list"
+        );
+        assert_eq!(missing.message(file), "missing field `name` in the file");
+        assert_eq!(
+            missing.message(embedded),
+            "missing field `name` in `sidecars.yaml`"
+        );
+        assert_eq!(missing.label(), None);
     }
 
     #[test]

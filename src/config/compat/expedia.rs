@@ -80,22 +80,7 @@ fn old_schema() -> &'static Value {
 pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Failure> {
     let old = cm["data"].get(CURRENT_KEY).is_none();
     let key = if old { OLD_KEY } else { CURRENT_KEY };
-    let fields = (
-        string_field(cm, &["metadata", "name"]),
-        string_field(cm, &["metadata", "namespace"]),
-        string_field(cm, &["data", key]),
-    );
-    let (cm_name, namespace, text) = match fields {
-        (Ok(name), Ok(namespace), Ok(text)) => (
-            name.unwrap_or_default().to_owned(),
-            namespace,
-            text.unwrap_or_default(),
-        ),
-        (name, namespace, text) => {
-            let problems = [name.err(), namespace.err(), text.err()];
-            return Err(Failure::Problems(problems.into_iter().flatten().collect()));
-        }
-    };
+    let (cm_name, namespace, text) = fields(cm, key)?;
     let inner =
         embedded(root, doc, &["data", key], text).map_err(|p| Failure::Problems(vec![p]))?;
     let schema = if old { old_schema() } else { sidecar_schema() };
@@ -115,74 +100,118 @@ pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Fai
         ));
     }
     let entries: Vec<(String, Value)> = if old {
-        value["sidecars"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| {
-                (
-                    s["name"].as_str().unwrap_or_default().to_owned(),
-                    s.get("sidecar").cloned().unwrap_or(json!({})),
-                )
-            })
-            .collect()
+        old_entries(&value)
     } else {
         // Everything in the ConfigMap is added for its name.
-        let mut merged = Map::new();
-        for s in value.as_array().into_iter().flatten() {
-            for (k, v) in s
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter(|(k, _)| *k != "name")
-            {
-                match (merged.get_mut(k), v) {
-                    (Some(Value::Array(a)), Value::Array(b)) => a.extend(b.iter().cloned()),
-                    (Some(Value::Object(a)), Value::Object(b)) => {
-                        for (bk, bv) in b {
-                            a.entry(bk.clone()).or_insert(bv.clone());
-                        }
-                    }
-                    _ => {
-                        merged.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        vec![(cm_name.clone(), Value::Object(merged))]
+        vec![(cm_name.clone(), merged(&value))]
     };
     let mut sidecars = Vec::new();
     let mut rules = Vec::new();
     for (name, body) in entries {
-        let mut s = body.as_object().cloned().unwrap_or_default();
-        s.insert("name".into(), json!(name));
-        s.insert(
-            "description".into(),
-            json!(format!("Expedia sidecar {name} (ConfigMap {cm_name})")),
-        );
-        s.insert("literal".into(), json!(true));
-        if old {
-            s.insert(
-                "envFromAnnotations".into(),
-                json!({"prefix": format!("{PREFIX}/"), "exclude": ["inject", "status"]}),
-            );
-        }
-        sidecars.push(Value::Object(s));
-        let mut m = json!({
-            "annotationLists": {format!("{PREFIX}/inject"): name},
-            "labelSelector": {"matchExpressions": [{"key": format!("{PREFIX}/inject"), "operator": "NotIn", "values": ["skip"]}]},
-            "namespaceSelector": if old {
-                // The older injector only looked at namespaces labelled for it.
-                json!({"matchLabels": {"kubernetes-sidecar-injector": "enabled"}})
-            } else {
-                json!({"matchExpressions": [{"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]}]})
-            },
-        });
-        if let Some(ns) = namespace {
-            // ConfigMaps are looked up in the pod's own namespace.
-            m["namespaces"] = json!([ns]);
-        }
-        rules.push(json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject"}));
+        sidecars.push(sidecar(&name, &body, &cm_name, old));
+        rules.push(rule(&name, namespace, old));
     }
     Ok(super::native(sidecars, rules))
+}
+
+/// The ConfigMap's name, namespace and the text of its `data` `key`; every one of them that
+/// is not a string a problem.
+fn fields<'v>(cm: &'v Value, key: &str) -> Result<(String, Option<&'v str>, &'v str), Failure> {
+    let fields = (
+        string_field(cm, &["metadata", "name"]),
+        string_field(cm, &["metadata", "namespace"]),
+        string_field(cm, &["data", key]),
+    );
+    match fields {
+        (Ok(name), Ok(namespace), Ok(text)) => Ok((
+            name.unwrap_or_default().to_owned(),
+            namespace,
+            text.unwrap_or_default(),
+        )),
+        (name, namespace, text) => {
+            let problems = [name.err(), namespace.err(), text.err()];
+            Err(Failure::Problems(problems.into_iter().flatten().collect()))
+        }
+    }
+}
+
+/// The older format's sidecars: each name with what it adds.
+fn old_entries(value: &Value) -> Vec<(String, Value)> {
+    value["sidecars"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or_default().to_owned(),
+                s.get("sidecar").cloned().unwrap_or(json!({})),
+            )
+        })
+        .collect()
+}
+
+/// The current format's sidecars, all in one: lists appended, mappings merged (the first
+/// value of a key kept), other fields the last one's.
+fn merged(value: &Value) -> Value {
+    let mut merged = Map::new();
+    for s in value.as_array().into_iter().flatten() {
+        for (k, v) in s
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| *k != "name")
+        {
+            match (merged.get_mut(k), v) {
+                (Some(Value::Array(a)), Value::Array(b)) => a.extend(b.iter().cloned()),
+                (Some(Value::Object(a)), Value::Object(b)) => {
+                    for (bk, bv) in b {
+                        a.entry(bk.clone()).or_insert(bv.clone());
+                    }
+                }
+                _ => {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    Value::Object(merged)
+}
+
+/// The native sidecar `name` adding `body`, from the ConfigMap `cm_name` (of the `old` format
+/// or not).
+fn sidecar(name: &str, body: &Value, cm_name: &str, old: bool) -> Value {
+    let mut s = body.as_object().cloned().unwrap_or_default();
+    s.insert("name".into(), json!(name));
+    s.insert(
+        "description".into(),
+        json!(format!("Expedia sidecar {name} (ConfigMap {cm_name})")),
+    );
+    s.insert("literal".into(), json!(true));
+    if old {
+        s.insert(
+            "envFromAnnotations".into(),
+            json!({"prefix": format!("{PREFIX}/"), "exclude": ["inject", "status"]}),
+        );
+    }
+    Value::Object(s)
+}
+
+/// The rule injecting sidecar `name` where the pod's annotation names it, unless the pod or
+/// its namespace opts out (or, in the `old` format, the namespace does not opt in).
+fn rule(name: &str, namespace: Option<&str>, old: bool) -> Value {
+    let mut m = json!({
+        "annotationLists": {format!("{PREFIX}/inject"): name},
+        "labelSelector": {"matchExpressions": [{"key": format!("{PREFIX}/inject"), "operator": "NotIn", "values": ["skip"]}]},
+        "namespaceSelector": if old {
+            // The older injector only looked at namespaces labelled for it.
+            json!({"matchLabels": {"kubernetes-sidecar-injector": "enabled"}})
+        } else {
+            json!({"matchExpressions": [{"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]}]})
+        },
+    });
+    if let Some(ns) = namespace {
+        // ConfigMaps are looked up in the pod's own namespace.
+        m["namespaces"] = json!([ns]);
+    }
+    json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject"})
 }

@@ -139,7 +139,6 @@ impl Translator {
         let body = &inner[body_start..body_end];
         let offset = body_start + (body.len() - body.trim_start().len());
         let body = body.trim();
-        let (open, close) = (if ltrim { "-" } else { "" }, if rtrim { "-" } else { "" });
         if body.starts_with("/*") {
             if !body.ends_with("*/") {
                 return error(offset, "a comment must end with `*/`");
@@ -147,7 +146,12 @@ impl Translator {
             return Ok(String::new());
         }
         let tokens = lex(body).map_err(|e| e.shifted(offset))?;
-        let shift = |e: Error| e.shifted(offset);
+        let body = Body {
+            tokens: &tokens,
+            offset,
+            open: if ltrim { "-" } else { "" },
+            close: if rtrim { "-" } else { "" },
+        };
         let keyword = match tokens.first() {
             Some(Token {
                 kind: Kind::Ident(k),
@@ -155,91 +159,115 @@ impl Translator {
             }) => k.as_str(),
             _ => "",
         };
-        let tag = |s: String| format!("{{%{open} {s} {close}%}}");
         match keyword {
-            "if" => {
-                let cond = self.pipeline(&tokens[1..]).map_err(shift)?;
-                self.blocks.push(Block::If);
-                self.dots.push(self.dots.last().cloned().flatten());
-                Ok(tag(format!("if {cond}")))
-            }
-            "else" => match (self.blocks.last(), tokens.get(1)) {
-                (
-                    Some(Block::If),
-                    Some(Token {
-                        kind: Kind::Ident(k),
-                        ..
-                    }),
-                ) if k == "if" => {
-                    let cond = self.pipeline(&tokens[2..]).map_err(shift)?;
-                    Ok(tag(format!("elif {cond}")))
-                }
-                (Some(_), None) => Ok(tag("else".to_owned())),
-                (None, _) => error(offset, "`else` outside `if`, `with` or `range`"),
-                (Some(_), Some(t)) => error(t.offset + offset, "`else` takes nothing here"),
-            },
-            "end" => {
-                if tokens.len() > 1 {
-                    return error(offset + tokens[1].offset, "`end` takes nothing");
-                }
-                self.dots.pop();
-                match self.blocks.pop() {
-                    Some(Block::If) => Ok(tag("endif".to_owned())),
-                    Some(Block::Range) => Ok(tag("endfor".to_owned())),
-                    Some(Block::With) => Ok(tag("endif %}{% endwith".to_owned())),
-                    None => error(offset, "`end` without `if`, `with` or `range`"),
-                }
-            }
-            "with" => {
-                let (vars, rest) = declarations(&tokens[1..]).map_err(shift)?;
-                let value = self.pipeline(rest).map_err(shift)?;
-                self.counter += 1;
-                let name = match vars.as_slice() {
-                    [] => format!("go_dot{}", self.counter),
-                    [v] => var_name(v),
-                    _ => return error(offset, "`with` declares one variable"),
-                };
-                self.blocks.push(Block::With);
-                self.dots.push(Some(name.clone()));
-                Ok(format!(
-                    "{{%{open} with {name} = {value} %}}{{% if {name} {close}%}}"
-                ))
-            }
-            "range" => {
-                let (vars, rest) = declarations(&tokens[1..]).map_err(shift)?;
-                let value = self.pipeline(rest).map_err(shift)?;
-                self.counter += 1;
-                let (key, item) = match vars.as_slice() {
-                    [] => (
-                        format!("go_key{}", self.counter),
-                        format!("go_dot{}", self.counter),
-                    ),
-                    [v] => (format!("go_key{}", self.counter), var_name(v)),
-                    [k, v] => (var_name(k), var_name(v)),
-                    _ => return error(offset, "`range` declares at most two variables"),
-                };
-                self.blocks.push(Block::Range);
-                self.dots.push(Some(item.clone()));
-                Ok(tag(format!("for {key}, {item} in {value} | go_range")))
-            }
+            "if" => self.if_block(&body),
+            "else" => self.else_branch(&body),
+            "end" => self.end_block(&body),
+            "with" => self.with_block(&body),
+            "range" => self.range_block(&body),
             "template" | "define" | "block" | "break" | "continue" => error(
                 offset,
                 format!("`{keyword}` is not supported in a salesforce template kinject reads"),
             ),
-            _ => {
-                if let (vars, rest) = declarations(&tokens).map_err(shift)?
-                    && !vars.is_empty()
-                {
-                    let [v] = vars.as_slice() else {
-                        return error(offset, "a declaration names one variable");
-                    };
-                    let value = self.pipeline(rest).map_err(shift)?;
-                    return Ok(tag(format!("set {} = {value}", var_name(v))));
-                }
-                let value = self.pipeline(&tokens).map_err(shift)?;
-                Ok(format!("{{{{{open} {value} {close}}}}}"))
-            }
+            _ => self.value_or_declaration(&body),
         }
+    }
+
+    /// `if pipeline`.
+    fn if_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        let cond = self
+            .pipeline(&body.tokens[1..])
+            .map_err(|e| body.shift(e))?;
+        self.blocks.push(Block::If);
+        self.dots.push(self.dots.last().cloned().flatten());
+        Ok(body.tag(format!("if {cond}")))
+    }
+
+    /// `else`, or `else if pipeline` in an `if`.
+    fn else_branch(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        match (self.blocks.last(), body.tokens.get(1)) {
+            (
+                Some(Block::If),
+                Some(Token {
+                    kind: Kind::Ident(k),
+                    ..
+                }),
+            ) if k == "if" => {
+                let cond = self
+                    .pipeline(&body.tokens[2..])
+                    .map_err(|e| body.shift(e))?;
+                Ok(body.tag(format!("elif {cond}")))
+            }
+            (Some(_), None) => Ok(body.tag("else")),
+            (None, _) => error(body.offset, "`else` outside `if`, `with` or `range`"),
+            (Some(_), Some(t)) => error(t.offset + body.offset, "`else` takes nothing here"),
+        }
+    }
+
+    /// `end` of the innermost block.
+    fn end_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        if body.tokens.len() > 1 {
+            return error(body.offset + body.tokens[1].offset, "`end` takes nothing");
+        }
+        self.dots.pop();
+        match self.blocks.pop() {
+            Some(Block::If) => Ok(body.tag("endif")),
+            Some(Block::Range) => Ok(body.tag("endfor")),
+            Some(Block::With) => Ok(body.tag("endif %}{% endwith")),
+            None => error(body.offset, "`end` without `if`, `with` or `range`"),
+        }
+    }
+
+    /// `with pipeline` or `with $x := pipeline`: `.` (or `$x`) is its value inside.
+    fn with_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        let (vars, rest) = declarations(&body.tokens[1..]).map_err(|e| body.shift(e))?;
+        let value = self.pipeline(rest).map_err(|e| body.shift(e))?;
+        self.counter += 1;
+        let name = match vars.as_slice() {
+            [] => format!("go_dot{}", self.counter),
+            [v] => var_name(v),
+            _ => return error(body.offset, "`with` declares one variable"),
+        };
+        self.blocks.push(Block::With);
+        self.dots.push(Some(name.clone()));
+        Ok(format!(
+            "{{%{} with {name} = {value} %}}{{% if {name} {}%}}",
+            body.open, body.close
+        ))
+    }
+
+    /// `range pipeline`, with up to two variables (`$k, $v :=`): `.` is each item inside.
+    fn range_block(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        let (vars, rest) = declarations(&body.tokens[1..]).map_err(|e| body.shift(e))?;
+        let value = self.pipeline(rest).map_err(|e| body.shift(e))?;
+        self.counter += 1;
+        let (key, item) = match vars.as_slice() {
+            [] => (
+                format!("go_key{}", self.counter),
+                format!("go_dot{}", self.counter),
+            ),
+            [v] => (format!("go_key{}", self.counter), var_name(v)),
+            [k, v] => (var_name(k), var_name(v)),
+            _ => return error(body.offset, "`range` declares at most two variables"),
+        };
+        self.blocks.push(Block::Range);
+        self.dots.push(Some(item.clone()));
+        Ok(body.tag(format!("for {key}, {item} in {value} | go_range")))
+    }
+
+    /// `$x := pipeline` (or `=`), or a pipeline whose value is printed.
+    fn value_or_declaration(&mut self, body: &Body<'_>) -> Result<String, Error> {
+        if let (vars, rest) = declarations(body.tokens).map_err(|e| body.shift(e))?
+            && !vars.is_empty()
+        {
+            let [v] = vars.as_slice() else {
+                return error(body.offset, "a declaration names one variable");
+            };
+            let value = self.pipeline(rest).map_err(|e| body.shift(e))?;
+            return Ok(body.tag(format!("set {} = {value}", var_name(v))));
+        }
+        let value = self.pipeline(body.tokens).map_err(|e| body.shift(e))?;
+        Ok(format!("{{{{{} {value} {}}}}}", body.open, body.close))
     }
 
     /// A pipeline: commands joined by `|`, each result passed as the next one's last argument.
@@ -296,74 +324,7 @@ impl Translator {
             rest = &rest[used..];
         }
         args.extend(piped);
-        let n = args.len();
-        let need = |count: usize| -> Result<(), Error> {
-            if n == count {
-                Ok(())
-            } else {
-                error(
-                    first.offset,
-                    format!("`{func}` takes {count} argument(s), found {n}"),
-                )
-            }
-        };
-        Ok(match func.as_str() {
-            "index" => {
-                if n < 2 {
-                    return error(first.offset, "`index` takes a value and keys");
-                }
-                if n == 2 && args[0] == POD_ANNOTATIONS {
-                    return Ok(format!("annotation({})", args[1]));
-                }
-                let mut v = args[0].clone();
-                for k in &args[1..] {
-                    v = format!("({v} | default({{}}))[{k}]");
-                }
-                format!("({v} | default(\"\"))")
-            }
-            "fromYaml" => {
-                need(1)?;
-                format!("({} | from_yaml)", args[0])
-            }
-            "len" => {
-                need(1)?;
-                format!("({} | length)", args[0])
-            }
-            "not" => {
-                need(1)?;
-                format!("(not {})", args[0])
-            }
-            "and" | "or" => {
-                if n < 2 {
-                    return error(
-                        first.offset,
-                        format!("`{func}` takes two or more arguments"),
-                    );
-                }
-                format!("({})", args.join(&format!(" {func} ")))
-            }
-            "eq" | "ne" | "lt" | "le" | "gt" | "ge" => {
-                need(2)?;
-                let op = match func.as_str() {
-                    "eq" => "==",
-                    "ne" => "!=",
-                    "lt" => "<",
-                    "le" => "<=",
-                    "gt" => ">",
-                    _ => ">=",
-                };
-                format!("({} {op} {})", args[0], args[1])
-            }
-            "print" => format!("({})", args.join(" ~ ")),
-            other => {
-                return error(
-                    first.offset,
-                    format!(
-                        "function `{other}` is not supported (salesforce templates have Go's built-ins and `fromYaml`; kinject translates index, fromYaml, len, not, and, or, eq, ne, lt, le, gt, ge, print)"
-                    ),
-                );
-            }
-        })
+        call(func, &args, first.offset)
     }
 
     /// One operand at the start of `tokens`, and how many tokens it used.
@@ -448,6 +409,97 @@ impl Translator {
         };
         Ok(map_fields(base, fields))
     }
+}
+
+/// An action's body as tokens, where it starts in the action (its errors are shifted by
+/// that), and the trim markers (`{%-`, `-%}`) its minijinja tag keeps.
+struct Body<'t> {
+    tokens: &'t [Token],
+    offset: usize,
+    open: &'static str,
+    close: &'static str,
+}
+
+impl Body<'_> {
+    /// `statement` as a minijinja tag, trimmed as the action is.
+    fn tag(&self, statement: impl std::fmt::Display) -> String {
+        format!("{{%{} {statement} {}%}}", self.open, self.close)
+    }
+
+    /// An error in the body, at its place in the action.
+    fn shift(&self, e: Error) -> Error {
+        e.shifted(self.offset)
+    }
+}
+
+/// Go's built-in `func` (or salesforce's `fromYaml`) applied to the translated `args`, as a
+/// minijinja expression; `offset` is where the action names it.
+fn call(func: &str, args: &[String], offset: usize) -> Result<String, Error> {
+    let n = args.len();
+    let need = |count: usize| -> Result<(), Error> {
+        if n == count {
+            Ok(())
+        } else {
+            error(
+                offset,
+                format!("`{func}` takes {count} argument(s), found {n}"),
+            )
+        }
+    };
+    Ok(match func {
+        "index" => {
+            if n < 2 {
+                return error(offset, "`index` takes a value and keys");
+            }
+            if n == 2 && args[0] == POD_ANNOTATIONS {
+                return Ok(format!("annotation({})", args[1]));
+            }
+            let mut v = args[0].clone();
+            for k in &args[1..] {
+                v = format!("({v} | default({{}}))[{k}]");
+            }
+            format!("({v} | default(\"\"))")
+        }
+        "fromYaml" => {
+            need(1)?;
+            format!("({} | from_yaml)", args[0])
+        }
+        "len" => {
+            need(1)?;
+            format!("({} | length)", args[0])
+        }
+        "not" => {
+            need(1)?;
+            format!("(not {})", args[0])
+        }
+        "and" | "or" => {
+            if n < 2 {
+                return error(offset, format!("`{func}` takes two or more arguments"));
+            }
+            format!("({})", args.join(&format!(" {func} ")))
+        }
+        "eq" | "ne" | "lt" | "le" | "gt" | "ge" => {
+            need(2)?;
+            let op = match func {
+                "eq" => "==",
+                "ne" => "!=",
+                "lt" => "<",
+                "le" => "<=",
+                "gt" => ">",
+                _ => ">=",
+            };
+            format!("({} {op} {})", args[0], args[1])
+        }
+        "print" => format!("({})", args.join(" ~ ")),
+        other => {
+            return error(
+                offset,
+                format!(
+                    "function `{other}` is not supported (salesforce templates have Go's built-ins and `fromYaml`; kinject translates index, fromYaml, len, not, and, or, eq, ne, lt, le, gt, ge, print)"
+                ),
+            );
+        }
+    })
 }
 
 /// The pod's annotations (`.Annotations`), as a minijinja expression.
@@ -555,30 +607,6 @@ fn lex(text: &str) -> Result<Vec<Token>, Error> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut out = Vec::new();
     let mut i = 0;
-    let ident = |i: &mut usize| -> String {
-        let mut s = String::new();
-        while let Some(&(_, c)) = chars.get(*i) {
-            if c.is_alphanumeric() || c == '_' {
-                s.push(c);
-                *i += 1;
-            } else {
-                break;
-            }
-        }
-        s
-    };
-    let field_chain = |i: &mut usize| -> Vec<String> {
-        let mut fields = Vec::new();
-        while chars.get(*i).map(|c| c.1) == Some('.') {
-            *i += 1;
-            let s = ident(i);
-            if s.is_empty() {
-                break;
-            }
-            fields.push(s);
-        }
-        fields
-    };
     while let Some(&(offset, c)) = chars.get(i) {
         let kind = match c {
             c if c.is_whitespace() => {
@@ -609,68 +637,107 @@ fn lex(text: &str) -> Result<Vec<Token>, Error> {
                 i += 1;
                 Kind::Assign
             }
-            '.' => Kind::Field(field_chain(&mut i)),
+            '.' => Kind::Field(field_chain(&chars, &mut i)),
             '$' => {
                 i += 1;
-                let name = ident(&mut i);
-                Kind::Var(name, field_chain(&mut i))
+                let name = ident(&chars, &mut i);
+                Kind::Var(name, field_chain(&chars, &mut i))
             }
-            '"' => {
-                let mut j = i + 1;
-                let mut raw = String::from("\"");
-                loop {
-                    let Some(&(_, c)) = chars.get(j) else {
-                        return error(offset, "unterminated string");
-                    };
-                    raw.push(c);
-                    j += 1;
-                    if c == '\\' {
-                        if let Some(&(_, n)) = chars.get(j) {
-                            raw.push(n);
-                            j += 1;
-                        }
-                    } else if c == '"' {
-                        break;
-                    }
-                }
-                i = j;
-                let s: String = serde_json::from_str(&raw).map_err(|e| Error {
-                    offset,
-                    message: format!("string literal: {e}"),
-                })?;
-                Kind::Str(s)
-            }
-            '`' => {
-                let rest: String = chars[i + 1..].iter().map(|c| c.1).collect();
-                let Some(end) = rest.find('`') else {
-                    return error(offset, "unterminated raw string");
-                };
-                i += 2 + rest[..end].chars().count();
-                Kind::Str(rest[..end].to_owned())
-            }
-            c if c.is_ascii_digit() || c == '-' => {
-                let mut s = String::from(c);
-                i += 1;
-                while let Some(&(_, c)) = chars.get(i) {
-                    if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
-                        s.push(c);
-                        i += 1;
-                    } else {
-                        break;
-                    }
-                }
-                if s.parse::<f64>().is_err() {
-                    return error(offset, format!("`{s}` is not a number kinject reads"));
-                }
-                Kind::Number(s)
-            }
-            c if c.is_alphabetic() || c == '_' => Kind::Ident(ident(&mut i)),
+            '"' => Kind::Str(quoted(&chars, &mut i)?),
+            '`' => Kind::Str(raw_quoted(&chars, &mut i)?),
+            c if c.is_ascii_digit() || c == '-' => Kind::Number(number(&chars, &mut i)?),
+            c if c.is_alphabetic() || c == '_' => Kind::Ident(ident(&chars, &mut i)),
             '\'' => return error(offset, "character constants are not supported"),
             other => return error(offset, format!("unexpected `{other}`")),
         };
         out.push(Token { kind, offset });
     }
     Ok(out)
+}
+
+/// The identifier at `chars[*i]` (letters, digits, `_`; maybe none), `i` moved past it.
+fn ident(chars: &[(usize, char)], i: &mut usize) -> String {
+    let mut s = String::new();
+    while let Some(&(_, c)) = chars.get(*i) {
+        if c.is_alphanumeric() || c == '_' {
+            s.push(c);
+            *i += 1;
+        } else {
+            break;
+        }
+    }
+    s
+}
+
+/// The fields of `.A.B` at `chars[*i]`, `i` moved past them.
+fn field_chain(chars: &[(usize, char)], i: &mut usize) -> Vec<String> {
+    let mut fields = Vec::new();
+    while chars.get(*i).map(|c| c.1) == Some('.') {
+        *i += 1;
+        let s = ident(chars, i);
+        if s.is_empty() {
+            break;
+        }
+        fields.push(s);
+    }
+    fields
+}
+
+/// The string of the `"…"` literal at `chars[*i]` (Go's escapes are JSON's), `i` moved past it.
+fn quoted(chars: &[(usize, char)], i: &mut usize) -> Result<String, Error> {
+    let offset = chars[*i].0;
+    let mut j = *i + 1;
+    let mut raw = String::from("\"");
+    loop {
+        let Some(&(_, c)) = chars.get(j) else {
+            return error(offset, "unterminated string");
+        };
+        raw.push(c);
+        j += 1;
+        if c == '\\' {
+            if let Some(&(_, n)) = chars.get(j) {
+                raw.push(n);
+                j += 1;
+            }
+        } else if c == '"' {
+            break;
+        }
+    }
+    *i = j;
+    serde_json::from_str(&raw).map_err(|e| Error {
+        offset,
+        message: format!("string literal: {e}"),
+    })
+}
+
+/// The string of the `` `…` `` literal at `chars[*i]`, `i` moved past it.
+fn raw_quoted(chars: &[(usize, char)], i: &mut usize) -> Result<String, Error> {
+    let offset = chars[*i].0;
+    let rest: String = chars[*i + 1..].iter().map(|c| c.1).collect();
+    let Some(end) = rest.find('`') else {
+        return error(offset, "unterminated raw string");
+    };
+    *i += 2 + rest[..end].chars().count();
+    Ok(rest[..end].to_owned())
+}
+
+/// The number at `chars[*i]` as written, `i` moved past it.
+fn number(chars: &[(usize, char)], i: &mut usize) -> Result<String, Error> {
+    let (offset, first) = chars[*i];
+    let mut s = String::from(first);
+    *i += 1;
+    while let Some(&(_, c)) = chars.get(*i) {
+        if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+            s.push(c);
+            *i += 1;
+        } else {
+            break;
+        }
+    }
+    if s.parse::<f64>().is_err() {
+        return error(offset, format!("`{s}` is not a number kinject reads"));
+    }
+    Ok(s)
 }
 
 #[cfg(test)]

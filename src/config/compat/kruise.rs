@@ -244,7 +244,37 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
     let spec = &set["spec"];
     let mut problems = Vec::new();
     refuse_unsupported(set, &mut problems);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let paused = spec.at_pointer("/injectionStrategy/paused") == Some(&Value::Bool(true));
+    // A paused set is not defined at all: pods it injected earlier keep their sidecars.
+    let (sidecars, rules) = if paused {
+        (json!([]), json!([]))
+    } else {
+        let rules: Vec<Value> = rule(spec, &name).into_iter().collect();
+        (json!([Value::Object(sidecar(spec, &name))]), json!(rules))
+    };
+    Ok(json!({
+        "apiVersion": crate::config::API_VERSION,
+        "kind": crate::config::KIND,
+        "sidecars": sidecars,
+        "rules": rules,
+        // Kruise injects into the pods of its own workloads too.
+        "kinds": [
+            {"kind": "CloneSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
+            {"kind": "StatefulSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
+            {"kind": "DaemonSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
+            {"kind": "BroadcastJob", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template", "runsToCompletion": true},
+        ],
+        "defaults": {
+            "sortInitContainers": true,
+        },
+    }))
+}
+
+/// The native sidecar for the set `name` (its `spec`).
+fn sidecar(spec: &Value, name: &str) -> Map<String, Value> {
     let mut sidecar = Map::new();
     sidecar.insert("name".into(), json!(name));
     sidecar.insert(
@@ -253,78 +283,145 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
     );
     sidecar.insert("literal".into(), json!(true));
     sidecar.insert("sameName".into(), json!("error"));
-    let mut containers = Vec::new();
-    let mut positions = Map::new();
-    let mut share = Vec::new();
-    let mut transfer = Vec::new();
-    let mut mounted = BTreeSet::new();
-    for (list, out_key) in [
-        ("containers", "containers"),
-        ("initContainers", "initContainers"),
-    ] {
-        let mut out = Vec::new();
-        for c in spec
-            .get(list)
+    let containers = Containers::of(spec);
+    let sidecar_list = containers.sidecar_list();
+    let volumes = mounted_volumes(spec, &containers.mounted);
+    if !containers.init_containers.is_empty() {
+        sidecar.insert(
+            "initContainers".into(),
+            Value::Array(containers.init_containers),
+        );
+    }
+    sidecar.insert("containers".into(), Value::Array(containers.containers));
+    if !volumes.is_empty() {
+        sidecar.insert("volumes".into(), Value::Array(volumes));
+    }
+    if let Some(secrets) = spec.get("imagePullSecrets") {
+        sidecar.insert("imagePullSecrets".into(), secrets.clone());
+    }
+    sidecar.insert("positions".into(), Value::Object(containers.positions));
+    if !containers.share.is_empty() {
+        sidecar.insert("shareVolumeMounts".into(), Value::Array(containers.share));
+    }
+    if !containers.transfer.is_empty() {
+        sidecar.insert("transferEnv".into(), Value::Array(containers.transfer));
+    }
+    let (annotations, policies) = pod_annotations(spec, name, &sidecar_list);
+    sidecar.insert("annotations".into(), Value::Object(annotations));
+    sidecar.insert("annotationPolicies".into(), Value::Object(policies));
+    sidecar
+}
+
+/// The set's containers and init containers as the native sidecar has them, and what the
+/// sidecar's settings gather from them.
+#[derive(Default)]
+struct Containers {
+    containers: Vec<Value>,
+    init_containers: Vec<Value>,
+    /// Each container's `podInjectPolicy`, as a position.
+    positions: Map<String, Value>,
+    /// Containers whose `shareVolumePolicy` is enabled.
+    share: Vec<Value>,
+    /// Every container's `transferEnv`, each naming its container.
+    transfer: Vec<Value>,
+    /// The volumes the containers mount.
+    mounted: BTreeSet<String>,
+}
+
+impl Containers {
+    fn of(spec: &Value) -> Self {
+        let mut out = Containers::default();
+        for (list, init) in [("containers", false), ("initContainers", true)] {
+            for c in spec
+                .get(list)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let container = out.read(c, init);
+                if init {
+                    out.init_containers.push(container);
+                } else {
+                    out.containers.push(container);
+                }
+            }
+        }
+        out
+    }
+
+    /// The native container for Kruise's `c` (an `init` container or not), with what it
+    /// mounts and transfers noted, and, for a container, its position and volume sharing.
+    fn read(&mut self, c: &Value, init: bool) -> Value {
+        let cname = c
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let mut container = c.as_object().cloned().unwrap_or_default();
+        for f in KRUISE_FIELDS {
+            container.shift_remove(f);
+        }
+        for m in c
+            .get("volumeMounts")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
         {
-            let cname = c
-                .get("name")
+            if let Some(n) = m.get("name").and_then(Value::as_str) {
+                self.mounted.insert(n.to_owned());
+            }
+        }
+        // Kruise marks every container it injects.
+        let env = container.entry("env").or_insert_with(|| json!([]));
+        if let Value::Array(env) = env {
+            env.push(json!({"name": "IS_INJECTED", "value": "true"}));
+        }
+        if !init {
+            // API defaulting: containers go before the app's unless they say otherwise.
+            let after =
+                c.get("podInjectPolicy").and_then(Value::as_str) == Some("AfterAppContainer");
+            self.positions
+                .insert(cname.clone(), json!(if after { "after" } else { "before" }));
+            if c.at_pointer("/shareVolumePolicy/type")
                 .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let mut container = c.as_object().cloned().unwrap_or_default();
-            for f in KRUISE_FIELDS {
-                container.shift_remove(f);
-            }
-            for m in c
-                .get("volumeMounts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
+                == Some("enabled")
             {
-                if let Some(n) = m.get("name").and_then(Value::as_str) {
-                    mounted.insert(n.to_owned());
-                }
+                self.share.push(json!(cname));
             }
-            // Kruise marks every container it injects.
-            let env = container.entry("env").or_insert_with(|| json!([]));
-            if let Value::Array(env) = env {
-                env.push(json!({"name": "IS_INJECTED", "value": "true"}));
-            }
-            if list == "containers" {
-                // API defaulting: containers go before the app's unless they say otherwise.
-                let after =
-                    c.get("podInjectPolicy").and_then(Value::as_str) == Some("AfterAppContainer");
-                positions.insert(cname.clone(), json!(if after { "after" } else { "before" }));
-                if c.at_pointer("/shareVolumePolicy/type")
-                    .and_then(Value::as_str)
-                    == Some("enabled")
-                {
-                    share.push(json!(cname));
-                }
-            }
-            for t in c
-                .get("transferEnv")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let mut t = t.as_object().cloned().unwrap_or_default();
-                t.insert("containers".into(), json!([cname]));
-                transfer.push(Value::Object(t));
-            }
-            out.push(Value::Object(container));
         }
-        if list == "containers" {
-            containers = out;
-        } else if !out.is_empty() {
-            sidecar.insert(out_key.into(), Value::Array(out));
+        for t in c
+            .get("transferEnv")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let mut t = t.as_object().cloned().unwrap_or_default();
+            t.insert("containers".into(), json!([cname]));
+            self.transfer.push(Value::Object(t));
         }
+        Value::Object(container)
     }
-    let volumes: Vec<Value> = spec
-        .get("volumes")
+
+    /// The names Kruise lists as the set's sidecars: its containers, and its native sidecars
+    /// (init containers that keep running), sorted.
+    fn sidecar_list(&self) -> Vec<String> {
+        let native_inits = self
+            .init_containers
+            .iter()
+            .filter(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"));
+        self.containers
+            .iter()
+            .chain(native_inits)
+            .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_owned))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+}
+
+/// The set's volumes that its containers mount (the others are not injected).
+fn mounted_volumes(spec: &Value, mounted: &BTreeSet<String>) -> Vec<Value> {
+    spec.get("volumes")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -334,35 +431,16 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
                 .is_some_and(|n| mounted.contains(n))
         })
         .cloned()
-        .collect();
-    // Native sidecars (init containers that keep running) count as sidecars too.
-    let native_inits = sidecar
-        .get("initContainers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"));
-    let sidecar_list: Vec<String> = containers
-        .iter()
-        .chain(native_inits)
-        .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_owned))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    sidecar.insert("containers".into(), Value::Array(containers));
-    if !volumes.is_empty() {
-        sidecar.insert("volumes".into(), Value::Array(volumes));
-    }
-    if let Some(secrets) = spec.get("imagePullSecrets") {
-        sidecar.insert("imagePullSecrets".into(), secrets.clone());
-    }
-    sidecar.insert("positions".into(), Value::Object(positions));
-    if !share.is_empty() {
-        sidecar.insert("shareVolumeMounts".into(), Value::Array(share));
-    }
-    if !transfer.is_empty() {
-        sidecar.insert("transferEnv".into(), Value::Array(transfer));
-    }
+        .collect()
+}
+
+/// The annotations the sidecar adds to the pod and their policies: `patchPodMetadata`, and
+/// Kruise's own, which merge across sets.
+fn pod_annotations(
+    spec: &Value,
+    name: &str,
+    sidecar_list: &[String],
+) -> (Map<String, Value>, Map<String, Value>) {
     let mut annotations = Map::new();
     let mut policies = Map::new();
     for p in spec
@@ -387,7 +465,7 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
         }
     }
     let entry = |hash: String| {
-        json!({name.clone(): {"hash": hash, "sidecarSetName": name, "sidecarList": sidecar_list}})
+        json!({name: {"hash": hash, "sidecarSetName": name, "sidecarList": sidecar_list}})
             .to_string()
     };
     annotations.insert(
@@ -408,57 +486,29 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
         "kruise.io/sidecarset-injected-list".into(),
         json!("appendList"),
     );
-    sidecar.insert("annotations".into(), Value::Object(annotations));
-    sidecar.insert("annotationPolicies".into(), Value::Object(policies));
+    (annotations, policies)
+}
 
-    let mut rules = Vec::new();
+/// The rule of the set `name` (its `spec`): its selector, namespace and namespaceSelector.
+/// None when the selector is empty, which selects nothing (`!selector.Empty()` in Kruise).
+fn rule(spec: &Value, name: &str) -> Option<Value> {
     let selector = spec
         .get("selector")
-        .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()));
-    match (selector, paused) {
-        (_, true) => {}
-        // An empty selector selects nothing (`!selector.Empty()` in Kruise).
-        (None, false) => {}
-        (Some(selector), false) => {
-            let mut m = json!({"labelSelector": selector});
-            if let Some(ns) = spec
-                .get("namespace")
-                .and_then(Value::as_str)
-                .filter(|n| !n.is_empty())
-            {
-                m["namespaces"] = json!([ns]);
-            }
-            if let Some(ns) = spec.get("namespaceSelector") {
-                m["namespaceSelector"] = ns.clone();
-            }
-            rules.push(json!({"name": format!("sidecarset/{name}"), "match": m, "inject": [name], "jobs": "inject", "skips": super::injector_skips()}));
-        }
+        .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()))?;
+    let mut m = json!({"labelSelector": selector});
+    if let Some(ns) = spec
+        .get("namespace")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    {
+        m["namespaces"] = json!([ns]);
     }
-    if !problems.is_empty() {
-        return Err(problems);
+    if let Some(ns) = spec.get("namespaceSelector") {
+        m["namespaceSelector"] = ns.clone();
     }
-    // A paused set is not defined at all: pods it injected earlier keep their sidecars.
-    let sidecars = if paused {
-        json!([])
-    } else {
-        json!([Value::Object(sidecar)])
-    };
-    Ok(json!({
-        "apiVersion": crate::config::API_VERSION,
-        "kind": crate::config::KIND,
-        "sidecars": sidecars,
-        "rules": rules,
-        // Kruise injects into the pods of its own workloads too.
-        "kinds": [
-            {"kind": "CloneSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
-            {"kind": "StatefulSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
-            {"kind": "DaemonSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
-            {"kind": "BroadcastJob", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template", "runsToCompletion": true},
-        ],
-        "defaults": {
-            "sortInitContainers": true,
-        },
-    }))
+    Some(
+        json!({"name": format!("sidecarset/{name}"), "match": m, "inject": [name], "jobs": "inject", "skips": super::injector_skips()}),
+    )
 }
 
 /// Fields whose behaviour needs a cluster (revision history, hot upgrades) are refused.

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::diagnostic::Located;
 use crate::json::Pointer;
 use crate::model::Formats;
-use crate::model::schema::{Violation, ViolationKind, validate};
+use crate::model::schema::{Violation, ViolationKind, Wording, validate};
 use crate::yaml::{Node, Parsed, offset_in_scalar, parse_document};
 
 /// A problem with a field of another format, at its path in the document.
@@ -173,29 +173,18 @@ pub(crate) fn describe_violation(
 ) -> (usize, String) {
     let node = root.map(|r| r.at(&v.path).unwrap_or(r));
     let mut offset = node.map_or(0, |n| n.start);
-    let at = v.path.join(".");
-    let in_what = what.map(|w| format!(" in `{w}`")).unwrap_or_default();
-    let message = match &v.kind {
-        ViolationKind::UnknownField { field, expected } => {
-            if let Some((start, _)) = root.and_then(|r| r.key_span(&v.path)) {
-                offset = start;
-            }
-            match crate::diagnostic::suggest(field, expected.iter().map(String::as_str)) {
-                Some(h) => format!("unknown field `{field}`{in_what} ({h})"),
-                None => format!("unknown field `{field}`{in_what}"),
-            }
-        }
-        ViolationKind::WrongType { expected, found } => {
-            format!("`{at}`{in_what} must be {expected}, found {found}")
-        }
-        ViolationKind::Missing { field } => {
-            format!("missing field `{field}` in `{}`", what.unwrap_or(&at))
-        }
-        ViolationKind::NotAllowed { allowed } => {
-            format!("`{at}` must be one of {}", allowed.join(", "))
-        }
+    // An unknown field is pointed at by its key.
+    if let ViolationKind::UnknownField { .. } = v.kind
+        && let Some((start, _)) = root.and_then(|r| r.key_span(&v.path))
+    {
+        offset = start;
+    }
+    let wording = Wording {
+        within: what,
+        suggest: true,
+        ..Wording::default()
     };
-    (offset, message)
+    (offset, v.message(wording))
 }
 
 /// Parses the string at `path` of the document (`text`, its value) as YAML.

@@ -239,7 +239,6 @@ fn add_entries(
     actions: &[gotemplate::Action],
     catalogs: &mut Catalogs,
 ) -> Result<(), Errors> {
-    let mut errors: Errors = Vec::new();
     let Some(root) = parsed.root else {
         return Ok(());
     };
@@ -252,20 +251,10 @@ fn add_entries(
             .collect();
         *m = renamed;
     }
-    let mut used = vec![false; actions.len()];
-    let mut path = Vec::new();
-    let mut translator = Translator::new();
-    translate(
-        &mut value,
-        &root,
-        text,
-        actions,
-        &mut used,
-        &mut path,
-        &mut translator,
-        &mut errors,
-    );
-    for (a, used) in actions.iter().zip(&used) {
+    let mut translation = Translation::new(&root, text, actions);
+    translation.value(&mut value);
+    let mut errors = translation.errors;
+    for (a, used) in actions.iter().zip(&translation.used) {
         // Go renders an action in a comment into the comment: it changes nothing.
         if !used && !in_comment(text, a.start) {
             errors.push((
@@ -303,101 +292,135 @@ fn in_comment(text: &str, at: usize) -> bool {
     before.trim_start().starts_with('#') || before.contains(" #")
 }
 
-/// Replaces the placeholders in the strings of `value` by the translated templates.
-#[allow(clippy::too_many_arguments)]
-fn translate(
-    value: &mut Value,
-    root: &Node,
-    text: &str,
-    actions: &[gotemplate::Action],
-    used: &mut [bool],
-    path: &mut Vec<String>,
-    translator: &mut Translator,
-    errors: &mut Errors,
-) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                path.push(k.clone());
-                translate(v, root, text, actions, used, path, translator, errors);
-                path.pop();
-            }
+/// The sidecar file's values being translated: where its actions are, which of them were
+/// found in a value, and what could not be translated.
+struct Translation<'a> {
+    root: &'a Node,
+    text: &'a str,
+    actions: &'a [gotemplate::Action],
+    /// For each action, whether a value holds it.
+    used: Vec<bool>,
+    /// The path to the value being translated.
+    path: Vec<String>,
+    translator: Translator,
+    errors: Errors,
+}
+
+impl<'a> Translation<'a> {
+    fn new(root: &'a Node, text: &'a str, actions: &'a [gotemplate::Action]) -> Self {
+        Translation {
+            root,
+            text,
+            actions,
+            used: vec![false; actions.len()],
+            path: Vec::new(),
+            translator: Translator::new(),
+            errors: Vec::new(),
         }
-        Value::Array(items) => {
-            for (i, v) in items.iter_mut().enumerate() {
-                path.push(i.to_string());
-                translate(v, root, text, actions, used, path, translator, errors);
-                path.pop();
-            }
-        }
-        Value::String(s) => {
-            let Some(node) = root.at(path) else { return };
-            let inside: Vec<usize> = (0..actions.len())
-                .filter(|&i| actions[i].start >= node.start && actions[i].end <= node.end)
-                .collect();
-            if inside.is_empty() {
-                // A literal that looks like a minijinja template stays literal.
-                *s = gotemplate::literal(s);
-                return;
-            }
-            // Put the actions back where their placeholders are, and translate.
-            let mut restored = String::new();
-            let mut local = Vec::new();
-            let mut rest = s.as_str();
-            for &i in &inside {
-                let a = &actions[i];
-                let mark = placeholder(a.end - a.start);
-                let Some(at) = rest.find(&mark) else {
-                    errors.push((
-                        a.start,
-                        "kinject::config::template_syntax",
-                        "a template action split by YAML quoting or folding is not supported"
-                            .to_owned(),
-                    ));
-                    return;
-                };
-                restored.push_str(&rest[..at]);
-                let start = restored.len();
-                restored.push_str(&text[a.start..a.end]);
-                local.push(gotemplate::Action {
-                    start,
-                    end: restored.len(),
-                    inner: a.inner.clone(),
-                });
-                rest = &rest[at + mark.len()..];
-                used[i] = true;
-            }
-            restored.push_str(rest);
-            match translator.translate(&restored, &local) {
-                Ok(mut t) => {
-                    // A plain scalar that is one value: Go wrote the text, then YAML read it.
-                    let whole =
-                        local.len() == 1 && local[0].start == 0 && local[0].end == restored.len();
-                    if whole
-                        && matches!(node.kind, NodeKind::Scalar(ScalarKind::Plain))
-                        && let Some(expr) =
-                            t.strip_prefix("{{ ").and_then(|x| x.strip_suffix(" }}"))
-                    {
-                        t = format!("{{{{ ({expr}) | yaml_scalar }}}}");
-                    }
-                    *s = t;
-                }
-                Err(e) => {
-                    // Back to the file: which action, and where in it.
-                    let (i, a) = local
-                        .iter()
-                        .enumerate()
-                        .rev()
-                        .find(|(_, a)| a.start <= e.offset)
-                        .unwrap_or((0, &local[0]));
-                    let file_offset =
-                        actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
-                    errors.push((file_offset, "kinject::config::template_syntax", e.message));
-                }
-            }
-        }
-        _ => {}
     }
+
+    /// Replaces the placeholders in the strings of `value` by the translated templates.
+    fn value(&mut self, value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    self.path.push(k.clone());
+                    self.value(v);
+                    self.path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    self.path.push(i.to_string());
+                    self.value(v);
+                    self.path.pop();
+                }
+            }
+            Value::String(s) => self.string(s),
+            _ => {}
+        }
+    }
+
+    /// The string at `path`, as a minijinja template of the actions in it.
+    fn string(&mut self, s: &mut String) {
+        let root = self.root;
+        let Some(node) = root.at(&self.path) else {
+            return;
+        };
+        let inside: Vec<usize> = (0..self.actions.len())
+            .filter(|&i| self.actions[i].start >= node.start && self.actions[i].end <= node.end)
+            .collect();
+        if inside.is_empty() {
+            // A literal that looks like a minijinja template stays literal.
+            *s = gotemplate::literal(s);
+            return;
+        }
+        let Some((restored, local)) = self.restore(s, &inside) else {
+            return;
+        };
+        match self.translator.translate(&restored, &local) {
+            Ok(t) => *s = yaml_scalar(t, &restored, &local, node),
+            Err(e) => {
+                // Back to the file: which action, and where in it.
+                let (i, a) = local
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find(|(_, a)| a.start <= e.offset)
+                    .unwrap_or((0, &local[0]));
+                let file_offset =
+                    self.actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
+                self.errors
+                    .push((file_offset, "kinject::config::template_syntax", e.message));
+            }
+        }
+    }
+
+    /// `s` with the actions `inside` it put back where their placeholders are, and where each
+    /// is in the result; `None` when one's placeholder is not there (its error recorded).
+    fn restore(&mut self, s: &str, inside: &[usize]) -> Option<(String, Vec<gotemplate::Action>)> {
+        let mut restored = String::new();
+        let mut local = Vec::new();
+        let mut rest = s;
+        for &i in inside {
+            let a = &self.actions[i];
+            let mark = placeholder(a.end - a.start);
+            let Some(at) = rest.find(&mark) else {
+                self.errors.push((
+                    a.start,
+                    "kinject::config::template_syntax",
+                    "a template action split by YAML quoting or folding is not supported"
+                        .to_owned(),
+                ));
+                return None;
+            };
+            restored.push_str(&rest[..at]);
+            let start = restored.len();
+            restored.push_str(&self.text[a.start..a.end]);
+            local.push(gotemplate::Action {
+                start,
+                end: restored.len(),
+                inner: a.inner.clone(),
+            });
+            rest = &rest[at + mark.len()..];
+            self.used[i] = true;
+        }
+        restored.push_str(rest);
+        Some((restored, local))
+    }
+}
+
+/// The translation `t` of `restored`: when it is one action in a plain scalar, what it prints
+/// read as YAML reads a scalar (Go wrote the text, then YAML read it).
+fn yaml_scalar(t: String, restored: &str, local: &[gotemplate::Action], node: &Node) -> String {
+    let whole = local.len() == 1 && local[0].start == 0 && local[0].end == restored.len();
+    if whole
+        && matches!(node.kind, NodeKind::Scalar(ScalarKind::Plain))
+        && let Some(expr) = t.strip_prefix("{{ ").and_then(|x| x.strip_suffix(" }}"))
+    {
+        return format!("{{{{ ({expr}) | yaml_scalar }}}}");
+    }
+    t
 }
 
 /// The native configuration for a mutation file.
@@ -407,32 +430,46 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
     if !violations.is_empty() {
         return Err(Failure::Schema(violations));
     }
-    let mut problems = Vec::new();
-    let problem = |path: Vec<String>, code: &'static str, message: String| Problem {
-        path,
-        code,
-        message,
-        span: None,
-    };
     if ctx.catalogs.is_empty() {
-        return Err(Failure::Problems(vec![problem(
-            vec!["mutationConfigs".into()],
-            "kinject::config::missing_sidecar_config",
-            "a salesforce mutation file names sidecars its sidecar file defines".to_owned(),
-        )]));
+        return Err(Failure::Problems(vec![Problem {
+            path: vec!["mutationConfigs".into()],
+            code: "kinject::config::missing_sidecar_config",
+            message: "a salesforce mutation file names sidecars its sidecar file defines"
+                .to_owned(),
+            span: None,
+        }]));
     }
     if ctx.catalogs.failed {
         return Ok(super::nothing());
     }
-    let mut sidecars = Vec::new();
-    let mut rules = Vec::new();
-    let mut namespaces: Vec<String> = Vec::new();
+    let mut native = Mutations::default();
     for (i, m) in value["mutationConfigs"]
         .as_array()
         .into_iter()
         .flatten()
         .enumerate()
     {
+        native.add(i, m, ctx);
+    }
+    if !native.problems.is_empty() {
+        return Err(Failure::Problems(native.problems));
+    }
+    Ok(super::native(native.sidecars, native.rules))
+}
+
+/// The native sidecars and rules of a mutation file's mutations, so far.
+#[derive(Default)]
+struct Mutations {
+    sidecars: Vec<Value>,
+    rules: Vec<Value>,
+    /// The mutations' `annotationNamespace`s.
+    namespaces: Vec<String>,
+    problems: Vec<Problem>,
+}
+
+impl Mutations {
+    /// Adds mutation `i` (`m`).
+    fn add(&mut self, i: usize, m: &Value, ctx: &Context<'_>) {
         let at = |field: &str| {
             vec![
                 "mutationConfigs".to_owned(),
@@ -450,105 +487,46 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
             .and_then(Value::as_array)
             .is_some_and(|w| !w.is_empty())
         {
-            problems.push(problem(at("whitelistNamespaces"), "kinject::config::unsupported_field", "`whitelistNamespaces` is never read by salesforce (it injects in every namespace anyway); remove it, or use `ignoreNamespaces`".to_owned()));
+            self.problems.push(unsupported(at("whitelistNamespaces"), "`whitelistNamespaces` is never read by salesforce (it injects in every namespace anyway); remove it, or use `ignoreNamespaces`".to_owned()));
         }
-        if namespaces.contains(&ns) {
-            problems.push(problem(at("annotationNamespace"), "kinject::config::unsupported_field", format!("annotationNamespace `{ns}` is used by an earlier mutation too: salesforce would skip this one wherever that one applies (both write `{ns}/status`); give each its own")));
+        if self.namespaces.contains(&ns) {
+            self.problems.push(unsupported(at("annotationNamespace"), format!("annotationNamespace `{ns}` is used by an earlier mutation too: salesforce would skip this one wherever that one applies (both write `{ns}/status`); give each its own")));
         }
-        namespaces.push(ns.clone());
-        let names = |field: &str| -> Vec<String> {
-            m.get(field)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        };
-        let mut body = Map::new();
-        for list in LISTS {
-            let wanted = names(list);
-            let chosen: Vec<Value> = ctx
-                .catalogs
-                .entries
-                .iter()
-                .filter(|(l, e)| {
-                    *l == list
-                        && wanted
-                            .iter()
-                            .any(|w| e.get("name").and_then(Value::as_str) == Some(w))
-                })
-                .map(|(_, e)| e.clone())
-                .collect();
-            for (j, w) in wanted.iter().enumerate() {
-                if !chosen
-                    .iter()
-                    .any(|e| e.get("name").and_then(Value::as_str) == Some(w))
-                {
-                    ctx.warnings.borrow_mut().push(Problem {
-                        path: [at(list), vec![j.to_string()]].concat(),
-                        code: "kinject::config::unknown_entry",
-                        message: format!("mutation `{name}` names `{w}` in `{list}`, which the sidecar file does not define: salesforce skips it, and so does kinject"),
-                        span: None,
-                    });
-                }
-            }
-            if !chosen.is_empty() {
-                body.insert(list.to_owned(), Value::Array(chosen));
-            }
-        }
-        let before = names("initContainersBeforePodInitContainers");
-        let mut positions = Map::new();
-        let init_containers = names("initContainers");
-        for (j, b) in before.iter().enumerate() {
-            if init_containers.contains(b) {
-                positions.insert(b.clone(), json!("before"));
-            } else {
-                ctx.warnings.borrow_mut().push(Problem {
-                    path: [at("initContainersBeforePodInitContainers"), vec![j.to_string()]].concat(),
-                    code: "kinject::config::unknown_entry",
-                    message: format!("`{b}` is not in this mutation's `initContainers`: salesforce injects nothing for it, and neither does kinject"),
-                    span: None,
-                });
-            }
-        }
+        self.namespaces.push(ns.clone());
+        let mut body = chosen_entries(m, &name, ctx, &at);
+        let positions = positions(m, ctx, &at);
         if let Err(p) = annotation_mounts(m, &ns, &mut body, &at) {
-            problems.push(p);
+            self.problems.push(p);
         }
-        let mut sidecar = body.clone();
-        sidecar.insert("name".into(), json!(name));
-        sidecar.insert(
-            "description".into(),
-            json!(format!("salesforce mutation {name}")),
-        );
-        if !positions.is_empty() {
-            sidecar.insert("positions".into(), Value::Object(positions));
-        }
-        sidecar.insert("targetInitContainers".into(), json!(true));
-        sidecar.insert("targetEarlierSidecars".into(), json!(true));
-        sidecar.insert("mountsByName".into(), json!(true));
-        sidecar.insert("keepPodVolumes".into(), json!(true));
-        sidecar.insert("sameName".into(), json!("error"));
-        let status = format!("{ns}/status");
-        sidecar.insert("annotations".into(), json!({&status: "injected"}));
-        sidecar.insert("annotationPolicies".into(), json!({&status: "overwrite"}));
+        let sidecar = sidecar(&body, &name, positions, &ns);
         let mut matches = json!({
             "annotationSelector": {"matchExpressions": [
                 {"key": format!("{ns}/{trigger}"), "operator": "In", "values": ["true", "enabled"]},
-                {"key": &status, "operator": "NotIn", "values": ["injected", "Injected", "INJECTED"]},
+                {"key": format!("{ns}/status"), "operator": "NotIn", "values": ["injected", "Injected", "INJECTED"]},
             ]},
         });
-        let ignored = names("ignoreNamespaces");
+        let ignored = names(m, "ignoreNamespaces");
         if !ignored.is_empty() {
             matches["excludeNamespaces"] = json!(ignored);
         }
-        let has_containers = body.contains_key("containers");
-        if !has_containers {
-            sidecars.push(Value::Object(sidecar));
-            rules.push(json!({"name": format!("salesforce/{name}"), "match": matches, "inject": [name], "jobs": "inject"}));
-            continue;
+        if body.contains_key("containers") {
+            self.push_with_job_variant(m, &name, sidecar, matches);
+        } else {
+            self.sidecars.push(Value::Object(sidecar));
+            self.rules.push(json!({"name": format!("salesforce/{name}"), "match": matches, "inject": [name], "jobs": "inject"}));
         }
-        // Pods that run to completion: without the sidecar containers, or with the lifecycle
-        // volume when the sidecars implement it.
+    }
+
+    /// Adds a sidecar with containers and its rule for pods that run for good, and for pods
+    /// that run to completion its variant without the containers, or with the lifecycle
+    /// volume when they implement it.
+    fn push_with_job_variant(
+        &mut self,
+        m: &Value,
+        name: &str,
+        sidecar: Map<String, Value>,
+        matches: Value,
+    ) {
         let job_name = format!("{name} (runs to completion)");
         let mut job = sidecar.clone();
         job.insert("name".into(), json!(job_name));
@@ -561,15 +539,123 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
         long["runsToCompletion"] = json!(false);
         let mut short = matches;
         short["runsToCompletion"] = json!(true);
-        sidecars.push(Value::Object(sidecar));
-        sidecars.push(Value::Object(job));
-        rules.push(json!({"name": format!("salesforce/{name}"), "match": long, "inject": [name], "jobs": "inject"}));
-        rules.push(json!({"name": format!("salesforce/{name} (runs to completion)"), "match": short, "inject": [job_name], "jobs": "inject"}));
+        self.sidecars.push(Value::Object(sidecar));
+        self.sidecars.push(Value::Object(job));
+        self.rules.push(json!({"name": format!("salesforce/{name}"), "match": long, "inject": [name], "jobs": "inject"}));
+        self.rules.push(json!({"name": format!("salesforce/{name} (runs to completion)"), "match": short, "inject": [job_name], "jobs": "inject"}));
     }
-    if !problems.is_empty() {
-        return Err(Failure::Problems(problems));
+}
+
+/// A field of a mutation that kinject refuses.
+fn unsupported(path: Vec<String>, message: String) -> Problem {
+    Problem {
+        path,
+        code: "kinject::config::unsupported_field",
+        message,
+        span: None,
     }
-    Ok(super::native(sidecars, rules))
+}
+
+/// The strings of the mutation's list `field`.
+fn names(m: &Value, field: &str) -> Vec<String> {
+    m.get(field)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The catalog entries mutation `m` (`name`) names, by list; a name no sidecar file defines
+/// is skipped, as salesforce skips it, with a warning.
+fn chosen_entries(
+    m: &Value,
+    name: &str,
+    ctx: &Context<'_>,
+    at: &dyn Fn(&str) -> Vec<String>,
+) -> Map<String, Value> {
+    let mut body = Map::new();
+    for list in LISTS {
+        let wanted = names(m, list);
+        let chosen: Vec<Value> = ctx
+            .catalogs
+            .entries
+            .iter()
+            .filter(|(l, e)| {
+                *l == list
+                    && wanted
+                        .iter()
+                        .any(|w| e.get("name").and_then(Value::as_str) == Some(w))
+            })
+            .map(|(_, e)| e.clone())
+            .collect();
+        for (j, w) in wanted.iter().enumerate() {
+            if !chosen
+                .iter()
+                .any(|e| e.get("name").and_then(Value::as_str) == Some(w))
+            {
+                ctx.warnings.borrow_mut().push(Problem {
+                    path: [at(list), vec![j.to_string()]].concat(),
+                    code: "kinject::config::unknown_entry",
+                    message: format!("mutation `{name}` names `{w}` in `{list}`, which the sidecar file does not define: salesforce skips it, and so does kinject"),
+                    span: None,
+                });
+            }
+        }
+        if !chosen.is_empty() {
+            body.insert(list.to_owned(), Value::Array(chosen));
+        }
+    }
+    body
+}
+
+/// `initContainersBeforePodInitContainers` as positions: each of the mutation's init
+/// containers it names goes before the pod's (a name it does not have is warned of).
+fn positions(m: &Value, ctx: &Context<'_>, at: &dyn Fn(&str) -> Vec<String>) -> Map<String, Value> {
+    let before = names(m, "initContainersBeforePodInitContainers");
+    let mut positions = Map::new();
+    let init_containers = names(m, "initContainers");
+    for (j, b) in before.iter().enumerate() {
+        if init_containers.contains(b) {
+            positions.insert(b.clone(), json!("before"));
+        } else {
+            ctx.warnings.borrow_mut().push(Problem {
+                path: [at("initContainersBeforePodInitContainers"), vec![j.to_string()]].concat(),
+                code: "kinject::config::unknown_entry",
+                message: format!("`{b}` is not in this mutation's `initContainers`: salesforce injects nothing for it, and neither does kinject"),
+                span: None,
+            });
+        }
+    }
+    positions
+}
+
+/// The native sidecar of mutation `name`: what it adds (`body`), where, and the
+/// `<ns>/status` annotation salesforce marks the pod with.
+fn sidecar(
+    body: &Map<String, Value>,
+    name: &str,
+    positions: Map<String, Value>,
+    ns: &str,
+) -> Map<String, Value> {
+    let mut sidecar = body.clone();
+    sidecar.insert("name".into(), json!(name));
+    sidecar.insert(
+        "description".into(),
+        json!(format!("salesforce mutation {name}")),
+    );
+    if !positions.is_empty() {
+        sidecar.insert("positions".into(), Value::Object(positions));
+    }
+    sidecar.insert("targetInitContainers".into(), json!(true));
+    sidecar.insert("targetEarlierSidecars".into(), json!(true));
+    sidecar.insert("mountsByName".into(), json!(true));
+    sidecar.insert("keepPodVolumes".into(), json!(true));
+    sidecar.insert("sameName".into(), json!("error"));
+    let status = format!("{ns}/status");
+    sidecar.insert("annotations".into(), json!({&status: "injected"}));
+    sidecar.insert("annotationPolicies".into(), json!({&status: "overwrite"}));
+    sidecar
 }
 
 /// `annotationConfig.volumeMounts`: the pod annotation `<ns>/<name>` holds a JSON list of

@@ -187,50 +187,83 @@ fn resolve(
     // tumblr joins the path onto the file's directory (an absolute one too).
     let dir = file.parent().unwrap_or(Path::new(""));
     let parent_path = clean(&dir.join(inherits.trim_start_matches('/')));
-    let refuse = |message: String| -> Failure {
-        match shown.last() {
-            // Inside an inherited file: point there.
-            Some((name, text, at)) => Failure::Located(vec![Located::new(
-                "kinject::config::inherits",
-                name,
-                text,
-                (*at, *at + 1),
-                message,
-            )]),
-            None => Failure::Problems(vec![Problem {
-                path: vec!["inherits".to_owned()],
-                code: "kinject::config::inherits",
-                message,
-                span: None,
-            }]),
-        }
-    };
     let key = canonical(&parent_path);
-    if let Some(i) = chain.iter().position(|p| p.0 == key) {
-        let cycle: Vec<String> = chain[i..]
-            .iter()
-            .map(|p| p.1.display().to_string())
-            .chain(std::iter::once(parent_path.display().to_string()))
-            .collect();
-        return Err(refuse(format!(
-            "`inherits` makes a cycle: {}",
-            cycle.join(" → ")
-        )));
+    if let Some(cycle) = cycle(chain, &key, &parent_path) {
+        return Err(refusal(shown, format!("`inherits` makes a cycle: {cycle}")));
     }
     // Resolved before (for another file of the chain): its chain has no cycle, and none
     // through this one, which is not in it.
     if let Some(base) = ctx.inherited.borrow().get(&key) {
         return Ok(merge(base.clone(), value));
     }
+    let parent = read_inherited(&parent_path, shown)?;
+    chain.push((key.clone(), parent_path.clone()));
+    let mut shown = shown.to_vec();
+    shown.push((parent.name, Arc::clone(&parent.text), parent.inherits_at));
+    let base = resolve(&parent.value, &parent_path, chain, &shown, ctx)?;
+    chain.pop();
+    ctx.inherited.borrow_mut().insert(key, base.clone());
+    Ok(merge(base, value))
+}
+
+/// The files of the cycle `parent_path` (resolved: `key`) would close in `chain`, as shown,
+/// joined by arrows; `None` when it closes none.
+fn cycle(chain: &[(PathBuf, PathBuf)], key: &Path, parent_path: &Path) -> Option<String> {
+    let i = chain.iter().position(|p| p.0 == key)?;
+    let cycle: Vec<String> = chain[i..]
+        .iter()
+        .map(|p| p.1.display().to_string())
+        .chain(std::iter::once(parent_path.display().to_string()))
+        .collect();
+    Some(cycle.join(" → "))
+}
+
+/// A refused `inherits`: pointed at in the inherited file it is in (the last one `shown`),
+/// or else at the field of the document being converted.
+fn refusal(shown: &[(String, Arc<str>, usize)], message: String) -> Failure {
+    match shown.last() {
+        // Inside an inherited file: point there.
+        Some((name, text, at)) => Failure::Located(vec![Located::new(
+            "kinject::config::inherits",
+            name,
+            text,
+            (*at, *at + 1),
+            message,
+        )]),
+        None => Failure::Problems(vec![Problem {
+            path: vec!["inherits".to_owned()],
+            code: "kinject::config::inherits",
+            message,
+            span: None,
+        }]),
+    }
+}
+
+/// A configuration an `inherits` names, read and checked, its own `inherits` not followed yet.
+struct Inherited {
+    name: String,
+    text: Arc<str>,
+    /// Where its `inherits` is in `text` (where errors further up its chain point).
+    inherits_at: usize,
+    /// Its document, as Go decodes it.
+    value: Value,
+}
+
+/// Reads the configuration at `path` that the last file `shown` (or the document being
+/// converted) inherits.
+fn read_inherited(path: &Path, shown: &[(String, Arc<str>, usize)]) -> Result<Inherited, Failure> {
     #[cfg(test)]
     tests::READS.with(|r| r.set(r.get() + 1));
-    let text = std::fs::read_to_string(&parent_path).map_err(|e| {
-        refuse(format!(
-            "cannot read the inherited configuration {}: {e}",
-            parent_path.display()
-        ))
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        refusal(
+            shown,
+            format!(
+                "cannot read the inherited configuration {}: {e}",
+                path.display()
+            ),
+        )
     })?;
-    let name = parent_path.display().to_string();
+    let name = path.display().to_string();
     let text: Arc<str> = Arc::from(text);
     let range = crate::read::documents(&text)
         .into_iter()
@@ -272,13 +305,12 @@ fn resolve(
     let inherits_at = root
         .key_span(&["inherits"])
         .map_or(root.start, |s| s.0 + range.start);
-    chain.push((key.clone(), parent_path.clone()));
-    let mut shown = shown.to_vec();
-    shown.push((name, Arc::clone(&text), inherits_at));
-    let base = resolve(&decoded, &parent_path, chain, &shown, ctx)?;
-    chain.pop();
-    ctx.inherited.borrow_mut().insert(key, base.clone());
-    Ok(merge(base, value))
+    Ok(Inherited {
+        name,
+        text,
+        inherits_at,
+        value: decoded,
+    })
 }
 
 /// tumblr's `Merge`: the child's named items replace the parent's in place or are appended,

@@ -1,0 +1,482 @@
+//! Documents merged into one `Config`: each added in turn (converted, checked, its sidecars'
+//! templates and its rules' matchers compiled), then what the rules name checked across files,
+//! `--set` applied and the defaults decided.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::load::{Config, Defaults, Origin, RuleDef, SidecarDef, check_format, located_violation};
+use crate::config::compat;
+use crate::diagnostic::{Located, suggest};
+use crate::kinds::known_kinds;
+use crate::model::schema::{Violation, schema, validate};
+use crate::model::{API_VERSION, ConfigFile, KIND, Rule, Sidecar};
+use crate::select::Matcher;
+use crate::template::SyntaxError;
+use crate::yaml::{Node, scalar::resolve_plain};
+
+/// One document of a configuration file, and the way from its paths to places in the file.
+pub(super) struct Document<'a> {
+    /// Its file's name and text.
+    pub(super) name: &'a str,
+    pub(super) text: &'a Arc<str>,
+    /// Where it starts in `text`.
+    pub(super) base: usize,
+    /// Its own text.
+    pub(super) source: &'a str,
+    pub(super) root: &'a Node,
+}
+
+impl Document<'_> {
+    /// Where the node at `path` is written (where the document is, when it has no such node).
+    fn origin(&self, path: &[String]) -> Origin {
+        let node = self.root.at(path).unwrap_or(self.root);
+        Origin {
+            file: self.name.to_owned(),
+            text: Arc::clone(self.text),
+            span: (self.base + node.start, self.base + node.end.max(node.start)),
+        }
+    }
+
+    /// A problem another format's adapter found, at its place in the file.
+    fn problem(&self, p: compat::Problem) -> Located {
+        let mut o = self.origin(&p.path);
+        if let Some((a, b)) = p.span {
+            o.span = (self.base + a, self.base + b);
+        }
+        o.error(p.code, p.message)
+    }
+
+    fn violation(&self, v: &Violation) -> Located {
+        located_violation(self.name, self.text, self.base, self.root, v)
+    }
+
+    /// A template of the sidecar at `path` that does not compile, pointed at inside its string.
+    fn template_error(&self, path: &[String], e: &SyntaxError) -> Located {
+        let mut p = path.to_vec();
+        p.extend(crate::json::tokens(&e.pointer));
+        let node = self.root.at(&p).unwrap_or(self.root);
+        let pos = self.base
+            + crate::yaml::offset_in_scalar(
+                self.source,
+                node,
+                e.range.as_ref().map_or(0, |r| r.start),
+            );
+        Located::new(
+            "kinject::config::template_syntax",
+            self.name,
+            self.text,
+            (pos, pos + 1),
+            format!("template error: {}", e.message),
+        )
+    }
+}
+
+/// Where a rule names its sidecars (`inject`) and kinds (`match.kinds`), each entry's place.
+struct RulePlaces {
+    inject: Vec<Origin>,
+    kinds: Vec<Origin>,
+}
+
+/// The configuration the documents read so far make, and what is wrong with them.
+pub(super) struct Loading {
+    config: Config,
+    pub(super) errors: Vec<Located>,
+    /// The defaults as the files set them (a later file's setting wins).
+    defaults: crate::model::Defaults,
+    /// Where each sidecar name was first defined.
+    first_seen: HashMap<String, Origin>,
+    /// Documents read as a configuration, of any format (a paused SidecarSet is one, and
+    /// defines no sidecar).
+    read_configurations: usize,
+    /// Each rule's names, in `config.rules`' order: checked once every file (and its custom
+    /// kinds) is read.
+    rule_places: Vec<RulePlaces>,
+}
+
+impl Loading {
+    pub(super) fn new() -> Self {
+        Loading {
+            config: Config::empty(),
+            errors: Vec::new(),
+            defaults: crate::model::Defaults::default(),
+            first_seen: HashMap::new(),
+            read_configurations: 0,
+            rule_places: Vec::new(),
+        }
+    }
+
+    /// Adds one document: converted when it is another injector's, checked, its sidecars'
+    /// templates and its rules' matchers compiled.
+    pub(super) fn document(
+        &mut self,
+        document: &Document<'_>,
+        value: Value,
+        ctx: &compat::Context<'_>,
+    ) {
+        let Some((value, stand_in)) = self.native(document, value, ctx) else {
+            return;
+        };
+        let Some(cf) = self.configuration_file(document, &value) else {
+            return;
+        };
+        self.read_configurations += usize::from(!stand_in);
+        self.add(document, cf, &value);
+    }
+
+    /// The document as a native configuration (another injector's converted), and whether it
+    /// only stands in for one; `None` when it cannot be converted (its errors recorded).
+    fn native(
+        &mut self,
+        document: &Document<'_>,
+        value: Value,
+        ctx: &compat::Context<'_>,
+    ) -> Option<(Value, bool)> {
+        let converted = compat::to_native(&value, document.root, document.source, ctx);
+        for p in ctx.warnings.take() {
+            self.config.warnings.push(document.problem(p).warning());
+        }
+        // A document of another kind that is skipped (a ConfigMap beside the configuration)
+        // stands in as an empty configuration, and is not one.
+        let stand_in = matches!(&converted, Some(Ok(v)) if *v == compat::nothing());
+        let native = match converted {
+            None => value,
+            Some(Ok(native)) => native,
+            Some(Err(compat::Failure::Located(mut located))) => {
+                self.errors.append(&mut located);
+                return None;
+            }
+            Some(Err(compat::Failure::Schema(violations))) => {
+                for v in violations {
+                    self.errors.push(document.violation(&v));
+                }
+                return None;
+            }
+            Some(Err(compat::Failure::Problems(problems))) => {
+                for p in problems {
+                    self.errors.push(document.problem(p));
+                }
+                return None;
+            }
+        };
+        Some((native, stand_in))
+    }
+
+    /// A native configuration read into its types, once it is of the format and holds to the
+    /// schema; `None` when it does not (its errors recorded).
+    fn configuration_file(&mut self, document: &Document<'_>, value: &Value) -> Option<ConfigFile> {
+        if let Err(e) = check_format(value) {
+            let help = format!(
+                "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
+            );
+            self.errors.push(
+                document
+                    .origin(&[])
+                    .error("kinject::config::unsupported_format", e)
+                    .help(help),
+            );
+            return None;
+        }
+        let violations = validate(schema(), "", value);
+        if !violations.is_empty() {
+            for v in violations {
+                self.errors.push(document.violation(&v));
+            }
+            return None;
+        }
+        match serde_json::from_value(value.clone()) {
+            Ok(cf) => Some(cf),
+            Err(e) => {
+                self.errors.push(
+                    document
+                        .origin(&[])
+                        .error("kinject::config::invalid", e.to_string()),
+                );
+                None
+            }
+        }
+    }
+
+    /// Adds what a configuration file defines (`value`: the file as written).
+    fn add(&mut self, document: &Document<'_>, cf: ConfigFile, value: &Value) {
+        for (k, v) in cf.values {
+            self.config.values.insert(k, v);
+        }
+        let (set, d) = (cf.defaults, &mut self.defaults);
+        d.skip_host_network = set.skip_host_network.or(d.skip_host_network);
+        d.skip_namespaces = set.skip_namespaces.or(d.skip_namespaces.take());
+        d.jobs = set.jobs.or(d.jobs);
+        d.allow_requests = set.allow_requests.or(d.allow_requests);
+        d.sort_init_containers = set.sort_init_containers.or(d.sort_init_containers);
+        self.config.kinds.extend(cf.kinds);
+        for (i, spec) in cf.sidecars.into_iter().enumerate() {
+            self.sidecar(document, i, spec, &value["sidecars"][i]);
+        }
+        for (i, spec) in cf.rules.into_iter().enumerate() {
+            self.rule(document, i, spec);
+        }
+    }
+
+    /// Adds sidecar `i` of the document (`written`: as written), its templates compiled,
+    /// unless a sidecar of its name is defined already.
+    fn sidecar(&mut self, document: &Document<'_>, i: usize, spec: Sidecar, written: &Value) {
+        let path = vec!["sidecars".to_owned(), i.to_string()];
+        let o = document.origin(&path);
+        if let Some(first) = self.first_seen.get(&spec.name) {
+            let (line, col) = crate::diagnostic::lines::line_col(&first.text, first.span.0);
+            self.errors.push(
+                document
+                    .origin(&[path.clone(), vec!["name".to_owned()]].concat())
+                    .error(
+                        "kinject::config::duplicate_sidecar",
+                        format!("sidecar `{}` is defined twice", spec.name),
+                    )
+                    .help(format!(
+                        "the first definition is at {}:{line}:{col}",
+                        first.file
+                    )),
+            );
+            return;
+        }
+        self.first_seen.insert(spec.name.clone(), o.clone());
+        if spec.body.service_account_name.as_deref() == Some("default") {
+            let message = format!(
+                "sidecar `{}` asks for the `default` service account, which every pod already has",
+                spec.name
+            );
+            self.errors.push(
+                document
+                    .origin(&[path.clone(), vec!["serviceAccountName".to_owned()]].concat())
+                    .error("kinject::config::invalid_value", message)
+                    .help("name the account the sidecar needs, or leave `serviceAccountName` out"),
+            );
+        }
+        let definition = self.definition(document, &path, &spec, written);
+        // Definitions read from other injectors' formats are not templates.
+        if !spec.literal
+            && let Err(errs) =
+                self.config
+                    .templates
+                    .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+        {
+            for e in errs {
+                self.errors.push(document.template_error(&path, &e));
+            }
+        }
+        self.config.sidecars.push(SidecarDef {
+            spec,
+            definition,
+            origin: o,
+            index: self.config.sidecars.len(),
+        });
+    }
+
+    /// What the sidecar at `path` adds (`written` without the fields that say how): only that
+    /// is rendered, and a `template` stands for all of it.
+    fn definition(
+        &mut self,
+        document: &Document<'_>,
+        path: &[String],
+        spec: &Sidecar,
+        written: &Value,
+    ) -> Value {
+        let mut definition = written.clone();
+        if let Value::Object(m) = &mut definition {
+            // Only what the sidecar adds is rendered; the rest says how.
+            let body_fields = crate::model::schema::body_schema()["properties"].as_object();
+            m.retain(|k, _| body_fields.is_some_and(|f| f.contains_key(k)));
+            if spec.template.is_some() && !m.is_empty() {
+                let fields: Vec<&str> = m.keys().map(String::as_str).collect();
+                self.errors.push(
+                    document
+                        .origin(&[path.to_vec(), vec!["template".to_owned()]].concat())
+                        .error(
+                            "kinject::config::template_and_fields",
+                            format!(
+                                "sidecar `{}` has both a `template` and {}",
+                                spec.name,
+                                fields.join(", ")
+                            ),
+                        )
+                        .help(
+                            "put everything the sidecar adds into the template, or use no template",
+                        ),
+                );
+            }
+        }
+        definition
+    }
+
+    /// Adds rule `i` of the document, its matcher compiled; the sidecars and kinds it names
+    /// are checked once every file is read.
+    fn rule(&mut self, document: &Document<'_>, i: usize, spec: Rule) {
+        let path = vec!["rules".to_owned(), i.to_string()];
+        let matcher = match Matcher::compile(&spec.matches) {
+            Ok(m) => m,
+            Err((field, message)) => {
+                let p = [path.clone(), vec!["match".to_owned(), field]].concat();
+                self.errors.push(
+                    document
+                        .origin(&p)
+                        .error("kinject::config::invalid_match", message),
+                );
+                return;
+            }
+        };
+        let inject = (0..spec.inject.len())
+            .map(|j| {
+                document.origin(&[path.clone(), vec!["inject".to_owned(), j.to_string()]].concat())
+            })
+            .collect();
+        let kinds = (0..spec.matches.kinds.len())
+            .map(|j| {
+                document.origin(
+                    &[
+                        path.clone(),
+                        vec!["match".to_owned(), "kinds".to_owned(), j.to_string()],
+                    ]
+                    .concat(),
+                )
+            })
+            .collect();
+        self.rule_places.push(RulePlaces { inject, kinds });
+        self.config.rules.push(RuleDef {
+            spec,
+            matcher,
+            origin: document.origin(&path),
+        });
+    }
+
+    /// Every sidecar a rule injects is defined, and every kind it matches is known (Kubernetes'
+    /// or declared under `kinds`), whichever file defines them.
+    pub(super) fn check_rules(&mut self) {
+        let config = &self.config;
+        let known = known_kinds(&config.kinds);
+        for (rule, places) in config.rules.iter().zip(&self.rule_places) {
+            for (name, o) in rule.spec.inject.iter().zip(&places.inject) {
+                if config.sidecar(name).is_none() {
+                    let mut e = o.error(
+                        "kinject::config::unknown_sidecar",
+                        format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name),
+                    );
+                    e = match suggest(name, config.sidecars.iter().map(|s| s.spec.name.as_str())) {
+                        Some(h) => e.help(h),
+                        None => e.help(format!(
+                            "defined sidecars: {}",
+                            names(config.sidecars.iter().map(|s| s.spec.name.as_str()))
+                        )),
+                    };
+                    self.errors.push(e);
+                }
+            }
+            for (kind, o) in rule.spec.matches.kinds.iter().zip(&places.kinds) {
+                if !known.contains(kind) {
+                    let mut e = o.error(
+                        "kinject::config::unknown_kind",
+                        format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name),
+                    );
+                    e = match suggest(kind, known.iter().map(String::as_str)) {
+                        Some(h) => e.help(h),
+                        None => e.help(
+                            "declare custom resources under `kinds:` with their pod template path",
+                        ),
+                    };
+                    self.errors.push(e);
+                }
+            }
+        }
+    }
+
+    /// `--set key=value` overrides of `values`.
+    pub(super) fn apply_sets(&mut self, sets: &[String]) {
+        for set in sets {
+            if let Err(e) = apply_set(&mut self.config.values, set) {
+                let text: Arc<str> = Arc::from(set.as_str());
+                self.errors.push(Located::new(
+                    "kinject::config::set",
+                    "--set",
+                    &text,
+                    (0, set.len()),
+                    e,
+                ));
+            }
+        }
+    }
+
+    /// The configuration, its defaults decided; or every error, after the warnings.
+    pub(super) fn finish(mut self, texts: &[(String, Arc<str>)]) -> Result<Config, Vec<Located>> {
+        let (set, d) = (self.defaults, Defaults::default());
+        self.config.defaults = Defaults {
+            skip_host_network: set.skip_host_network.unwrap_or(d.skip_host_network),
+            skip_namespaces: set.skip_namespaces.unwrap_or(d.skip_namespaces),
+            jobs: set.jobs.unwrap_or(d.jobs),
+            allow_requests: set.allow_requests.unwrap_or(d.allow_requests),
+            sort_init_containers: set.sort_init_containers.unwrap_or(d.sort_init_containers),
+        };
+        if self.errors.is_empty() && self.read_configurations == 0 {
+            self.errors.push(nothing_to_inject(texts));
+        }
+        if self.errors.is_empty() {
+            Ok(self.config)
+        } else {
+            // What was found on the way says why, as much as the errors do.
+            let mut all = std::mem::take(&mut self.config.warnings);
+            all.append(&mut self.errors);
+            Err(all)
+        }
+    }
+}
+
+/// Configuration files that hold no configuration: every object would pass through untouched
+/// (an empty file, one of comments, a generated configuration that came out empty, a file
+/// that is something else), which a CI step would take for success.
+fn nothing_to_inject(texts: &[(String, Arc<str>)]) -> Located {
+    let empty: Arc<str> = Arc::from("");
+    let (name, text) = texts
+        .first()
+        .map_or(("<configuration>", &empty), |(n, t)| (n, t));
+    let read = if texts.len() > 1 {
+        let all: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
+        format!(" (read: {})", all.join(", "))
+    } else {
+        String::new()
+    };
+    Located::new(
+        "kinject::config::empty",
+        name,
+        text,
+        (0, 0),
+        format!("no configuration here, so nothing would be injected{read}"),
+    )
+    .help(format!("a configuration is a document with `apiVersion: {API_VERSION}` and `kind: {KIND}` (or another injector's format: docs/compat.md); check that this is the file you meant"))
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<String> = it.map(|n| format!("`{n}`")).collect();
+    if v.is_empty() {
+        "none".to_owned()
+    } else {
+        v.join(", ")
+    }
+}
+
+/// `a.b=c`: sets `values.a.b`, the value read as a YAML scalar (`80` is a number).
+fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
+    let (key, raw) = set.split_once('=').ok_or("expected key=value")?;
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().filter(|l| !l.is_empty()).ok_or("empty key")?;
+    let mut map = values;
+    for p in parts {
+        let slot = map
+            .entry(p.to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        map = slot.as_object_mut().ok_or("not a mapping")?;
+    }
+    map.insert(last.to_owned(), resolve_plain(raw));
+    Ok(())
+}
