@@ -2,6 +2,7 @@
 //! documents parsed (salesforce sidecar files and `formats` taken first), then each merged in
 //! (`merge`), every problem reported with its file, line and column.
 
+use crate::diagnostic::codes;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
@@ -135,7 +136,7 @@ fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Vec<Located>> {
         let name = path.display().to_string();
         let entries = std::fs::read_dir(path).map_err(|e| {
             vec![Located::new(
-                "kinject::config::io",
+                codes::CONFIG_IO,
                 &name,
                 &Arc::<str>::from(""),
                 (0, 0),
@@ -165,7 +166,7 @@ fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Vec<Located>> {
 /// A directory given as the configuration that holds no configuration file.
 fn no_configuration_file(dir: &Path) -> Located {
     Located::new(
-        "kinject::config::empty",
+        codes::CONFIG_EMPTY,
         &dir.display().to_string(),
         &Arc::<str>::from(""),
         (0, 0),
@@ -195,7 +196,7 @@ pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
                         Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
                     let at = e.utf8_error().valid_up_to();
                     errors.push(Located::new(
-                        "kinject::config::encoding",
+                        codes::CONFIG_ENCODING,
                         &name,
                         &text,
                         (at, at),
@@ -206,7 +207,7 @@ pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
             Err(e) => {
                 let text: Arc<str> = Arc::from("");
                 errors.push(Located::new(
-                    "kinject::config::io",
+                    codes::CONFIG_IO,
                     &name,
                     &text,
                     (0, 0),
@@ -330,7 +331,7 @@ fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Do
                 Err(e) => {
                     let at = range.start + e.offset;
                     errors.push(Located::new(
-                        "kinject::config::syntax",
+                        codes::CONFIG_SYNTAX,
                         name,
                         text,
                         (at, at),

@@ -2,6 +2,7 @@
 //! templates and its rules' matchers compiled), then what the rules name checked across files,
 //! `--set` applied and the defaults decided.
 
+use crate::diagnostic::codes;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -65,7 +66,7 @@ impl Document<'_> {
                 e.range.as_ref().map_or(0, |r| r.start),
             );
         Located::new(
-            "kinject::config::template_syntax",
+            codes::CONFIG_TEMPLATE_SYNTAX,
             self.name,
             self.text,
             (pos, pos + 1),
@@ -174,7 +175,7 @@ impl Loading {
             self.errors.push(
                 document
                     .origin(&[])
-                    .error("kinject::config::unsupported_format", e)
+                    .error(codes::CONFIG_UNSUPPORTED_FORMAT, e)
                     .help(help),
             );
             return None;
@@ -192,7 +193,7 @@ impl Loading {
                 self.errors.push(
                     document
                         .origin(&[])
-                        .error("kinject::config::invalid", e.to_string()),
+                        .error(codes::CONFIG_INVALID, e.to_string()),
                 );
                 None
             }
@@ -230,7 +231,7 @@ impl Loading {
                 document
                     .origin(&[path.clone(), vec!["name".to_owned()]].concat())
                     .error(
-                        "kinject::config::duplicate_sidecar",
+                        codes::CONFIG_DUPLICATE_SIDECAR,
                         format!("sidecar `{}` is defined twice", spec.name),
                     )
                     .help(format!(
@@ -249,7 +250,7 @@ impl Loading {
             self.errors.push(
                 document
                     .origin(&[path.clone(), vec!["serviceAccountName".to_owned()]].concat())
-                    .error("kinject::config::invalid_value", message)
+                    .error(codes::CONFIG_INVALID_VALUE, message)
                     .help("name the account the sidecar needs, or leave `serviceAccountName` out"),
             );
         }
@@ -293,7 +294,7 @@ impl Loading {
                     document
                         .origin(&[path.to_vec(), vec!["template".to_owned()]].concat())
                         .error(
-                            "kinject::config::template_and_fields",
+                            codes::CONFIG_TEMPLATE_AND_FIELDS,
                             format!(
                                 "sidecar `{}` has both a `template` and {}",
                                 spec.name,
@@ -320,7 +321,7 @@ impl Loading {
                 self.errors.push(
                     document
                         .origin(&p)
-                        .error("kinject::config::invalid_match", message),
+                        .error(codes::CONFIG_INVALID_MATCH, message),
                 );
                 return;
             }
@@ -358,7 +359,7 @@ impl Loading {
             for (name, o) in rule.spec.inject.iter().zip(&places.inject) {
                 if config.sidecar(name).is_none() {
                     let mut e = o.error(
-                        "kinject::config::unknown_sidecar",
+                        codes::CONFIG_UNKNOWN_SIDECAR,
                         format!("rule `{}` injects unknown sidecar `{name}`", rule.spec.name),
                     );
                     e = match suggest(name, config.sidecars.iter().map(|s| s.spec.name.as_str())) {
@@ -374,7 +375,7 @@ impl Loading {
             for (kind, o) in rule.spec.matches.kinds.iter().zip(&places.kinds) {
                 if !known.contains(kind) {
                     let mut e = o.error(
-                        "kinject::config::unknown_kind",
+                        codes::CONFIG_UNKNOWN_KIND,
                         format!("rule `{}` matches unknown kind `{kind}`", rule.spec.name),
                     );
                     e = match suggest(kind, known.iter().map(String::as_str)) {
@@ -395,7 +396,7 @@ impl Loading {
             if let Err(e) = apply_set(&mut self.config.values, set) {
                 let text: Arc<str> = Arc::from(set.as_str());
                 self.errors.push(Located::new(
-                    "kinject::config::set",
+                    codes::CONFIG_SET,
                     "--set",
                     &text,
                     (0, set.len()),
@@ -444,7 +445,7 @@ fn nothing_to_inject(texts: &[(String, Arc<str>)]) -> Located {
         String::new()
     };
     Located::new(
-        "kinject::config::empty",
+        codes::CONFIG_EMPTY,
         name,
         text,
         (0, 0),

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use super::{InjectError, Rendered};
 use crate::config::{Config, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
 use crate::json::Fields;
-use crate::model::schema::{ViolationKind, body_schema, validate};
+use crate::model::schema::{Wording, body_schema, validate};
 use crate::select;
 
 /// The rendering of each sidecar without templates, the same for every object: made once in a
@@ -91,17 +91,7 @@ fn render(
             })?,
     };
     if let Some(v) = validate(body_schema(), "", &value).into_iter().next() {
-        let path = v.path.join(".");
-        let what = match v.kind {
-            ViolationKind::UnknownField { field, .. } => format!("unknown field `{field}`"),
-            ViolationKind::WrongType { expected, found } => {
-                format!("`{path}` must be {expected}, found {found}")
-            }
-            ViolationKind::Missing { field } => format!("missing field `{field}` in `{path}`"),
-            ViolationKind::NotAllowed { allowed } => {
-                format!("`{path}` must be one of {}", allowed.join(", "))
-            }
-        };
+        let what = v.message(Wording::default());
         return Err(fail(
             codes::INJECT_INVALID_SIDECAR,
             format!("sidecar `{name}` rendered to an invalid definition: {what}"),

@@ -10,6 +10,7 @@
 //! refused, not replaced (openkruise/kruise#565); conflicts are decided on the actual pod,
 //! not on selector overlap (#732).
 
+use crate::diagnostic::codes;
 use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Container, LocalObjectReference, Volume};
@@ -517,7 +518,7 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
     let mut refuse = |path: Vec<String>, message: String| {
         problems.push(Problem {
             path,
-            code: "kinject::config::unsupported_field",
+            code: codes::CONFIG_UNSUPPORTED_FIELD,
             message,
             span: None,
         });

@@ -8,6 +8,7 @@ mod kruise;
 pub(crate) mod salesforce;
 mod tumblr;
 
+use crate::diagnostic::codes;
 use serde_json::Value;
 
 use crate::diagnostic::Located;
@@ -41,7 +42,7 @@ pub(crate) fn string_field<'v>(
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(Problem {
             path: path.iter().map(|&k| k.to_owned()).collect(),
-            code: "kinject::config::wrong_type",
+            code: codes::CONFIG_WRONG_TYPE,
             message: format!(
                 "`{}` must be a string, found {}",
                 path.join("."),
@@ -116,7 +117,7 @@ pub(crate) fn to_native(
             .unwrap_or_default();
         ctx.warnings.borrow_mut().push(Problem {
             path: Vec::new(),
-            code: "kinject::config::not_a_sidecar_config",
+            code: codes::CONFIG_NOT_A_SIDECAR_CONFIG,
             message: format!("ConfigMap `{name}` holds no sidecar configuration (neither Expedia's `sidecars.yaml` nor tumblr configurations); skipped"),
             span: None,
         });
@@ -201,7 +202,7 @@ pub(crate) fn embedded<'a>(
             let pos = offset_in_scalar(doc, node, e.offset);
             Err(Problem {
                 path: path.iter().map(|s| (*s).to_owned()).collect(),
-                code: "kinject::config::syntax",
+                code: codes::CONFIG_SYNTAX,
                 message: format!("invalid YAML in `{}`: {}", path.join("."), e.message),
                 span: Some((pos, pos + 1)),
             })

@@ -12,6 +12,7 @@
 //! wins. Pods that run to completion get no sidecar containers unless
 //! `implementsSidecarLifecycle`, which adds the `sidecar-lifecycle` volume instead.
 
+use crate::diagnostic::codes;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -129,7 +130,7 @@ impl Catalogs {
         let (name, text, at) = self.first.as_ref()?;
         (!*self.used.borrow()).then(|| {
             Located::new(
-                "kinject::config::missing_mutation_config",
+                codes::CONFIG_MISSING_MUTATION_CONFIG,
                 name,
                 text,
                 (*at, *at),
@@ -194,7 +195,7 @@ pub(crate) fn read_sidecar_file(
             return masked_shape(text, &[]).map(|_| {
                 Err(vec![located(
                     e.offset,
-                    "kinject::config::template_syntax",
+                    codes::CONFIG_TEMPLATE_SYNTAX,
                     e.message,
                 )])
             });
@@ -259,7 +260,7 @@ fn add_entries(
         if !used && !in_comment(text, a.start) {
             errors.push((
                 a.start,
-                "kinject::config::template_syntax",
+                codes::CONFIG_TEMPLATE_SYNTAX,
                 "a template action outside a value (around keys or whole lines) is not supported: kinject translates actions inside values".to_owned(),
             ));
         }
@@ -371,7 +372,7 @@ impl<'a> Translation<'a> {
                 let file_offset =
                     self.actions[inside[i]].start + (e.offset - a.start).min(a.end - a.start);
                 self.errors
-                    .push((file_offset, "kinject::config::template_syntax", e.message));
+                    .push((file_offset, codes::CONFIG_TEMPLATE_SYNTAX, e.message));
             }
         }
     }
@@ -388,7 +389,7 @@ impl<'a> Translation<'a> {
             let Some(at) = rest.find(&mark) else {
                 self.errors.push((
                     a.start,
-                    "kinject::config::template_syntax",
+                    codes::CONFIG_TEMPLATE_SYNTAX,
                     "a template action split by YAML quoting or folding is not supported"
                         .to_owned(),
                 ));
@@ -433,7 +434,7 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
     if ctx.catalogs.is_empty() {
         return Err(Failure::Problems(vec![Problem {
             path: vec!["mutationConfigs".into()],
-            code: "kinject::config::missing_sidecar_config",
+            code: codes::CONFIG_MISSING_SIDECAR_CONFIG,
             message: "a salesforce mutation file names sidecars its sidecar file defines"
                 .to_owned(),
             span: None,
@@ -550,7 +551,7 @@ impl Mutations {
 fn unsupported(path: Vec<String>, message: String) -> Problem {
     Problem {
         path,
-        code: "kinject::config::unsupported_field",
+        code: codes::CONFIG_UNSUPPORTED_FIELD,
         message,
         span: None,
     }
@@ -596,7 +597,7 @@ fn chosen_entries(
             {
                 ctx.warnings.borrow_mut().push(Problem {
                     path: [at(list), vec![j.to_string()]].concat(),
-                    code: "kinject::config::unknown_entry",
+                    code: codes::CONFIG_UNKNOWN_ENTRY,
                     message: format!("mutation `{name}` names `{w}` in `{list}`, which the sidecar file does not define: salesforce skips it, and so does kinject"),
                     span: None,
                 });
@@ -621,7 +622,7 @@ fn positions(m: &Value, ctx: &Context<'_>, at: &dyn Fn(&str) -> Vec<String>) -> 
         } else {
             ctx.warnings.borrow_mut().push(Problem {
                 path: [at("initContainersBeforePodInitContainers"), vec![j.to_string()]].concat(),
-                code: "kinject::config::unknown_entry",
+                code: codes::CONFIG_UNKNOWN_ENTRY,
                 message: format!("`{b}` is not in this mutation's `initContainers`: salesforce injects nothing for it, and neither does kinject"),
                 span: None,
             });
@@ -702,7 +703,7 @@ fn annotation_mounts(
             if serde_json::to_string(&own).is_ok_and(|t| crate::model::schema::is_template(&t)) {
                 return Err(Problem {
                     path: at("annotationConfig"),
-                    code: "kinject::config::unsupported_field",
+                    code: codes::CONFIG_UNSUPPORTED_FIELD,
                     message: format!(
                         "container `{cname}` has templated volume mounts and mounts from annotations; kinject cannot combine both"
                     ),

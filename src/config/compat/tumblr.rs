@@ -10,6 +10,7 @@
 //! skip the pod from then on. `inherits` is a path relative to the file; unlike tumblr,
 //! kinject stops at a cycle.
 
+use crate::diagnostic::codes;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -151,7 +152,7 @@ pub(crate) fn config_map_to_native(
         if config.get("inherits").is_some() {
             problems.push(Problem {
                 path: path.clone(),
-                code: "kinject::config::unsupported_field",
+                code: codes::CONFIG_UNSUPPORTED_FIELD,
                 message: "`inherits` in a ConfigMap: tumblr ignores it there (it only follows it for files); put the configuration in a file".to_owned(),
                 span: Some(inner.span(node_start("inherits"))),
             });
@@ -159,7 +160,7 @@ pub(crate) fn config_map_to_native(
         if let Err(message) = full_name(config) {
             problems.push(Problem {
                 path: path.clone(),
-                code: "kinject::config::invalid_value",
+                code: codes::CONFIG_INVALID_VALUE,
                 message,
                 span: Some(inner.span(node_start("name"))),
             });
@@ -224,7 +225,7 @@ fn refusal(shown: &[(String, Arc<str>, usize)], message: String) -> Failure {
     match shown.last() {
         // Inside an inherited file: point there.
         Some((name, text, at)) => Failure::Located(vec![Located::new(
-            "kinject::config::inherits",
+            codes::CONFIG_INHERITS,
             name,
             text,
             (*at, *at + 1),
@@ -232,7 +233,7 @@ fn refusal(shown: &[(String, Arc<str>, usize)], message: String) -> Failure {
         )]),
         None => Failure::Problems(vec![Problem {
             path: vec!["inherits".to_owned()],
-            code: "kinject::config::inherits",
+            code: codes::CONFIG_INHERITS,
             message,
             span: None,
         }]),
@@ -281,14 +282,14 @@ fn read_inherited(path: &Path, shown: &[(String, Arc<str>, usize)]) -> Result<In
     let parsed = crate::yaml::parse_document(&text[range.clone()]).map_err(|e| {
         located(
             e.offset,
-            "kinject::config::syntax",
+            codes::CONFIG_SYNTAX,
             format!("invalid YAML: {}", e.message),
         )
     })?;
     let Some(root) = parsed.root else {
         return Err(located(
             0,
-            "kinject::config::missing_field",
+            codes::CONFIG_MISSING_FIELD,
             "the inherited configuration is empty".to_owned(),
         ));
     };
@@ -432,7 +433,7 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
         let full = full_name(config).map_err(|message| {
             Failure::Problems(vec![Problem {
                 path: vec!["name".to_owned()],
-                code: "kinject::config::invalid_value",
+                code: codes::CONFIG_INVALID_VALUE,
                 message,
                 span: None,
             }])
