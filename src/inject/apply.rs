@@ -154,160 +154,267 @@ fn add_to_spec(
     ctx: &Ctx<'_>,
 ) -> Result<Vec<Record>, InjectError> {
     let mut records = Vec::new();
-    let mut app = take_list(spec, "containers");
-    let had_inits = matches!(spec.field("initContainers"), Some(Value::Array(_)));
-    let mut inits = take_list(spec, "initContainers");
-    let app_names = Names::of(&app);
-    let init_names = Names::of(&inits);
-    let no_names = Names::Few(Vec::new());
-    // The app's own containers, as they are before any sidecar (for shared mounts and
-    // transferred env, the only things `prepare` reads them for).
-    let reads_app = |s: &Cow<'_, Rendered>| {
-        !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty()
-    };
-    let originals = if sidecars.iter().any(reads_app) {
-        app.clone()
-    } else {
-        Vec::new()
-    };
-    let (mut before, mut after, mut init_before, mut init_after) = (vec![], vec![], vec![], vec![]);
+    let mut lists = Containers::take(spec);
+    let own = Own::of(spec, &lists, sidecars);
     let mut init_owner: Option<usize> = None;
-    let original_sa = spec
-        .field("serviceAccountName")
-        .or_else(|| spec.field("serviceAccount"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
     for s in sidecars {
-        let mut rec = Record {
-            name: s.name.clone(),
-            hash: s.hash.clone(),
-            ..Record::default()
-        };
-        let mut apps = AppEntries::default();
-        // A sidecar's own init containers run before its native containers.
-        for c in &s.body.init_containers {
-            claim(owners, name_of(c), &s.name)?;
-            let c = &prepare(c, s, &originals, ctx)?;
-            let init_position = s
-                .spec
-                .positions
-                .get(name_of(c))
-                .copied()
-                .unwrap_or(s.init_position);
-            let side = if init_position == Position::Before {
-                &mut init_before
-            } else {
-                &mut init_after
-            };
-            place(c, &mut inits, &app, side, &mut rec, true, s)?;
-        }
-        for c in &s.body.containers {
-            let n = name_of(c).to_owned();
-            claim(owners, &n, &s.name)?;
-            let c = &prepare(c, s, &originals, ctx)?;
-            if s.native {
-                let mut c = c.clone();
-                if let Value::Object(m) = &mut c {
-                    m.insert(
-                        "restartPolicy".to_owned(),
-                        Value::String("Always".to_owned()),
-                    );
-                }
-                let side = if s.init_position == Position::Before {
-                    &mut init_before
-                } else {
-                    &mut init_after
-                };
-                place(&c, &mut inits, &app, side, &mut rec, true, s)?;
-            } else {
-                let position = s.spec.positions.get(&n).copied().unwrap_or(s.position);
-                let side = if position == Position::Before {
-                    &mut before
-                } else {
-                    &mut after
-                };
-                place(c, &mut app, &inits, side, &mut rec, false, s)?;
-            }
-        }
-        if !had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
+        let rec = add_sidecar(spec, s, &mut lists, &own, owners, ctx)?;
+        if !lists.had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
             init_owner = Some(records.len());
         }
-        merge_named(spec, "volumes", &s.body.volumes, owners, &mut rec, s)?;
-        merge_named(
-            spec,
-            "imagePullSecrets",
-            &s.body.image_pull_secrets,
-            owners,
-            &mut rec,
-            s,
-        )?;
-        let own_inits = if s.spec.target_init_containers {
-            &init_names
-        } else {
-            &no_names
-        };
-        for (list, names) in [(&mut app, &app_names), (&mut inits, own_inits)] {
-            for c in list.iter_mut() {
-                let cname = name_of(c);
-                let is_app = names.contains(cname) && owners.get("container", cname).is_none();
-                let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(cname));
-                if is_app && targeted {
-                    add_to_app_container(c, s, owners, &mut rec, &mut apps)?;
-                }
-            }
-        }
-        if s.spec.target_earlier_sidecars {
-            // In the order they sit in the pod: init containers, then containers.
-            let lists = [
-                &mut init_before,
-                &mut inits,
-                &mut init_after,
-                &mut before,
-                &mut app,
-                &mut after,
-            ];
-            for list in lists {
-                for c in list.iter_mut() {
-                    let owner = owners.get("container", name_of(c));
-                    if owner.is_some_and(|o| *o != s.name) {
-                        add_to_app_container(c, s, owners, &mut rec, &mut apps)?;
-                    }
-                }
-            }
-        }
-        if let Some(sa) = &s.body.service_account_name {
-            let set = set_service_account(spec, sa, s, original_sa.as_deref(), owners, &mut rec)?;
-            if set && s.spec.remove_token_mounts {
-                for c in app.iter_mut().chain(inits.iter_mut()) {
-                    remove_token_mounts(c, &mut rec, &mut apps);
-                }
-            }
-        }
-        add_host_settings(spec, s, &mut rec);
         records.push(rec);
     }
-    if ctx.sort_inits {
-        init_after.sort_by(|a, b| name_of(a).cmp(name_of(b)));
-    }
-    let containers: Vec<Value> = before.into_iter().chain(app).chain(after).collect();
-    spec.insert("containers".to_owned(), Value::Array(containers));
-    let all_inits: Vec<Value> = init_before
-        .into_iter()
-        .chain(inits)
-        .chain(init_after)
-        .collect();
-    if had_inits || !all_inits.is_empty() {
-        insert_before(
-            spec,
-            "initContainers",
-            Value::Array(all_inits),
-            "containers",
-        );
-    }
+    lists.put_back(spec, ctx.sort_inits);
     if let Some(i) = init_owner {
         records[i].created.push("/spec/initContainers".to_owned());
     }
     Ok(records)
+}
+
+/// The pod's containers and init containers while sidecars are added: the pod's own lists
+/// (`app`, `inits`), and the sidecars' containers that go before and after each.
+struct Containers {
+    app: Vec<Value>,
+    inits: Vec<Value>,
+    before: Vec<Value>,
+    after: Vec<Value>,
+    init_before: Vec<Value>,
+    init_after: Vec<Value>,
+    /// Whether the pod had an `initContainers` list (else one made here is recorded as created).
+    had_inits: bool,
+}
+
+impl Containers {
+    /// Takes the pod's container lists out of `spec`, to be put back by `put_back`.
+    fn take(spec: &mut Map<String, Value>) -> Self {
+        let app = take_list(spec, "containers");
+        let had_inits = matches!(spec.field("initContainers"), Some(Value::Array(_)));
+        let inits = take_list(spec, "initContainers");
+        Containers {
+            app,
+            inits,
+            before: Vec::new(),
+            after: Vec::new(),
+            init_before: Vec::new(),
+            init_after: Vec::new(),
+            had_inits,
+        }
+    }
+
+    /// Puts the lists back into `spec` in pod order (`initContainers` only when the pod had
+    /// the list or a sidecar adds to it).
+    fn put_back(self, spec: &mut Map<String, Value>, sort_inits: bool) {
+        let Containers {
+            app,
+            inits,
+            before,
+            after,
+            init_before,
+            mut init_after,
+            had_inits,
+        } = self;
+        if sort_inits {
+            init_after.sort_by(|a, b| name_of(a).cmp(name_of(b)));
+        }
+        let containers: Vec<Value> = before.into_iter().chain(app).chain(after).collect();
+        spec.insert("containers".to_owned(), Value::Array(containers));
+        let all_inits: Vec<Value> = init_before
+            .into_iter()
+            .chain(inits)
+            .chain(init_after)
+            .collect();
+        if had_inits || !all_inits.is_empty() {
+            insert_before(
+                spec,
+                "initContainers",
+                Value::Array(all_inits),
+                "containers",
+            );
+        }
+    }
+}
+
+/// The pod as it was before any sidecar: what each sidecar is added against.
+struct Own {
+    /// Names of the pod's own containers and init containers (the app containers).
+    app_names: Names,
+    init_names: Names,
+    /// The app's own containers (for shared mounts and transferred env, the only things
+    /// `prepare` reads them for; empty when no sidecar does either).
+    originals: Vec<Value>,
+    service_account: Option<String>,
+}
+
+impl Own {
+    fn of(spec: &Map<String, Value>, lists: &Containers, sidecars: &[Cow<'_, Rendered>]) -> Self {
+        let reads_app = |s: &Cow<'_, Rendered>| {
+            !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty()
+        };
+        let originals = if sidecars.iter().any(reads_app) {
+            lists.app.clone()
+        } else {
+            Vec::new()
+        };
+        let service_account = spec
+            .field("serviceAccountName")
+            .or_else(|| spec.field("serviceAccount"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Own {
+            app_names: Names::of(&lists.app),
+            init_names: Names::of(&lists.inits),
+            originals,
+            service_account,
+        }
+    }
+}
+
+/// Adds one sidecar to the pod's spec and its containers; returns its record.
+fn add_sidecar(
+    spec: &mut Map<String, Value>,
+    s: &Rendered,
+    lists: &mut Containers,
+    own: &Own,
+    owners: &mut Owners,
+    ctx: &Ctx<'_>,
+) -> Result<Record, InjectError> {
+    let mut rec = Record {
+        name: s.name.clone(),
+        hash: s.hash.clone(),
+        ..Record::default()
+    };
+    let mut apps = AppEntries::default();
+    place_containers(s, lists, own, owners, ctx, &mut rec)?;
+    merge_named(spec, "volumes", &s.body.volumes, owners, &mut rec, s)?;
+    merge_named(
+        spec,
+        "imagePullSecrets",
+        &s.body.image_pull_secrets,
+        owners,
+        &mut rec,
+        s,
+    )?;
+    add_to_targets(s, lists, own, owners, &mut rec, &mut apps)?;
+    if let Some(sa) = &s.body.service_account_name {
+        let original = own.service_account.as_deref();
+        let set = set_service_account(spec, sa, s, original, owners, &mut rec)?;
+        if set && s.spec.remove_token_mounts {
+            for c in lists.app.iter_mut().chain(lists.inits.iter_mut()) {
+                remove_token_mounts(c, &mut rec, &mut apps);
+            }
+        }
+    }
+    add_host_settings(spec, s, &mut rec);
+    Ok(rec)
+}
+
+/// Places the sidecar's init containers and containers (a native sidecar's among the init
+/// containers), each prepared for this pod.
+fn place_containers(
+    s: &Rendered,
+    lists: &mut Containers,
+    own: &Own,
+    owners: &mut Owners,
+    ctx: &Ctx<'_>,
+    rec: &mut Record,
+) -> Result<(), InjectError> {
+    // A sidecar's own init containers run before its native containers.
+    for c in &s.body.init_containers {
+        claim(owners, name_of(c), &s.name)?;
+        let c = &prepare(c, s, &own.originals, ctx)?;
+        let init_position = s
+            .spec
+            .positions
+            .get(name_of(c))
+            .copied()
+            .unwrap_or(s.init_position);
+        let side = if init_position == Position::Before {
+            &mut lists.init_before
+        } else {
+            &mut lists.init_after
+        };
+        place(c, &mut lists.inits, &lists.app, side, rec, true, s)?;
+    }
+    for c in &s.body.containers {
+        let n = name_of(c).to_owned();
+        claim(owners, &n, &s.name)?;
+        let c = &prepare(c, s, &own.originals, ctx)?;
+        if s.native {
+            let mut c = c.clone();
+            if let Value::Object(m) = &mut c {
+                m.insert(
+                    "restartPolicy".to_owned(),
+                    Value::String("Always".to_owned()),
+                );
+            }
+            let side = if s.init_position == Position::Before {
+                &mut lists.init_before
+            } else {
+                &mut lists.init_after
+            };
+            place(&c, &mut lists.inits, &lists.app, side, rec, true, s)?;
+        } else {
+            let position = s.spec.positions.get(&n).copied().unwrap_or(s.position);
+            let side = if position == Position::Before {
+                &mut lists.before
+            } else {
+                &mut lists.after
+            };
+            place(c, &mut lists.app, &lists.inits, side, rec, false, s)?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds the sidecar's env, mounts and arguments to the app containers it targets, and
+/// (`targetEarlierSidecars`) to the containers earlier sidecars added.
+fn add_to_targets(
+    s: &Rendered,
+    lists: &mut Containers,
+    own: &Own,
+    owners: &mut Owners,
+    rec: &mut Record,
+    apps: &mut AppEntries,
+) -> Result<(), InjectError> {
+    let no_names = Names::Few(Vec::new());
+    let own_inits = if s.spec.target_init_containers {
+        &own.init_names
+    } else {
+        &no_names
+    };
+    for (list, names) in [
+        (&mut lists.app, &own.app_names),
+        (&mut lists.inits, own_inits),
+    ] {
+        for c in list.iter_mut() {
+            let cname = name_of(c);
+            let is_app = names.contains(cname) && owners.get("container", cname).is_none();
+            let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(cname));
+            if is_app && targeted {
+                add_to_app_container(c, s, owners, rec, apps)?;
+            }
+        }
+    }
+    if s.spec.target_earlier_sidecars {
+        // In the order they sit in the pod: init containers, then containers.
+        let in_pod_order = [
+            &mut lists.init_before,
+            &mut lists.inits,
+            &mut lists.init_after,
+            &mut lists.before,
+            &mut lists.app,
+            &mut lists.after,
+        ];
+        for list in in_pod_order {
+            for c in list.iter_mut() {
+                let owner = owners.get("container", name_of(c));
+                if owner.is_some_and(|o| *o != s.name) {
+                    add_to_app_container(c, s, owners, rec, apps)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Adds a sidecar's pod annotations and labels; the pod's own values win.
