@@ -929,57 +929,84 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
     let Value::Object(cm) = &mut c else {
         return Ok(c);
     };
-    let matches = |globs: &[String]| {
-        globs.is_empty()
-            || globs
-                .iter()
-                .any(|g| crate::select::glob(g).is_ok_and(|m| m.is_match(&cname)))
-    };
-    if !s.spec.share_volume_mounts.is_empty() && matches(&s.spec.share_volume_mounts) {
-        let mut created = false;
-        let mut mounts = list_field(cm, "volumeMounts", &mut created).clone();
-        let mut envs = Vec::new();
-        for a in app {
-            for m in a
-                .field("volumeMounts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
+    let shared = &s.spec.share_volume_mounts;
+    if !shared.is_empty() && names_container(shared, &cname) {
+        share_app_mounts(cm, app);
+    }
+    let transferred = transferred_env(s, &cname, app, ctx)?;
+    merge_env(cm, transferred);
+    if let Some(from) = &s.spec.env_from_annotations {
+        merge_env(cm, env_from_annotations(from, ctx.metadata));
+    }
+    if s.spec.target_sidecars {
+        add_own_env_and_mounts(cm, s);
+    }
+    Ok(c)
+}
+
+/// Whether `globs` name container `cname` (no globs: every container).
+fn names_container(globs: &[String], cname: &str) -> bool {
+    globs.is_empty()
+        || globs
+            .iter()
+            .any(|g| crate::select::glob(g).is_ok_and(|m| m.is_match(cname)))
+}
+
+/// Gives a sidecar container the app containers' volume mounts (not the token mount, nor one
+/// at a path or of a name it already mounts), with the env their `subPathExpr` reads.
+fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) {
+    let mut created = false;
+    let mut mounts = list_field(cm, "volumeMounts", &mut created).clone();
+    let mut envs = Vec::new();
+    for a in app {
+        for m in a
+            .field("volumeMounts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let path = m
+                .field("mountPath")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let taken = mounts.iter().any(|x| {
+                x.field("mountPath").and_then(Value::as_str) == Some(path)
+                    || name_of(x) == name_of(m)
+            });
+            if path == TOKEN_MOUNT || taken {
+                continue;
+            }
+            mounts.push(m.clone());
+            // `subPathExpr: foo/$(POD_NAME)` needs POD_NAME in the sidecar too.
+            let expr = m
+                .field("subPathExpr")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            for var in expr
+                .split("$(")
+                .skip(1)
+                .filter_map(|r| r.split_once(')').map(|(v, _)| v))
             {
-                let path = m
-                    .field("mountPath")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let taken = mounts.iter().any(|x| {
-                    x.field("mountPath").and_then(Value::as_str) == Some(path)
-                        || name_of(x) == name_of(m)
-                });
-                if path == TOKEN_MOUNT || taken {
-                    continue;
-                }
-                mounts.push(m.clone());
-                // `subPathExpr: foo/$(POD_NAME)` needs POD_NAME in the sidecar too.
-                let expr = m
-                    .field("subPathExpr")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                for var in expr
-                    .split("$(")
-                    .skip(1)
-                    .filter_map(|r| r.split_once(')').map(|(v, _)| v))
-                {
-                    if let Some(e) = env_of(a, var) {
-                        envs.push(e.clone());
-                    }
+                if let Some(e) = env_of(a, var) {
+                    envs.push(e.clone());
                 }
             }
         }
-        cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
-        merge_env(cm, envs);
     }
+    cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
+    merge_env(cm, envs);
+}
+
+/// The env vars `transferEnv` copies from app containers into sidecar container `cname`.
+fn transferred_env(
+    s: &Rendered,
+    cname: &str,
+    app: &[Value],
+    ctx: &Ctx<'_>,
+) -> Result<Vec<Value>, InjectError> {
     let mut transferred = Vec::new();
     for t in &s.spec.transfer_env {
-        if !matches(&t.containers) {
+        if !names_container(&t.containers, cname) {
             continue;
         }
         let source = match (&t.source_container_name, &t.source_container_name_from) {
@@ -1005,49 +1032,53 @@ fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Valu
             }
         }
     }
-    merge_env(cm, transferred);
-    if let Some(from) = &s.spec.env_from_annotations {
-        let annotations = ctx.metadata.field("annotations").and_then(Value::as_object);
-        let envs = annotations.into_iter().flatten().filter_map(|(k, v)| {
-            let name = k.strip_prefix(&from.prefix)?;
-            (!name.is_empty() && !from.exclude.iter().any(|x| x == name))
-                .then(|| serde_json::json!({"name": name, "value": v.as_str().unwrap_or_default()}))
-        });
-        merge_env(cm, envs.collect());
-    }
-    if s.spec.target_sidecars {
-        let mut created = false;
-        let env = list_field(cm, "env", &mut created);
-        for e in &s.body.env {
-            if position(env, name_of(e)).is_none() {
-                env.push(e.clone());
-            }
-        }
-        let mounts = list_field(cm, "volumeMounts", &mut created);
-        let own = mounts.clone();
-        for m in &s.body.volume_mounts {
-            let taken = if s.spec.mounts_by_name {
-                own.iter().any(|x| name_of(x) == name_of(m))
-            } else {
-                mounts
-                    .iter()
-                    .any(|x| x.field("mountPath") == m.field("mountPath"))
-            };
-            if !taken {
-                mounts.push(m.clone());
-            }
-        }
-        for field in ["env", "volumeMounts"] {
-            if cm
-                .field(field)
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty)
-            {
-                cm.shift_remove(field);
-            }
+    Ok(transferred)
+}
+
+/// Env vars from the pod's annotations named with `from.prefix` (the name after it).
+fn env_from_annotations(from: &crate::model::EnvFromAnnotations, metadata: &Value) -> Vec<Value> {
+    let annotations = metadata.field("annotations").and_then(Value::as_object);
+    let envs = annotations.into_iter().flatten().filter_map(|(k, v)| {
+        let name = k.strip_prefix(&from.prefix)?;
+        (!name.is_empty() && !from.exclude.iter().any(|x| x == name))
+            .then(|| serde_json::json!({"name": name, "value": v.as_str().unwrap_or_default()}))
+    });
+    envs.collect()
+}
+
+/// `targetSidecars`: the env and mounts the sidecar gives app containers, given to its own
+/// container too where it has none of that name (or mount); lists left empty are removed.
+fn add_own_env_and_mounts(cm: &mut Map<String, Value>, s: &Rendered) {
+    let mut created = false;
+    let env = list_field(cm, "env", &mut created);
+    for e in &s.body.env {
+        if position(env, name_of(e)).is_none() {
+            env.push(e.clone());
         }
     }
-    Ok(c)
+    let mounts = list_field(cm, "volumeMounts", &mut created);
+    let own = mounts.clone();
+    for m in &s.body.volume_mounts {
+        let taken = if s.spec.mounts_by_name {
+            own.iter().any(|x| name_of(x) == name_of(m))
+        } else {
+            mounts
+                .iter()
+                .any(|x| x.field("mountPath") == m.field("mountPath"))
+        };
+        if !taken {
+            mounts.push(m.clone());
+        }
+    }
+    for field in ["env", "volumeMounts"] {
+        if cm
+            .field(field)
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            cm.shift_remove(field);
+        }
+    }
 }
 
 fn env_of<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
