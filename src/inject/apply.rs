@@ -676,6 +676,7 @@ fn merge_named(
     Ok(())
 }
 
+/// Adds the sidecar's env, volume mounts, arguments and command words to app container `c`.
 fn add_to_app_container(
     c: &mut Value,
     s: &Rendered,
@@ -685,6 +686,34 @@ fn add_to_app_container(
 ) -> Result<(), InjectError> {
     let cname = name_of(c).to_owned();
     let Value::Object(cm) = c else { return Ok(()) };
+    add_env(cm, &cname, s, owners, rec, apps)?;
+    add_mounts(cm, &cname, s, owners, rec, apps)?;
+    // Creating `args` is always possible, so this cannot fail.
+    let args = &s.body.append_args;
+    let _ = append_words(cm, "args", args, (rec, apps), &cname, true);
+    let command = &s.body.append_command;
+    append_words(cm, "command", command, (rec, apps), &cname, false).map_err(|_| {
+        InjectError::new(
+            "kinject::inject::no_command",
+            format!(
+                "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
+                s.name
+            ),
+        )
+        .help("use `appendArgs`, or limit the sidecar with `targetContainers`")
+    })?;
+    Ok(())
+}
+
+/// Adds the sidecar's env vars to app container `cname`; its own value of a name wins.
+fn add_env(
+    cm: &mut Map<String, Value>,
+    cname: &str,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+    apps: &mut AppEntries,
+) -> Result<(), InjectError> {
     for e in &s.body.env {
         let n = name_of(e).to_owned();
         let key = format!("{cname}/{n}");
@@ -693,7 +722,7 @@ fn add_to_app_container(
         match position(list, &n) {
             Some(i) if &list[i] == e => {
                 if owners.get("env", &key).is_some() {
-                    apps.of(rec, &cname).env.push(n);
+                    apps.of(rec, cname).env.push(n);
                 }
             }
             Some(_) => {
@@ -708,7 +737,7 @@ fn add_to_app_container(
             None => {
                 list.push(e.clone());
                 owners.set("env", &key, &s.name);
-                let a = apps.of(rec, &cname);
+                let a = apps.of(rec, cname);
                 a.env.push(n);
                 if created {
                     a.created.push("env".to_owned());
@@ -716,6 +745,19 @@ fn add_to_app_container(
             }
         }
     }
+    Ok(())
+}
+
+/// Adds the sidecar's volume mounts to app container `cname`; a different mount at one of
+/// their paths is a conflict.
+fn add_mounts(
+    cm: &mut Map<String, Value>,
+    cname: &str,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+    apps: &mut AppEntries,
+) -> Result<(), InjectError> {
     // Volume names the container mounted before this sidecar (with `mountsByName` only).
     let mounted: Vec<String> = if s.spec.mounts_by_name {
         cm.field("volumeMounts")
@@ -745,7 +787,7 @@ fn add_to_app_container(
         match existing {
             Some(i) if &list[i] == m => {
                 if owners.get("mount", &key).is_some() {
-                    apps.of(rec, &cname).volume_mounts.push(path);
+                    apps.of(rec, cname).volume_mounts.push(path);
                 }
             }
             Some(_) => {
@@ -764,7 +806,7 @@ fn add_to_app_container(
             None => {
                 list.push(m.clone());
                 owners.set("mount", &key, &s.name);
-                let a = apps.of(rec, &cname);
+                let a = apps.of(rec, cname);
                 a.volume_mounts.push(path);
                 if created {
                     a.created.push("volumeMounts".to_owned());
@@ -772,20 +814,6 @@ fn add_to_app_container(
             }
         }
     }
-    // Creating `args` is always possible, so this cannot fail.
-    let args = &s.body.append_args;
-    let _ = append_words(cm, "args", args, (rec, apps), &cname, true);
-    let command = &s.body.append_command;
-    append_words(cm, "command", command, (rec, apps), &cname, false).map_err(|_| {
-        InjectError::new(
-            "kinject::inject::no_command",
-            format!(
-                "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
-                s.name
-            ),
-        )
-        .help("use `appendArgs`, or limit the sidecar with `targetContainers`")
-    })?;
     Ok(())
 }
 
