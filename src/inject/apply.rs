@@ -443,64 +443,83 @@ fn add_metadata(
             rec.created.push(format!("/metadata/{field}"));
         }
         for (k, v) in items {
-            let policy = if field == "labels" {
-                AnnotationPolicy::Keep
-            } else {
-                s.spec
-                    .annotation_policies
-                    .get(k)
-                    .copied()
-                    .or(s.spec.annotation_policy)
-                    .unwrap_or_default()
-            };
-            let Some(existing) = map.field(k).cloned() else {
-                map.insert(k.clone(), v.clone());
-                owners.set(field, k, &s.name);
-                if field == "annotations" {
-                    rec.annotations.push(k.clone());
-                } else {
-                    rec.labels.push(k.clone());
-                }
-                continue;
-            };
-            let combined = match policy {
-                AnnotationPolicy::Keep => {
-                    if &existing != v
-                        && let Some(other) = owners.get(field, k) {
-                            return Err(conflict(format!(
-                                "{} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
-                                field.trim_end_matches('s'),
-                                s.name
-                            )));
-                        }
-                    continue;
-                }
-                AnnotationPolicy::Overwrite => {
-                    // Two sidecars overwriting one key differently: which one wins would
-                    // depend on their order (Kruise refuses such SidecarSets).
-                    if &existing != v
-                        && let Some(other) = owners.get(field, k)
-                        && *other != s.name
-                    {
-                        return Err(conflict(format!(
-                            "{} `{k}` is overwritten differently by sidecar `{other}` and sidecar `{}`",
-                            field.trim_end_matches('s'),
-                            s.name
-                        )));
-                    }
-                    v.clone()
-                }
-                AnnotationPolicy::MergeJson => merge_json(&existing, v).ok_or_else(|| {
-                    conflict(format!("annotation `{k}`: sidecar `{}` merges JSON into a value that is not a JSON object", s.name))
-                })?,
-                AnnotationPolicy::AppendList => append_list(&existing, v),
-            };
-            if combined != existing {
-                map.insert(k.clone(), combined);
-                owners.set(field, k, &s.name);
-                rec.replaced_annotations.insert(k.clone(), existing);
-            }
+            add_metadata_item(map, field, k, v, s, owners, rec)?;
         }
+    }
+    Ok(())
+}
+
+/// Adds annotation or label `k` to `map` (the pod's `field`): set when the pod has none, else
+/// kept, overwritten or combined as the sidecar's annotation policy says.
+fn add_metadata_item(
+    map: &mut Map<String, Value>,
+    field: &'static str,
+    k: &String,
+    v: &Value,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+) -> Result<(), InjectError> {
+    let policy = if field == "labels" {
+        AnnotationPolicy::Keep
+    } else {
+        s.spec
+            .annotation_policies
+            .get(k)
+            .copied()
+            .or(s.spec.annotation_policy)
+            .unwrap_or_default()
+    };
+    let Some(existing) = map.field(k).cloned() else {
+        map.insert(k.clone(), v.clone());
+        owners.set(field, k, &s.name);
+        if field == "annotations" {
+            rec.annotations.push(k.clone());
+        } else {
+            rec.labels.push(k.clone());
+        }
+        return Ok(());
+    };
+    let combined = match policy {
+        AnnotationPolicy::Keep => {
+            if &existing != v
+                && let Some(other) = owners.get(field, k)
+            {
+                return Err(conflict(format!(
+                    "{} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
+                    field.trim_end_matches('s'),
+                    s.name
+                )));
+            }
+            return Ok(());
+        }
+        AnnotationPolicy::Overwrite => {
+            // Two sidecars overwriting one key differently: which one wins would
+            // depend on their order (Kruise refuses such SidecarSets).
+            if &existing != v
+                && let Some(other) = owners.get(field, k)
+                && *other != s.name
+            {
+                return Err(conflict(format!(
+                    "{} `{k}` is overwritten differently by sidecar `{other}` and sidecar `{}`",
+                    field.trim_end_matches('s'),
+                    s.name
+                )));
+            }
+            v.clone()
+        }
+        AnnotationPolicy::MergeJson => merge_json(&existing, v).ok_or_else(|| {
+            conflict(format!(
+                "annotation `{k}`: sidecar `{}` merges JSON into a value that is not a JSON object",
+                s.name
+            ))
+        })?,
+        AnnotationPolicy::AppendList => append_list(&existing, v),
+    };
+    if combined != existing {
+        map.insert(k.clone(), combined);
+        owners.set(field, k, &s.name);
+        rec.replaced_annotations.insert(k.clone(), existing);
     }
     Ok(())
 }
