@@ -31,7 +31,23 @@ pub(crate) fn strip(
     for r in gone.iter().rev() {
         strip_record(pod, r, &mut app_nulls);
     }
-    // Shared pod-level items go only when no remaining sidecar still uses them.
+    remove_unused_shared(pod, &gone, &kept);
+    let mut spelled = remove_created(pod, &gone, status);
+    // The app containers' fields, where their containers are now.
+    let containers = (!app_nulls.is_empty()).then(|| ContainerIndex::of(pod));
+    for (name, field, s) in app_nulls {
+        if let Some(pointer) = containers.as_ref().and_then(|c| c.field(pod, name, field))
+            && pod.at_pointer(&pointer).is_some_and(Value::is_null)
+        {
+            spelled.insert(pointer, s.clone());
+        }
+    }
+    (kept, spelled)
+}
+
+/// Removes the volumes and pull secrets the `gone` records added, but only those no `kept`
+/// record still uses: sidecars share identical pod-level items.
+fn remove_unused_shared(pod: &mut Value, gone: &[&Record], kept: &[Record]) {
     let still_used = |field: fn(&Record) -> &Vec<String>, name: &str| {
         kept.iter().any(|r| field(r).iter().any(|n| n == name))
     };
@@ -42,7 +58,7 @@ pub(crate) fn strip(
         ),
         ("/spec/imagePullSecrets", |r: &Record| &r.image_pull_secrets),
     ] {
-        for r in &gone {
+        for r in gone {
             for name in field(r) {
                 if still_used(field, name) {
                     continue;
@@ -55,6 +71,12 @@ pub(crate) fn strip(
             }
         }
     }
+}
+
+/// Removes the fields the `gone` records and the status created, where they are empty now,
+/// or makes null again those that were null. Returns how those nulls were written where that
+/// was not empty, by pointer.
+fn remove_created(pod: &mut Value, gone: &[&Record], status: &Status) -> BTreeMap<String, String> {
     let mut created: Vec<&String> = gone
         .iter()
         .flat_map(|r| &r.created)
@@ -85,16 +107,7 @@ pub(crate) fn strip(
             remove_if_empty(pod, pointer);
         }
     }
-    // The app containers' fields, where their containers are now.
-    let containers = (!app_nulls.is_empty()).then(|| ContainerIndex::of(pod));
-    for (name, field, s) in app_nulls {
-        if let Some(pointer) = containers.as_ref().and_then(|c| c.field(pod, name, field))
-            && pod.at_pointer(&pointer).is_some_and(Value::is_null)
-        {
-            spelled.insert(pointer, s.clone());
-        }
-    }
-    (kept, spelled)
+    spelled
 }
 
 /// `r` with only the containers, volumes and pull secrets `pod` has.
