@@ -162,7 +162,12 @@ fn add_to_spec(
     let own = Own::of(spec, &lists, sidecars);
     let mut init_owner: Option<usize> = None;
     for s in sidecars {
-        let rec = add_sidecar(spec, s, &mut lists, &own, owners, ctx)?;
+        let mut rec = Record {
+            name: s.name.clone(),
+            hash: s.hash.clone(),
+            ..Record::default()
+        };
+        add_sidecar(spec, s, &mut lists, &own, owners, ctx, &mut rec)?;
         if !lists.had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
             init_owner = Some(records.len());
         }
@@ -273,7 +278,7 @@ impl Own {
     }
 }
 
-/// Adds one sidecar to the pod's spec and its containers; returns its record.
+/// Adds one sidecar to the pod's spec and its containers, recording what it adds in `rec`.
 fn add_sidecar(
     spec: &mut Map<String, Value>,
     s: &Rendered,
@@ -281,35 +286,31 @@ fn add_sidecar(
     own: &Own,
     owners: &mut Owners,
     ctx: &Ctx<'_>,
-) -> Result<Record, InjectError> {
-    let mut rec = Record {
-        name: s.name.clone(),
-        hash: s.hash.clone(),
-        ..Record::default()
-    };
+    rec: &mut Record,
+) -> Result<(), InjectError> {
     let mut apps = AppEntries::default();
-    place_containers(s, lists, own, owners, ctx, &mut rec)?;
-    merge_named(spec, "volumes", &s.body.volumes, owners, &mut rec, s)?;
+    place_containers(s, lists, own, owners, ctx, rec)?;
+    merge_named(spec, "volumes", &s.body.volumes, owners, rec, s)?;
     merge_named(
         spec,
         "imagePullSecrets",
         &s.body.image_pull_secrets,
         owners,
-        &mut rec,
+        rec,
         s,
     )?;
-    add_to_targets(s, lists, own, owners, &mut rec, &mut apps)?;
+    add_to_targets(s, lists, own, owners, rec, &mut apps)?;
     if let Some(sa) = &s.body.service_account_name {
         let original = own.service_account.as_deref();
-        let set = set_service_account(spec, sa, s, original, owners, &mut rec)?;
+        let set = set_service_account(spec, sa, s, original, owners, rec)?;
         if set && s.spec.remove_token_mounts {
             for c in lists.app.iter_mut().chain(lists.inits.iter_mut()) {
-                remove_token_mounts(c, &mut rec, &mut apps);
+                remove_token_mounts(c, rec, &mut apps);
             }
         }
     }
-    add_host_settings(spec, s, &mut rec);
-    Ok(rec)
+    add_host_settings(spec, s, rec);
+    Ok(())
 }
 
 /// Places the sidecar's init containers and containers (a native sidecar's among the init
