@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::InjectError;
 use super::apply::Rendered;
 use super::pod::name_of;
-use super::status::{AppRecord, Record, STATUS_ANNOTATION, Status};
+use super::status::{Record, STATUS_ANNOTATION, Status};
 use crate::config::SameName;
 use crate::json::{Fields, Pointer};
 
@@ -262,79 +262,68 @@ fn own_mounts<'p>(pod: &'p Value, status: &'p Status) -> OwnMounts<'p> {
 
 /// What a record of a sidecar the configuration defines may claim: what that sidecar adds.
 fn defined(r: &Record, adds: &Adds) -> Result<(), String> {
-    pod_items_defined(r, adds)?;
-    for app in &r.app_containers {
-        app_items_defined(&r.name, app, adds)?;
-    }
+    names_defined(r, adds)?;
     settings_defined(r, adds)
 }
 
-/// What a record claims, by name: what it calls them, the names it claims, the names the
-/// sidecar adds.
-type Claims<'a> = [(&'a str, &'a [String], &'a BTreeSet<String>)];
-
-/// Whether a record claims only names its sidecar adds; else the first one it does not, in
-/// words.
-fn only_added(sidecar: &str, claims: &Claims<'_>) -> Result<(), String> {
-    for (what, claimed, known) in claims {
-        if let Some(n) = claimed.iter().find(|n| !known.contains(*n)) {
-            return Err(format!(
-                "says sidecar `{sidecar}` added {what} `{n}`, which sidecar `{sidecar}` does not add"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The containers, volumes, pull secrets, annotations and labels the record claims.
-fn pod_items_defined(r: &Record, adds: &Adds) -> Result<(), String> {
+/// The names the record claims (containers, volumes, pull secrets, annotations, labels, and
+/// what it added to app containers).
+fn names_defined(r: &Record, adds: &Adds) -> Result<(), String> {
+    let sidecar = &r.name;
+    let beyond = |what: &str, claimed: &[String], known: &BTreeSet<String>| {
+        claimed.iter().find(|n| !known.contains(*n)).map(|n| {
+            format!("says sidecar `{sidecar}` added {what} `{n}`, which sidecar `{sidecar}` does not add")
+        })
+    };
     let annotations: Vec<String> = r.replaced_annotations.keys().cloned().collect();
-    only_added(
-        &r.name,
-        &[
-            ("container", &r.containers, &adds.containers),
-            ("init container", &r.init_containers, &adds.containers),
-            ("volume", &r.volumes, &adds.volumes),
-            (
+    let found = beyond("container", &r.containers, &adds.containers)
+        .or_else(|| beyond("init container", &r.init_containers, &adds.containers))
+        .or_else(|| beyond("volume", &r.volumes, &adds.volumes))
+        .or_else(|| {
+            beyond(
                 "image pull secret",
                 &r.image_pull_secrets,
                 &adds.pull_secrets,
-            ),
-            ("annotation", &r.annotations, &adds.annotations),
-            ("annotation", &annotations, &adds.annotations),
-            ("label", &r.labels, &adds.labels),
-        ],
-    )
-}
-
-/// What the record claims it added to (or took out of) one app container.
-fn app_items_defined(sidecar: &str, app: &AppRecord, adds: &Adds) -> Result<(), String> {
-    let c = &app.name;
-    only_added(
-        sidecar,
-        &[
-            (&format!("to container `{c}` env"), &app.env, &adds.env),
-            (
-                &format!("to container `{c}` the mount at"),
-                &app.volume_mounts,
-                &adds.mounts,
-            ),
-            (
-                &format!("to container `{c}` the argument"),
-                &app.args,
-                &adds.args,
-            ),
-            (
-                &format!("to container `{c}` the command word"),
-                &app.command,
-                &adds.command,
-            ),
-        ],
-    )?;
-    if !app.removed_mounts.is_empty() && !adds.service_account {
-        return Err(format!(
-            "says sidecar `{sidecar}` took the token mount out of container `{c}`, which sidecar `{sidecar}` does not do"
-        ));
+            )
+        })
+        .or_else(|| beyond("annotation", &r.annotations, &adds.annotations))
+        .or_else(|| beyond("annotation", &annotations, &adds.annotations))
+        .or_else(|| beyond("label", &r.labels, &adds.labels));
+    if let Some(message) = found {
+        return Err(message);
+    }
+    for app in &r.app_containers {
+        let c = &app.name;
+        let found = beyond(&format!("to container `{c}` env"), &app.env, &adds.env)
+            .or_else(|| {
+                beyond(
+                    &format!("to container `{c}` the mount at"),
+                    &app.volume_mounts,
+                    &adds.mounts,
+                )
+            })
+            .or_else(|| {
+                beyond(
+                    &format!("to container `{c}` the argument"),
+                    &app.args,
+                    &adds.args,
+                )
+            })
+            .or_else(|| {
+                beyond(
+                    &format!("to container `{c}` the command word"),
+                    &app.command,
+                    &adds.command,
+                )
+            });
+        if let Some(message) = found {
+            return Err(message);
+        }
+        if !app.removed_mounts.is_empty() && !adds.service_account {
+            return Err(format!(
+                "says sidecar `{sidecar}` took the token mount out of container `{c}`, which sidecar `{sidecar}` does not do"
+            ));
+        }
     }
     Ok(())
 }
