@@ -86,20 +86,7 @@ impl Templates {
         // binary said "undefined value (undefined value)").
         env.set_debug(true);
         env.set_fuel(Some(FUEL));
-        // Python string methods (`startswith`, `split`…) as Jinja users expect them; those
-        // that can build a large string (`replace`, `format`) checked first, as the filters.
-        env.set_unknown_method_callback(|state, value, method, args| {
-            if let Some(s) = value.as_str() {
-                match (method, args) {
-                    ("replace", [from, to, ..]) => {
-                        replaced_size(s, &from.to_string(), &to.to_string())?;
-                    }
-                    ("format", _) => widths_fit(s)?,
-                    _ => {}
-                }
-            }
-            minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
-        });
+        env.set_unknown_method_callback(python_method);
         env.add_filter("replace", bounded_replace);
         env.add_filter("indent", bounded_indent);
         env.add_filter("format", bounded_format);
@@ -109,82 +96,14 @@ impl Templates {
         {
             env.set_syntax(syntax);
         }
-        // Whole templates escape: the text of a `set` block or a macro is then marked safe,
-        // which tells `placeholder` that it is the template's own text, holding placeholders.
-        env.set_auto_escape_callback(|name| {
-            if name.starts_with("whole:") {
-                AutoEscape::Json
-            } else {
-                AutoEscape::None
-            }
-        });
-        env.set_formatter(|out, state, value| {
-            if !state.name().starts_with("whole:") {
-                return minijinja::escape_formatter(out, state, value);
-            }
-            placeholder(out, state, value)
-        });
-        env.add_filter("b64encode", |s: String| {
-            use base64::Engine;
-            base64::engine::general_purpose::STANDARD.encode(s)
-        });
-        env.add_filter(
-            "b64decode",
-            |s: String| -> Result<String, minijinja::Error> {
-                use base64::Engine;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(s.trim())
-                    .map_err(invalid)?;
-                String::from_utf8(bytes).map_err(invalid)
-            },
-        );
-        env.add_filter(
-            "from_json",
-            |s: String| -> Result<minijinja::Value, minijinja::Error> {
-                let v: Value =
-                    serde_json::from_str(&s).map_err(|e| invalid(format!("not JSON: {e}")))?;
-                Ok(ser(v))
-            },
-        );
-        env.add_filter(
-            "from_yaml",
-            |s: String| -> Result<minijinja::Value, minijinja::Error> {
-                let parsed = crate::yaml::parse_document(&s)
-                    .map_err(|e| invalid(format!("not YAML: {}", e.message)))?;
-                Ok(ser(parsed.value))
-            },
-        );
-        env.add_filter("yaml_scalar", |v: minijinja::Value| -> minijinja::Value {
-            match v.as_str() {
-                Some(s) => ser(crate::yaml::scalar::resolve_plain(s)),
-                None => v,
-            }
-        });
-        // Go's `range` (translated salesforce templates): (index, item) of a list, (key, value)
-        // of a mapping in key order.
-        env.add_filter(
-            "go_range",
-            |v: minijinja::Value| -> Result<minijinja::Value, minijinja::Error> {
-                let pairs: Vec<minijinja::Value> = if v.kind() == minijinja::value::ValueKind::Map {
-                    let mut keys: Vec<minijinja::Value> = v.try_iter()?.collect();
-                    keys.sort();
-                    keys.into_iter()
-                        .map(|k| {
-                            let item = v.get_item(&k).unwrap_or_default();
-                            minijinja::Value::from(vec![k, item])
-                        })
-                        .collect()
-                } else {
-                    v.try_iter()?
-                        .enumerate()
-                        .map(|(i, item)| {
-                            minijinja::Value::from(vec![minijinja::Value::from(i), item])
-                        })
-                        .collect()
-                };
-                Ok(minijinja::Value::from(pairs))
-            },
-        );
+        env.set_auto_escape_callback(auto_escape);
+        env.set_formatter(print_value);
+        env.add_filter("b64encode", b64encode);
+        env.add_filter("b64decode", b64decode);
+        env.add_filter("from_json", from_json);
+        env.add_filter("from_yaml", from_yaml);
+        env.add_filter("yaml_scalar", yaml_scalar);
+        env.add_filter("go_range", go_range);
         env.add_function("annotation", annotation);
         env.add_function("service_account", service_account);
         env.add_function("annotation_list", annotation_list);
@@ -358,6 +277,29 @@ impl Templates {
         let text = String::from_utf8(out.text).map_err(|e| e.to_string())?;
         Ok((text, printed))
     }
+}
+
+/// Whole templates escape: the text of a `set` block or a macro is then marked safe, which
+/// tells `placeholder` that it is the template's own text, holding placeholders.
+fn auto_escape(name: &str) -> AutoEscape {
+    if name.starts_with("whole:") {
+        AutoEscape::Json
+    } else {
+        AutoEscape::None
+    }
+}
+
+/// How a template prints a value: a whole template as a placeholder, a field template as
+/// minijinja does.
+fn print_value(
+    out: &mut minijinja::Output,
+    state: &mut minijinja::State,
+    value: &minijinja::Value,
+) -> Result<(), minijinja::Error> {
+    if !state.name().starts_with("whole:") {
+        return minijinja::escape_formatter(out, state, value);
+    }
+    placeholder(out, state, value)
 }
 
 /// How a whole template prints a value: as a placeholder for it. Text the template made
@@ -620,6 +562,26 @@ fn widths_fit(format: &str) -> Result<(), minijinja::Error> {
     Ok(())
 }
 
+/// Python string methods (`startswith`, `split`…) as Jinja users expect them; those that can
+/// build a large string (`replace`, `format`) checked first, as the filters.
+fn python_method(
+    state: &mut minijinja::State,
+    value: &minijinja::Value,
+    method: &str,
+    args: &[minijinja::Value],
+) -> Result<minijinja::Value, minijinja::Error> {
+    if let Some(s) = value.as_str() {
+        match (method, args) {
+            ("replace", [from, to, ..]) => {
+                replaced_size(s, &from.to_string(), &to.to_string())?;
+            }
+            ("format", _) => widths_fit(s)?,
+            _ => {}
+        }
+    }
+    minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+}
+
 fn bounded_replace(
     state: &mut minijinja::State,
     value: minijinja::value::StringInput<'_>,
@@ -658,6 +620,60 @@ fn bounded_format(
         widths_fit(f)?;
     }
     minijinja::filters::format(state, format, args)
+}
+
+fn b64encode(s: String) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+fn b64decode(s: String) -> Result<String, minijinja::Error> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s.trim())
+        .map_err(invalid)?;
+    String::from_utf8(bytes).map_err(invalid)
+}
+
+fn from_json(s: String) -> Result<minijinja::Value, minijinja::Error> {
+    let v: Value = serde_json::from_str(&s).map_err(|e| invalid(format!("not JSON: {e}")))?;
+    Ok(ser(v))
+}
+
+fn from_yaml(s: String) -> Result<minijinja::Value, minijinja::Error> {
+    let parsed =
+        crate::yaml::parse_document(&s).map_err(|e| invalid(format!("not YAML: {}", e.message)))?;
+    Ok(ser(parsed.value))
+}
+
+/// A string as Kubernetes reads it written plain in YAML (`"3"`: the number 3); any other
+/// value as it is.
+fn yaml_scalar(v: minijinja::Value) -> minijinja::Value {
+    match v.as_str() {
+        Some(s) => ser(crate::yaml::scalar::resolve_plain(s)),
+        None => v,
+    }
+}
+
+/// Go's `range` (translated salesforce templates): (index, item) of a list, (key, value) of a
+/// mapping in key order.
+fn go_range(v: minijinja::Value) -> Result<minijinja::Value, minijinja::Error> {
+    let pairs: Vec<minijinja::Value> = if v.kind() == minijinja::value::ValueKind::Map {
+        let mut keys: Vec<minijinja::Value> = v.try_iter()?.collect();
+        keys.sort();
+        keys.into_iter()
+            .map(|k| {
+                let item = v.get_item(&k).unwrap_or_default();
+                minijinja::Value::from(vec![k, item])
+            })
+            .collect()
+    } else {
+        v.try_iter()?
+            .enumerate()
+            .map(|(i, item)| minijinja::Value::from(vec![minijinja::Value::from(i), item]))
+            .collect()
+    };
+    Ok(minijinja::Value::from(pairs))
 }
 
 /// A buffer that refuses to grow past `MAX_OUTPUT`.

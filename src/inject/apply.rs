@@ -1,6 +1,8 @@
 //! Adding rendered sidecars to a pod template, recording each addition, and refusing
 //! conflicts instead of silently replacing anything.
 
+mod prepare;
+
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -12,6 +14,8 @@ use super::pod::{list_field, name_of, object_field, overlay, position};
 use super::status::{AppRecord, Previous, Record};
 use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
 use crate::json::Fields;
+
+use prepare::prepare;
 
 /// A sidecar rendered for one object, ready to add.
 #[derive(Debug, Clone)]
@@ -154,160 +158,268 @@ fn add_to_spec(
     ctx: &Ctx<'_>,
 ) -> Result<Vec<Record>, InjectError> {
     let mut records = Vec::new();
-    let mut app = take_list(spec, "containers");
-    let had_inits = matches!(spec.field("initContainers"), Some(Value::Array(_)));
-    let mut inits = take_list(spec, "initContainers");
-    let app_names = Names::of(&app);
-    let init_names = Names::of(&inits);
-    let no_names = Names::Few(Vec::new());
-    // The app's own containers, as they are before any sidecar (for shared mounts and
-    // transferred env, the only things `prepare` reads them for).
-    let reads_app = |s: &Cow<'_, Rendered>| {
-        !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty()
-    };
-    let originals = if sidecars.iter().any(reads_app) {
-        app.clone()
-    } else {
-        Vec::new()
-    };
-    let (mut before, mut after, mut init_before, mut init_after) = (vec![], vec![], vec![], vec![]);
+    let mut lists = Containers::take(spec);
+    let own = Own::of(spec, &lists, sidecars);
     let mut init_owner: Option<usize> = None;
-    let original_sa = spec
-        .field("serviceAccountName")
-        .or_else(|| spec.field("serviceAccount"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
     for s in sidecars {
         let mut rec = Record {
             name: s.name.clone(),
             hash: s.hash.clone(),
             ..Record::default()
         };
-        let mut apps = AppEntries::default();
-        // A sidecar's own init containers run before its native containers.
-        for c in &s.body.init_containers {
-            claim(owners, name_of(c), &s.name)?;
-            let c = &prepare(c, s, &originals, ctx)?;
-            let init_position = s
-                .spec
-                .positions
-                .get(name_of(c))
-                .copied()
-                .unwrap_or(s.init_position);
-            let side = if init_position == Position::Before {
-                &mut init_before
-            } else {
-                &mut init_after
-            };
-            place(c, &mut inits, &app, side, &mut rec, true, s)?;
-        }
-        for c in &s.body.containers {
-            let n = name_of(c).to_owned();
-            claim(owners, &n, &s.name)?;
-            let c = &prepare(c, s, &originals, ctx)?;
-            if s.native {
-                let mut c = c.clone();
-                if let Value::Object(m) = &mut c {
-                    m.insert(
-                        "restartPolicy".to_owned(),
-                        Value::String("Always".to_owned()),
-                    );
-                }
-                let side = if s.init_position == Position::Before {
-                    &mut init_before
-                } else {
-                    &mut init_after
-                };
-                place(&c, &mut inits, &app, side, &mut rec, true, s)?;
-            } else {
-                let position = s.spec.positions.get(&n).copied().unwrap_or(s.position);
-                let side = if position == Position::Before {
-                    &mut before
-                } else {
-                    &mut after
-                };
-                place(c, &mut app, &inits, side, &mut rec, false, s)?;
-            }
-        }
-        if !had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
+        add_sidecar(spec, s, &mut lists, &own, owners, ctx, &mut rec)?;
+        if !lists.had_inits && !rec.init_containers.is_empty() && init_owner.is_none() {
             init_owner = Some(records.len());
         }
-        merge_named(spec, "volumes", &s.body.volumes, owners, &mut rec, s)?;
-        merge_named(
-            spec,
-            "imagePullSecrets",
-            &s.body.image_pull_secrets,
-            owners,
-            &mut rec,
-            s,
-        )?;
-        let own_inits = if s.spec.target_init_containers {
-            &init_names
-        } else {
-            &no_names
-        };
-        for (list, names) in [(&mut app, &app_names), (&mut inits, own_inits)] {
-            for c in list.iter_mut() {
-                let cname = name_of(c);
-                let is_app = names.contains(cname) && owners.get("container", cname).is_none();
-                let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(cname));
-                if is_app && targeted {
-                    add_to_app_container(c, s, owners, &mut rec, &mut apps)?;
-                }
-            }
-        }
-        if s.spec.target_earlier_sidecars {
-            // In the order they sit in the pod: init containers, then containers.
-            let lists = [
-                &mut init_before,
-                &mut inits,
-                &mut init_after,
-                &mut before,
-                &mut app,
-                &mut after,
-            ];
-            for list in lists {
-                for c in list.iter_mut() {
-                    let owner = owners.get("container", name_of(c));
-                    if owner.is_some_and(|o| *o != s.name) {
-                        add_to_app_container(c, s, owners, &mut rec, &mut apps)?;
-                    }
-                }
-            }
-        }
-        if let Some(sa) = &s.body.service_account_name {
-            let set = set_service_account(spec, sa, s, original_sa.as_deref(), owners, &mut rec)?;
-            if set && s.spec.remove_token_mounts {
-                for c in app.iter_mut().chain(inits.iter_mut()) {
-                    remove_token_mounts(c, &mut rec, &mut apps);
-                }
-            }
-        }
-        add_host_settings(spec, s, &mut rec);
         records.push(rec);
     }
-    if ctx.sort_inits {
-        init_after.sort_by(|a, b| name_of(a).cmp(name_of(b)));
-    }
-    let containers: Vec<Value> = before.into_iter().chain(app).chain(after).collect();
-    spec.insert("containers".to_owned(), Value::Array(containers));
-    let all_inits: Vec<Value> = init_before
-        .into_iter()
-        .chain(inits)
-        .chain(init_after)
-        .collect();
-    if had_inits || !all_inits.is_empty() {
-        insert_before(
-            spec,
-            "initContainers",
-            Value::Array(all_inits),
-            "containers",
-        );
-    }
+    lists.put_back(spec, ctx.sort_inits);
     if let Some(i) = init_owner {
         records[i].created.push("/spec/initContainers".to_owned());
     }
     Ok(records)
+}
+
+/// The pod's containers and init containers while sidecars are added: the pod's own lists
+/// (`app`, `inits`), and the sidecars' containers that go before and after each.
+struct Containers {
+    app: Vec<Value>,
+    inits: Vec<Value>,
+    before: Vec<Value>,
+    after: Vec<Value>,
+    init_before: Vec<Value>,
+    init_after: Vec<Value>,
+    /// Whether the pod had an `initContainers` list (else one made here is recorded as created).
+    had_inits: bool,
+}
+
+impl Containers {
+    /// Takes the pod's container lists out of `spec`, to be put back by `put_back`.
+    fn take(spec: &mut Map<String, Value>) -> Self {
+        let app = take_list(spec, "containers");
+        let had_inits = matches!(spec.field("initContainers"), Some(Value::Array(_)));
+        let inits = take_list(spec, "initContainers");
+        Containers {
+            app,
+            inits,
+            before: Vec::new(),
+            after: Vec::new(),
+            init_before: Vec::new(),
+            init_after: Vec::new(),
+            had_inits,
+        }
+    }
+
+    /// Puts the lists back into `spec` in pod order (`initContainers` only when the pod had
+    /// the list or a sidecar adds to it).
+    fn put_back(self, spec: &mut Map<String, Value>, sort_inits: bool) {
+        let Containers {
+            app,
+            inits,
+            before,
+            after,
+            init_before,
+            mut init_after,
+            had_inits,
+        } = self;
+        if sort_inits {
+            init_after.sort_by(|a, b| name_of(a).cmp(name_of(b)));
+        }
+        let containers: Vec<Value> = before.into_iter().chain(app).chain(after).collect();
+        spec.insert("containers".to_owned(), Value::Array(containers));
+        let all_inits: Vec<Value> = init_before
+            .into_iter()
+            .chain(inits)
+            .chain(init_after)
+            .collect();
+        if had_inits || !all_inits.is_empty() {
+            insert_before(
+                spec,
+                "initContainers",
+                Value::Array(all_inits),
+                "containers",
+            );
+        }
+    }
+}
+
+/// The pod as it was before any sidecar: what each sidecar is added against.
+struct Own {
+    /// Names of the pod's own containers and init containers (the app containers).
+    app_names: Names,
+    init_names: Names,
+    /// The app's own containers (for shared mounts and transferred env, the only things
+    /// `prepare` reads them for; empty when no sidecar does either).
+    originals: Vec<Value>,
+    service_account: Option<String>,
+}
+
+impl Own {
+    fn of(spec: &Map<String, Value>, lists: &Containers, sidecars: &[Cow<'_, Rendered>]) -> Self {
+        let reads_app = |s: &Cow<'_, Rendered>| {
+            !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty()
+        };
+        let originals = if sidecars.iter().any(reads_app) {
+            lists.app.clone()
+        } else {
+            Vec::new()
+        };
+        let service_account = spec
+            .field("serviceAccountName")
+            .or_else(|| spec.field("serviceAccount"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Own {
+            app_names: Names::of(&lists.app),
+            init_names: Names::of(&lists.inits),
+            originals,
+            service_account,
+        }
+    }
+}
+
+/// Adds one sidecar to the pod's spec and its containers, recording what it adds in `rec`.
+fn add_sidecar(
+    spec: &mut Map<String, Value>,
+    s: &Rendered,
+    lists: &mut Containers,
+    own: &Own,
+    owners: &mut Owners,
+    ctx: &Ctx<'_>,
+    rec: &mut Record,
+) -> Result<(), InjectError> {
+    let mut apps = AppEntries::default();
+    place_containers(s, lists, own, owners, ctx, rec)?;
+    merge_named(spec, "volumes", &s.body.volumes, owners, rec, s)?;
+    merge_named(
+        spec,
+        "imagePullSecrets",
+        &s.body.image_pull_secrets,
+        owners,
+        rec,
+        s,
+    )?;
+    add_to_targets(s, lists, own, owners, rec, &mut apps)?;
+    if let Some(sa) = &s.body.service_account_name {
+        let original = own.service_account.as_deref();
+        let set = set_service_account(spec, sa, s, original, owners, rec)?;
+        if set && s.spec.remove_token_mounts {
+            for c in lists.app.iter_mut().chain(lists.inits.iter_mut()) {
+                remove_token_mounts(c, rec, &mut apps);
+            }
+        }
+    }
+    add_host_settings(spec, s, rec);
+    Ok(())
+}
+
+/// Places the sidecar's init containers and containers (a native sidecar's among the init
+/// containers), each prepared for this pod.
+fn place_containers(
+    s: &Rendered,
+    lists: &mut Containers,
+    own: &Own,
+    owners: &mut Owners,
+    ctx: &Ctx<'_>,
+    rec: &mut Record,
+) -> Result<(), InjectError> {
+    // A sidecar's own init containers run before its native containers.
+    for c in &s.body.init_containers {
+        claim(owners, name_of(c), &s.name)?;
+        let c = &prepare(c, s, &own.originals, ctx)?;
+        let init_position = s
+            .spec
+            .positions
+            .get(name_of(c))
+            .copied()
+            .unwrap_or(s.init_position);
+        let side = if init_position == Position::Before {
+            &mut lists.init_before
+        } else {
+            &mut lists.init_after
+        };
+        place(c, &mut lists.inits, &lists.app, side, rec, true, s)?;
+    }
+    for c in &s.body.containers {
+        let n = name_of(c).to_owned();
+        claim(owners, &n, &s.name)?;
+        let c = &prepare(c, s, &own.originals, ctx)?;
+        if s.native {
+            let mut c = c.clone();
+            if let Value::Object(m) = &mut c {
+                m.insert(
+                    "restartPolicy".to_owned(),
+                    Value::String("Always".to_owned()),
+                );
+            }
+            let side = if s.init_position == Position::Before {
+                &mut lists.init_before
+            } else {
+                &mut lists.init_after
+            };
+            place(&c, &mut lists.inits, &lists.app, side, rec, true, s)?;
+        } else {
+            let position = s.spec.positions.get(&n).copied().unwrap_or(s.position);
+            let side = if position == Position::Before {
+                &mut lists.before
+            } else {
+                &mut lists.after
+            };
+            place(c, &mut lists.app, &lists.inits, side, rec, false, s)?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds the sidecar's env, mounts and arguments to the app containers it targets, and
+/// (`targetEarlierSidecars`) to the containers earlier sidecars added.
+fn add_to_targets(
+    s: &Rendered,
+    lists: &mut Containers,
+    own: &Own,
+    owners: &mut Owners,
+    rec: &mut Record,
+    apps: &mut AppEntries,
+) -> Result<(), InjectError> {
+    let no_names = Names::Few(Vec::new());
+    let own_inits = if s.spec.target_init_containers {
+        &own.init_names
+    } else {
+        &no_names
+    };
+    for (list, names) in [
+        (&mut lists.app, &own.app_names),
+        (&mut lists.inits, own_inits),
+    ] {
+        for c in list.iter_mut() {
+            let cname = name_of(c);
+            let is_app = names.contains(cname) && owners.get("container", cname).is_none();
+            let targeted = s.targets.is_empty() || s.targets.iter().any(|g| g.is_match(cname));
+            if is_app && targeted {
+                add_to_app_container(c, s, owners, rec, apps)?;
+            }
+        }
+    }
+    if s.spec.target_earlier_sidecars {
+        // In the order they sit in the pod: init containers, then containers.
+        let in_pod_order = [
+            &mut lists.init_before,
+            &mut lists.inits,
+            &mut lists.init_after,
+            &mut lists.before,
+            &mut lists.app,
+            &mut lists.after,
+        ];
+        for list in in_pod_order {
+            for c in list.iter_mut() {
+                let owner = owners.get("container", name_of(c));
+                if owner.is_some_and(|o| *o != s.name) {
+                    add_to_app_container(c, s, owners, rec, apps)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Adds a sidecar's pod annotations and labels; the pod's own values win.
@@ -336,64 +448,83 @@ fn add_metadata(
             rec.created.push(format!("/metadata/{field}"));
         }
         for (k, v) in items {
-            let policy = if field == "labels" {
-                AnnotationPolicy::Keep
-            } else {
-                s.spec
-                    .annotation_policies
-                    .get(k)
-                    .copied()
-                    .or(s.spec.annotation_policy)
-                    .unwrap_or_default()
-            };
-            let Some(existing) = map.field(k).cloned() else {
-                map.insert(k.clone(), v.clone());
-                owners.set(field, k, &s.name);
-                if field == "annotations" {
-                    rec.annotations.push(k.clone());
-                } else {
-                    rec.labels.push(k.clone());
-                }
-                continue;
-            };
-            let combined = match policy {
-                AnnotationPolicy::Keep => {
-                    if &existing != v
-                        && let Some(other) = owners.get(field, k) {
-                            return Err(conflict(format!(
-                                "{} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
-                                field.trim_end_matches('s'),
-                                s.name
-                            )));
-                        }
-                    continue;
-                }
-                AnnotationPolicy::Overwrite => {
-                    // Two sidecars overwriting one key differently: which one wins would
-                    // depend on their order (Kruise refuses such SidecarSets).
-                    if &existing != v
-                        && let Some(other) = owners.get(field, k)
-                        && *other != s.name
-                    {
-                        return Err(conflict(format!(
-                            "{} `{k}` is overwritten differently by sidecar `{other}` and sidecar `{}`",
-                            field.trim_end_matches('s'),
-                            s.name
-                        )));
-                    }
-                    v.clone()
-                }
-                AnnotationPolicy::MergeJson => merge_json(&existing, v).ok_or_else(|| {
-                    conflict(format!("annotation `{k}`: sidecar `{}` merges JSON into a value that is not a JSON object", s.name))
-                })?,
-                AnnotationPolicy::AppendList => append_list(&existing, v),
-            };
-            if combined != existing {
-                map.insert(k.clone(), combined);
-                owners.set(field, k, &s.name);
-                rec.replaced_annotations.insert(k.clone(), existing);
-            }
+            add_metadata_item(map, field, k, v, s, owners, rec)?;
         }
+    }
+    Ok(())
+}
+
+/// Adds annotation or label `k` to `map` (the pod's `field`): set when the pod has none, else
+/// kept, overwritten or combined as the sidecar's annotation policy says.
+fn add_metadata_item(
+    map: &mut Map<String, Value>,
+    field: &'static str,
+    k: &String,
+    v: &Value,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+) -> Result<(), InjectError> {
+    let policy = if field == "labels" {
+        AnnotationPolicy::Keep
+    } else {
+        s.spec
+            .annotation_policies
+            .get(k)
+            .copied()
+            .or(s.spec.annotation_policy)
+            .unwrap_or_default()
+    };
+    let Some(existing) = map.field(k).cloned() else {
+        map.insert(k.clone(), v.clone());
+        owners.set(field, k, &s.name);
+        if field == "annotations" {
+            rec.annotations.push(k.clone());
+        } else {
+            rec.labels.push(k.clone());
+        }
+        return Ok(());
+    };
+    let combined = match policy {
+        AnnotationPolicy::Keep => {
+            if &existing != v
+                && let Some(other) = owners.get(field, k)
+            {
+                return Err(conflict(format!(
+                    "{} `{k}` is set differently by sidecar `{other}` and sidecar `{}`",
+                    field.trim_end_matches('s'),
+                    s.name
+                )));
+            }
+            return Ok(());
+        }
+        AnnotationPolicy::Overwrite => {
+            // Two sidecars overwriting one key differently: which one wins would
+            // depend on their order (Kruise refuses such SidecarSets).
+            if &existing != v
+                && let Some(other) = owners.get(field, k)
+                && *other != s.name
+            {
+                return Err(conflict(format!(
+                    "{} `{k}` is overwritten differently by sidecar `{other}` and sidecar `{}`",
+                    field.trim_end_matches('s'),
+                    s.name
+                )));
+            }
+            v.clone()
+        }
+        AnnotationPolicy::MergeJson => merge_json(&existing, v).ok_or_else(|| {
+            conflict(format!(
+                "annotation `{k}`: sidecar `{}` merges JSON into a value that is not a JSON object",
+                s.name
+            ))
+        })?,
+        AnnotationPolicy::AppendList => append_list(&existing, v),
+    };
+    if combined != existing {
+        map.insert(k.clone(), combined);
+        owners.set(field, k, &s.name);
+        rec.replaced_annotations.insert(k.clone(), existing);
     }
     Ok(())
 }
@@ -569,6 +700,7 @@ fn merge_named(
     Ok(())
 }
 
+/// Adds the sidecar's env, volume mounts, arguments and command words to app container `c`.
 fn add_to_app_container(
     c: &mut Value,
     s: &Rendered,
@@ -578,6 +710,34 @@ fn add_to_app_container(
 ) -> Result<(), InjectError> {
     let cname = name_of(c).to_owned();
     let Value::Object(cm) = c else { return Ok(()) };
+    add_env(cm, &cname, s, owners, rec, apps)?;
+    add_mounts(cm, &cname, s, owners, rec, apps)?;
+    // Creating `args` is always possible, so this cannot fail.
+    let args = &s.body.append_args;
+    let _ = append_words(cm, "args", args, (rec, apps), &cname, true);
+    let command = &s.body.append_command;
+    append_words(cm, "command", command, (rec, apps), &cname, false).map_err(|_| {
+        InjectError::new(
+            "kinject::inject::no_command",
+            format!(
+                "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
+                s.name
+            ),
+        )
+        .help("use `appendArgs`, or limit the sidecar with `targetContainers`")
+    })?;
+    Ok(())
+}
+
+/// Adds the sidecar's env vars to app container `cname`; its own value of a name wins.
+fn add_env(
+    cm: &mut Map<String, Value>,
+    cname: &str,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+    apps: &mut AppEntries,
+) -> Result<(), InjectError> {
     for e in &s.body.env {
         let n = name_of(e).to_owned();
         let key = format!("{cname}/{n}");
@@ -586,7 +746,7 @@ fn add_to_app_container(
         match position(list, &n) {
             Some(i) if &list[i] == e => {
                 if owners.get("env", &key).is_some() {
-                    apps.of(rec, &cname).env.push(n);
+                    apps.of(rec, cname).env.push(n);
                 }
             }
             Some(_) => {
@@ -601,7 +761,7 @@ fn add_to_app_container(
             None => {
                 list.push(e.clone());
                 owners.set("env", &key, &s.name);
-                let a = apps.of(rec, &cname);
+                let a = apps.of(rec, cname);
                 a.env.push(n);
                 if created {
                     a.created.push("env".to_owned());
@@ -609,6 +769,19 @@ fn add_to_app_container(
             }
         }
     }
+    Ok(())
+}
+
+/// Adds the sidecar's volume mounts to app container `cname`; a different mount at one of
+/// their paths is a conflict.
+fn add_mounts(
+    cm: &mut Map<String, Value>,
+    cname: &str,
+    s: &Rendered,
+    owners: &mut Owners,
+    rec: &mut Record,
+    apps: &mut AppEntries,
+) -> Result<(), InjectError> {
     // Volume names the container mounted before this sidecar (with `mountsByName` only).
     let mounted: Vec<String> = if s.spec.mounts_by_name {
         cm.field("volumeMounts")
@@ -638,7 +811,7 @@ fn add_to_app_container(
         match existing {
             Some(i) if &list[i] == m => {
                 if owners.get("mount", &key).is_some() {
-                    apps.of(rec, &cname).volume_mounts.push(path);
+                    apps.of(rec, cname).volume_mounts.push(path);
                 }
             }
             Some(_) => {
@@ -657,7 +830,7 @@ fn add_to_app_container(
             None => {
                 list.push(m.clone());
                 owners.set("mount", &key, &s.name);
-                let a = apps.of(rec, &cname);
+                let a = apps.of(rec, cname);
                 a.volume_mounts.push(path);
                 if created {
                     a.created.push("volumeMounts".to_owned());
@@ -665,20 +838,6 @@ fn add_to_app_container(
             }
         }
     }
-    // Creating `args` is always possible, so this cannot fail.
-    let args = &s.body.append_args;
-    let _ = append_words(cm, "args", args, (rec, apps), &cname, true);
-    let command = &s.body.append_command;
-    append_words(cm, "command", command, (rec, apps), &cname, false).map_err(|_| {
-        InjectError::new(
-            "kinject::inject::no_command",
-            format!(
-                "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
-                s.name
-            ),
-        )
-        .help("use `appendArgs`, or limit the sidecar with `targetContainers`")
-    })?;
     Ok(())
 }
 
@@ -811,183 +970,4 @@ fn add_host_settings(spec: &mut Map<String, Value>, s: &Rendered, rec: &mut Reco
             *slot = Some(super::status::PreviousBool { previous: current });
         }
     }
-}
-
-/// The sidecar's container as it goes into this pod: with the app's volume mounts when it
-/// shares them, environment transferred from app containers, and (`targetSidecars`) the
-/// sidecar's own `env` and `volumeMounts`.
-fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Result<Value, InjectError> {
-    let mut c = c.clone();
-    let cname = name_of(&c).to_owned();
-    let Value::Object(cm) = &mut c else {
-        return Ok(c);
-    };
-    let matches = |globs: &[String]| {
-        globs.is_empty()
-            || globs
-                .iter()
-                .any(|g| crate::select::glob(g).is_ok_and(|m| m.is_match(&cname)))
-    };
-    if !s.spec.share_volume_mounts.is_empty() && matches(&s.spec.share_volume_mounts) {
-        let mut created = false;
-        let mut mounts = list_field(cm, "volumeMounts", &mut created).clone();
-        let mut envs = Vec::new();
-        for a in app {
-            for m in a
-                .field("volumeMounts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let path = m
-                    .field("mountPath")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let taken = mounts.iter().any(|x| {
-                    x.field("mountPath").and_then(Value::as_str) == Some(path)
-                        || name_of(x) == name_of(m)
-                });
-                if path == TOKEN_MOUNT || taken {
-                    continue;
-                }
-                mounts.push(m.clone());
-                // `subPathExpr: foo/$(POD_NAME)` needs POD_NAME in the sidecar too.
-                let expr = m
-                    .field("subPathExpr")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                for var in expr
-                    .split("$(")
-                    .skip(1)
-                    .filter_map(|r| r.split_once(')').map(|(v, _)| v))
-                {
-                    if let Some(e) = env_of(a, var) {
-                        envs.push(e.clone());
-                    }
-                }
-            }
-        }
-        cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
-        merge_env(cm, envs);
-    }
-    let mut transferred = Vec::new();
-    for t in &s.spec.transfer_env {
-        if !matches(&t.containers) {
-            continue;
-        }
-        let source = match (&t.source_container_name, &t.source_container_name_from) {
-            (Some(n), _) => n.clone(),
-            (None, Some(from)) => field_value(ctx.metadata, &from.field_ref.field_path)
-                .ok_or_else(|| {
-                    InjectError::new(
-                        "kinject::inject::transfer_env",
-                        format!(
-                            "sidecar `{}`: the pod has no `{}` to name the source container",
-                            s.name, from.field_ref.field_path
-                        ),
-                    )
-                })?,
-            (None, None) => continue,
-        };
-        let Some(a) = app.iter().find(|a| name_of(a) == source) else {
-            continue;
-        };
-        for var in t.env_name.iter().chain(&t.env_names) {
-            if let Some(e) = env_of(a, var) {
-                transferred.push(e.clone());
-            }
-        }
-    }
-    merge_env(cm, transferred);
-    if let Some(from) = &s.spec.env_from_annotations {
-        let annotations = ctx.metadata.field("annotations").and_then(Value::as_object);
-        let envs = annotations.into_iter().flatten().filter_map(|(k, v)| {
-            let name = k.strip_prefix(&from.prefix)?;
-            (!name.is_empty() && !from.exclude.iter().any(|x| x == name))
-                .then(|| serde_json::json!({"name": name, "value": v.as_str().unwrap_or_default()}))
-        });
-        merge_env(cm, envs.collect());
-    }
-    if s.spec.target_sidecars {
-        let mut created = false;
-        let env = list_field(cm, "env", &mut created);
-        for e in &s.body.env {
-            if position(env, name_of(e)).is_none() {
-                env.push(e.clone());
-            }
-        }
-        let mounts = list_field(cm, "volumeMounts", &mut created);
-        let own = mounts.clone();
-        for m in &s.body.volume_mounts {
-            let taken = if s.spec.mounts_by_name {
-                own.iter().any(|x| name_of(x) == name_of(m))
-            } else {
-                mounts
-                    .iter()
-                    .any(|x| x.field("mountPath") == m.field("mountPath"))
-            };
-            if !taken {
-                mounts.push(m.clone());
-            }
-        }
-        for field in ["env", "volumeMounts"] {
-            if cm
-                .field(field)
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty)
-            {
-                cm.shift_remove(field);
-            }
-        }
-    }
-    Ok(c)
-}
-
-fn env_of<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
-    c.field("env")?
-        .as_array()?
-        .iter()
-        .find(|e| name_of(e) == name)
-}
-
-/// Adds env vars to a container, replacing ones of the same name (Kruise's MergeEnvVar).
-fn merge_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
-    if envs.is_empty() {
-        return;
-    }
-    let mut created = false;
-    let list = list_field(cm, "env", &mut created);
-    for e in envs {
-        match position(list, name_of(&e)) {
-            Some(i) => list[i] = e,
-            None => list.push(e),
-        }
-    }
-}
-
-/// `metadata.name`, `metadata.labels['k']` or `metadata.annotations['k']` of the pod.
-fn field_value(metadata: &Value, path: &str) -> Option<String> {
-    let get = |field: &str, key: &str| {
-        metadata
-            .field(field)?
-            .field(key)?
-            .as_str()
-            .map(str::to_owned)
-    };
-    let keyed = |prefix: &str| {
-        path.strip_prefix(prefix)?
-            .strip_suffix("']")
-            .or_else(|| path.strip_prefix(prefix)?.strip_suffix("\"]"))
-            .map(str::to_owned)
-    };
-    if path == "metadata.name" {
-        return metadata.field("name")?.as_str().map(str::to_owned);
-    }
-    if let Some(k) = keyed("metadata.labels['").or_else(|| keyed("metadata.labels[\"")) {
-        return get("labels", &k);
-    }
-    if let Some(k) = keyed("metadata.annotations['").or_else(|| keyed("metadata.annotations[\"")) {
-        return get("annotations", &k);
-    }
-    None
 }

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::pod::{ContainerIndex, name_of, null_if_empty, position, remove_if_empty};
-use super::status::{Record, STATUS_ANNOTATION, Status};
+use super::status::{AppRecord, Record, STATUS_ANNOTATION, Status};
 use crate::json::{Fields, Pointer};
 
 /// Removes the status annotation and what the records chosen by `strip_it` added to `pod`.
@@ -31,7 +31,23 @@ pub(crate) fn strip(
     for r in gone.iter().rev() {
         strip_record(pod, r, &mut app_nulls);
     }
-    // Shared pod-level items go only when no remaining sidecar still uses them.
+    remove_unused_shared(pod, &gone, &kept);
+    let mut spelled = remove_created(pod, &gone, status);
+    // The app containers' fields, where their containers are now.
+    let containers = (!app_nulls.is_empty()).then(|| ContainerIndex::of(pod));
+    for (name, field, s) in app_nulls {
+        if let Some(pointer) = containers.as_ref().and_then(|c| c.field(pod, name, field))
+            && pod.at_pointer(&pointer).is_some_and(Value::is_null)
+        {
+            spelled.insert(pointer, s.clone());
+        }
+    }
+    (kept, spelled)
+}
+
+/// Removes the volumes and pull secrets the `gone` records added, but only those no `kept`
+/// record still uses: sidecars share identical pod-level items.
+fn remove_unused_shared(pod: &mut Value, gone: &[&Record], kept: &[Record]) {
     let still_used = |field: fn(&Record) -> &Vec<String>, name: &str| {
         kept.iter().any(|r| field(r).iter().any(|n| n == name))
     };
@@ -42,7 +58,7 @@ pub(crate) fn strip(
         ),
         ("/spec/imagePullSecrets", |r: &Record| &r.image_pull_secrets),
     ] {
-        for r in &gone {
+        for r in gone {
             for name in field(r) {
                 if still_used(field, name) {
                     continue;
@@ -55,6 +71,12 @@ pub(crate) fn strip(
             }
         }
     }
+}
+
+/// Removes the fields the `gone` records and the status created, where they are empty now,
+/// or makes null again those that were null. Returns how those nulls were written where that
+/// was not empty, by pointer.
+fn remove_created(pod: &mut Value, gone: &[&Record], status: &Status) -> BTreeMap<String, String> {
     let mut created: Vec<&String> = gone
         .iter()
         .flat_map(|r| &r.created)
@@ -85,16 +107,7 @@ pub(crate) fn strip(
             remove_if_empty(pod, pointer);
         }
     }
-    // The app containers' fields, where their containers are now.
-    let containers = (!app_nulls.is_empty()).then(|| ContainerIndex::of(pod));
-    for (name, field, s) in app_nulls {
-        if let Some(pointer) = containers.as_ref().and_then(|c| c.field(pod, name, field))
-            && pod.at_pointer(&pointer).is_some_and(Value::is_null)
-        {
-            spelled.insert(pointer, s.clone());
-        }
-    }
-    (kept, spelled)
+    spelled
 }
 
 /// `r` with only the containers, volumes and pull secrets `pod` has.
@@ -122,6 +135,39 @@ fn strip_record<'r>(
     r: &'r Record,
     app_nulls: &mut Vec<(&'r str, &'r str, &'r String)>,
 ) {
+    remove_containers(pod, r);
+    // The app containers stay where they are from here on.
+    let containers = ContainerIndex::of(pod);
+    for app in &r.app_containers {
+        let Some((pointer, index)) = containers.at(pod, &app.name) else {
+            continue;
+        };
+        let Some(Value::Object(c)) = pod.at_pointer_mut(&format!("{pointer}/{index}")) else {
+            continue;
+        };
+        strip_app_container(c, app, app_nulls);
+    }
+    strip_metadata(pod, r);
+    if let Some(Value::Object(spec)) = pod.field_mut("spec") {
+        restore_host_settings(spec, r);
+    }
+    if let Some(sa) = &r.service_account_name
+        && let Some(Value::Object(spec)) = pod.field_mut("spec")
+    {
+        match &sa.previous {
+            Some(p) => {
+                spec.insert("serviceAccountName".to_owned(), Value::String(p.clone()));
+            }
+            None => {
+                spec.shift_remove("serviceAccountName");
+            }
+        }
+    }
+}
+
+/// Removes the containers and init containers `r` added, putting back the pod's own
+/// container where one overrode a sidecar's.
+fn remove_containers(pod: &mut Value, r: &Record) {
     for (pointer, names) in [
         ("/spec/containers", &r.containers),
         ("/spec/initContainers", &r.init_containers),
@@ -139,50 +185,51 @@ fn strip_record<'r>(
             }
         }
     }
-    // The app containers stay where they are from here on.
-    let containers = ContainerIndex::of(pod);
-    for app in &r.app_containers {
-        let Some((pointer, index)) = containers.at(pod, &app.name) else {
-            continue;
-        };
-        let Some(Value::Object(c)) = pod.at_pointer_mut(&format!("{pointer}/{index}")) else {
-            continue;
-        };
-        {
-            remove_items(c.field_mut("volumeMounts"), |m| {
-                app.volume_mounts
-                    .iter()
-                    .any(|p| m.field("mountPath").and_then(Value::as_str) == Some(p))
-            });
-            remove_items(c.field_mut("env"), |e| {
-                app.env.iter().any(|n| name_of(e) == n)
-            });
-            remove_tail(c.field_mut("args"), &app.args);
-            remove_tail(c.field_mut("command"), &app.command);
-            if !app.removed_mounts.is_empty() {
-                let mut created = false;
-                let mounts = super::pod::list_field(c, "volumeMounts", &mut created);
-                for m in &app.removed_mounts {
-                    mounts.insert(m.index.min(mounts.len()), m.mount.clone());
-                }
-            }
-            for field in &app.created {
-                let empty = match c.field(field) {
-                    Some(Value::Array(a)) => a.is_empty(),
-                    Some(Value::Null) => true,
-                    _ => false,
-                };
-                if empty && app.null.contains(field) {
-                    c.insert(field.clone(), Value::Null);
-                    if let Some(s) = app.null_as.get(field) {
-                        app_nulls.push((&app.name, field, s));
-                    }
-                } else if empty {
-                    c.shift_remove(field);
-                }
-            }
+}
+
+/// Takes out of app container `c` what `app` records (mounts, env, args, command words), puts
+/// back the token mounts it removed, and removes (or makes null again) the fields it created.
+fn strip_app_container<'r>(
+    c: &mut Map<String, Value>,
+    app: &'r AppRecord,
+    app_nulls: &mut Vec<(&'r str, &'r str, &'r String)>,
+) {
+    remove_items(c.field_mut("volumeMounts"), |m| {
+        app.volume_mounts
+            .iter()
+            .any(|p| m.field("mountPath").and_then(Value::as_str) == Some(p))
+    });
+    remove_items(c.field_mut("env"), |e| {
+        app.env.iter().any(|n| name_of(e) == n)
+    });
+    remove_tail(c.field_mut("args"), &app.args);
+    remove_tail(c.field_mut("command"), &app.command);
+    if !app.removed_mounts.is_empty() {
+        let mut created = false;
+        let mounts = super::pod::list_field(c, "volumeMounts", &mut created);
+        for m in &app.removed_mounts {
+            mounts.insert(m.index.min(mounts.len()), m.mount.clone());
         }
     }
+    for field in &app.created {
+        let empty = match c.field(field) {
+            Some(Value::Array(a)) => a.is_empty(),
+            Some(Value::Null) => true,
+            _ => false,
+        };
+        if empty && app.null.contains(field) {
+            c.insert(field.clone(), Value::Null);
+            if let Some(s) = app.null_as.get(field) {
+                app_nulls.push((&app.name, field, s));
+            }
+        } else if empty {
+            c.shift_remove(field);
+        }
+    }
+}
+
+/// Removes the annotations and labels `r` added, and puts back the annotations it replaced.
+fn strip_metadata(pod: &mut Value, r: &Record) {
     for (pointer, keys) in [
         ("/metadata/annotations", &r.annotations),
         ("/metadata/labels", &r.labels),
@@ -198,36 +245,26 @@ fn strip_record<'r>(
             m.insert(k.clone(), previous.clone());
         }
     }
-    if let Some(Value::Object(spec)) = pod.field_mut("spec") {
-        if let Some(Value::Array(aliases)) = spec.field_mut("hostAliases") {
-            for a in r.host_aliases.iter().rev() {
-                if let Some(i) = aliases.iter().rposition(|x| x == a) {
-                    aliases.remove(i);
-                }
-            }
-        }
-        for (field, previous) in [("hostNetwork", &r.host_network), ("hostPID", &r.host_pid)] {
-            match previous.as_ref().map(|p| p.previous) {
-                Some(Some(b)) => {
-                    spec.insert(field.to_owned(), Value::Bool(b));
-                }
-                Some(None) => {
-                    spec.shift_remove(field);
-                }
-                None => {}
+}
+
+/// Removes the host aliases `r` added, and puts `hostNetwork` and `hostPID` back as they were.
+fn restore_host_settings(spec: &mut Map<String, Value>, r: &Record) {
+    if let Some(Value::Array(aliases)) = spec.field_mut("hostAliases") {
+        for a in r.host_aliases.iter().rev() {
+            if let Some(i) = aliases.iter().rposition(|x| x == a) {
+                aliases.remove(i);
             }
         }
     }
-    if let Some(sa) = &r.service_account_name
-        && let Some(Value::Object(spec)) = pod.field_mut("spec")
-    {
-        match &sa.previous {
-            Some(p) => {
-                spec.insert("serviceAccountName".to_owned(), Value::String(p.clone()));
+    for (field, previous) in [("hostNetwork", &r.host_network), ("hostPID", &r.host_pid)] {
+        match previous.as_ref().map(|p| p.previous) {
+            Some(Some(b)) => {
+                spec.insert(field.to_owned(), Value::Bool(b));
             }
-            None => {
-                spec.shift_remove("serviceAccountName");
+            Some(None) => {
+                spec.shift_remove(field);
             }
+            None => {}
         }
     }
 }

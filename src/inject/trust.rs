@@ -262,6 +262,13 @@ fn own_mounts<'p>(pod: &'p Value, status: &'p Status) -> OwnMounts<'p> {
 
 /// What a record of a sidecar the configuration defines may claim: what that sidecar adds.
 fn defined(r: &Record, adds: &Adds) -> Result<(), String> {
+    names_defined(r, adds)?;
+    settings_defined(r, adds)
+}
+
+/// The names the record claims (containers, volumes, pull secrets, annotations, labels, and
+/// what it added to app containers).
+fn names_defined(r: &Record, adds: &Adds) -> Result<(), String> {
     let sidecar = &r.name;
     let beyond = |what: &str, claimed: &[String], known: &BTreeSet<String>| {
         claimed.iter().find(|n| !known.contains(*n)).map(|n| {
@@ -318,6 +325,13 @@ fn defined(r: &Record, adds: &Adds) -> Result<(), String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// The pod settings (service account, `hostNetwork`, `hostPID`, overrides) and host aliases
+/// the record claims.
+fn settings_defined(r: &Record, adds: &Adds) -> Result<(), String> {
+    let sidecar = &r.name;
     let settings = [
         (
             "the service account",

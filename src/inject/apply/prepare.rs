@@ -1,0 +1,225 @@
+//! The sidecar's containers as they go into one pod: with the app containers' volume mounts
+//! and env where the sidecar takes them, env from the pod's annotations, and
+//! (`targetSidecars`) what the sidecar gives app containers.
+
+use serde_json::{Map, Value};
+
+use super::super::InjectError;
+use super::super::pod::{list_field, name_of, position};
+use super::{Ctx, Rendered, TOKEN_MOUNT};
+use crate::json::Fields;
+
+/// The sidecar's container as it goes into this pod: with the app's volume mounts when it
+/// shares them, environment transferred from app containers, and (`targetSidecars`) the
+/// sidecar's own `env` and `volumeMounts`.
+pub(super) fn prepare(
+    c: &Value,
+    s: &Rendered,
+    app: &[Value],
+    ctx: &Ctx<'_>,
+) -> Result<Value, InjectError> {
+    let mut c = c.clone();
+    let cname = name_of(&c).to_owned();
+    let Value::Object(cm) = &mut c else {
+        return Ok(c);
+    };
+    let shared = &s.spec.share_volume_mounts;
+    if !shared.is_empty() && names_container(shared, &cname) {
+        share_app_mounts(cm, app);
+    }
+    let transferred = transferred_env(s, &cname, app, ctx)?;
+    merge_env(cm, transferred);
+    if let Some(from) = &s.spec.env_from_annotations {
+        merge_env(cm, env_from_annotations(from, ctx.metadata));
+    }
+    if s.spec.target_sidecars {
+        add_own_env_and_mounts(cm, s);
+    }
+    Ok(c)
+}
+
+/// Whether `globs` name container `cname` (no globs: every container).
+fn names_container(globs: &[String], cname: &str) -> bool {
+    globs.is_empty()
+        || globs
+            .iter()
+            .any(|g| crate::select::glob(g).is_ok_and(|m| m.is_match(cname)))
+}
+
+/// Gives a sidecar container the app containers' volume mounts (not the token mount, nor one
+/// at a path or of a name it already mounts), with the env their `subPathExpr` reads.
+fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) {
+    let mut created = false;
+    let mut mounts = list_field(cm, "volumeMounts", &mut created).clone();
+    let mut envs = Vec::new();
+    for a in app {
+        for m in a
+            .field("volumeMounts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let path = m
+                .field("mountPath")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let taken = mounts.iter().any(|x| {
+                x.field("mountPath").and_then(Value::as_str) == Some(path)
+                    || name_of(x) == name_of(m)
+            });
+            if path == TOKEN_MOUNT || taken {
+                continue;
+            }
+            mounts.push(m.clone());
+            // `subPathExpr: foo/$(POD_NAME)` needs POD_NAME in the sidecar too.
+            let expr = m
+                .field("subPathExpr")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            for var in expr
+                .split("$(")
+                .skip(1)
+                .filter_map(|r| r.split_once(')').map(|(v, _)| v))
+            {
+                if let Some(e) = env_of(a, var) {
+                    envs.push(e.clone());
+                }
+            }
+        }
+    }
+    cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
+    merge_env(cm, envs);
+}
+
+/// The env vars `transferEnv` copies from app containers into sidecar container `cname`.
+fn transferred_env(
+    s: &Rendered,
+    cname: &str,
+    app: &[Value],
+    ctx: &Ctx<'_>,
+) -> Result<Vec<Value>, InjectError> {
+    let mut transferred = Vec::new();
+    for t in &s.spec.transfer_env {
+        if !names_container(&t.containers, cname) {
+            continue;
+        }
+        let source = match (&t.source_container_name, &t.source_container_name_from) {
+            (Some(n), _) => n.clone(),
+            (None, Some(from)) => field_value(ctx.metadata, &from.field_ref.field_path)
+                .ok_or_else(|| {
+                    InjectError::new(
+                        "kinject::inject::transfer_env",
+                        format!(
+                            "sidecar `{}`: the pod has no `{}` to name the source container",
+                            s.name, from.field_ref.field_path
+                        ),
+                    )
+                })?,
+            (None, None) => continue,
+        };
+        let Some(a) = app.iter().find(|a| name_of(a) == source) else {
+            continue;
+        };
+        for var in t.env_name.iter().chain(&t.env_names) {
+            if let Some(e) = env_of(a, var) {
+                transferred.push(e.clone());
+            }
+        }
+    }
+    Ok(transferred)
+}
+
+/// Env vars from the pod's annotations named with `from.prefix` (the name after it).
+fn env_from_annotations(from: &crate::model::EnvFromAnnotations, metadata: &Value) -> Vec<Value> {
+    let annotations = metadata.field("annotations").and_then(Value::as_object);
+    let envs = annotations.into_iter().flatten().filter_map(|(k, v)| {
+        let name = k.strip_prefix(&from.prefix)?;
+        (!name.is_empty() && !from.exclude.iter().any(|x| x == name))
+            .then(|| serde_json::json!({"name": name, "value": v.as_str().unwrap_or_default()}))
+    });
+    envs.collect()
+}
+
+/// `targetSidecars`: the env and mounts the sidecar gives app containers, given to its own
+/// container too where it has none of that name (or mount); lists left empty are removed.
+fn add_own_env_and_mounts(cm: &mut Map<String, Value>, s: &Rendered) {
+    let mut created = false;
+    let env = list_field(cm, "env", &mut created);
+    for e in &s.body.env {
+        if position(env, name_of(e)).is_none() {
+            env.push(e.clone());
+        }
+    }
+    let mounts = list_field(cm, "volumeMounts", &mut created);
+    let own = mounts.clone();
+    for m in &s.body.volume_mounts {
+        let taken = if s.spec.mounts_by_name {
+            own.iter().any(|x| name_of(x) == name_of(m))
+        } else {
+            mounts
+                .iter()
+                .any(|x| x.field("mountPath") == m.field("mountPath"))
+        };
+        if !taken {
+            mounts.push(m.clone());
+        }
+    }
+    for field in ["env", "volumeMounts"] {
+        if cm
+            .field(field)
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            cm.shift_remove(field);
+        }
+    }
+}
+
+fn env_of<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
+    c.field("env")?
+        .as_array()?
+        .iter()
+        .find(|e| name_of(e) == name)
+}
+
+/// Adds env vars to a container, replacing ones of the same name (Kruise's MergeEnvVar).
+fn merge_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
+    if envs.is_empty() {
+        return;
+    }
+    let mut created = false;
+    let list = list_field(cm, "env", &mut created);
+    for e in envs {
+        match position(list, name_of(&e)) {
+            Some(i) => list[i] = e,
+            None => list.push(e),
+        }
+    }
+}
+
+/// `metadata.name`, `metadata.labels['k']` or `metadata.annotations['k']` of the pod.
+fn field_value(metadata: &Value, path: &str) -> Option<String> {
+    let get = |field: &str, key: &str| {
+        metadata
+            .field(field)?
+            .field(key)?
+            .as_str()
+            .map(str::to_owned)
+    };
+    let keyed = |prefix: &str| {
+        path.strip_prefix(prefix)?
+            .strip_suffix("']")
+            .or_else(|| path.strip_prefix(prefix)?.strip_suffix("\"]"))
+            .map(str::to_owned)
+    };
+    if path == "metadata.name" {
+        return metadata.field("name")?.as_str().map(str::to_owned);
+    }
+    if let Some(k) = keyed("metadata.labels['").or_else(|| keyed("metadata.labels[\"")) {
+        return get("labels", &k);
+    }
+    if let Some(k) = keyed("metadata.annotations['").or_else(|| keyed("metadata.annotations[\"")) {
+        return get("annotations", &k);
+    }
+    None
+}
