@@ -11,6 +11,7 @@
 //! can close a quote or a bracket of the template, start a line, or add a field, whatever
 //! context the template put it in (Istio's kube-inject shipped a fix for annotations that did).
 
+use crate::diagnostic::codes;
 use std::collections::HashMap;
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
@@ -20,7 +21,7 @@ use crate::json::Pointer;
 use crate::json::patch::{self};
 use crate::model::schema::is_template;
 
-const RENDER: &str = "kinject::template::render";
+const RENDER: &str = codes::TEMPLATE_RENDER;
 
 /// Upper bound on template work per render (minijinja fuel units).
 const FUEL: u64 = 200_000;
@@ -345,7 +346,7 @@ fn fill_in(text: &str, printed: &Printed) -> Result<Value, RenderError> {
             .collect();
         let (line, column) = line_column(text, e.offset);
         RenderError {
-            code: "kinject::template::invalid_yaml",
+            code: codes::TEMPLATE_INVALID_YAML,
             pointer: "/template".to_owned(),
             message: format!(
                 "the template's own text is not YAML at line {line}, column {column} of what it rendered (`{}`, a printed value shown as `{{n}}`): {}",

@@ -3,6 +3,7 @@
 
 mod prepare;
 
+use crate::diagnostic::codes;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -113,7 +114,7 @@ impl Names {
 }
 
 fn conflict(message: String) -> InjectError {
-    InjectError::new("kinject::inject::conflict", message)
+    InjectError::new(codes::INJECT_CONFLICT, message)
 }
 
 /// Adds `sidecars` to `pod` (a pod template: `metadata` and `spec`). Returns one record per
@@ -718,7 +719,7 @@ fn add_to_app_container(
     let command = &s.body.append_command;
     append_words(cm, "command", command, (rec, apps), &cname, false).map_err(|_| {
         InjectError::new(
-            "kinject::inject::no_command",
+            codes::INJECT_NO_COMMAND,
             format!(
                 "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
                 s.name
@@ -891,7 +892,7 @@ fn set_service_account(
     if let Some(other) = owners.get("serviceAccount", "") {
         if current.as_deref() != Some(sa) {
             return Err(InjectError::new(
-                "kinject::inject::service_account_conflict",
+                codes::INJECT_SERVICE_ACCOUNT_CONFLICT,
                 format!(
                     "sidecars `{other}` and `{}` want different service accounts (`{}` and `{sa}`)",
                     s.name,

@@ -6,6 +6,7 @@
 //! delete the pod's own containers, volumes, env or arguments, or another configuration's
 //! sidecar, or put back a "previous" `hostNetwork`, service account or annotation it never had.
 
+use crate::diagnostic::codes;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
@@ -128,7 +129,7 @@ pub(crate) fn check(
     at: &str,
 ) -> Result<(), InjectError> {
     let refuse = |message: String| {
-        InjectError::new("kinject::inject::untrusted_status", format!("the `{STATUS_ANNOTATION}` annotation {message}"))
+        InjectError::new(codes::INJECT_UNTRUSTED_STATUS, format!("the `{STATUS_ANNOTATION}` annotation {message}"))
             .help("kinject removes only what it added: if an earlier definition of the sidecar added it, remove it by hand (or with `kinject uninject` and that configuration); if kinject did not write this annotation, delete the annotation")
             .at(at)
     };

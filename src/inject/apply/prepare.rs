@@ -2,6 +2,7 @@
 //! and env where the sidecar takes them, env from the pod's annotations, and
 //! (`targetSidecars`) what the sidecar gives app containers.
 
+use crate::diagnostic::codes;
 use serde_json::{Map, Value};
 
 use super::super::InjectError;
@@ -108,7 +109,7 @@ fn transferred_env(
             (None, Some(from)) => field_value(ctx.metadata, &from.field_ref.field_path)
                 .ok_or_else(|| {
                     InjectError::new(
-                        "kinject::inject::transfer_env",
+                        codes::INJECT_TRANSFER_ENV,
                         format!(
                             "sidecar `{}`: the pod has no `{}` to name the source container",
                             s.name, from.field_ref.field_path
