@@ -253,8 +253,12 @@ fn binary_runs_here(image: &Image, files: &BTreeMap<String, Entry>) -> PathBuf {
     );
     assert!(is_static(content), "/kinject has a program interpreter");
 
+    // Written here, then copied by `cp`: a file this process wrote is not run (ETXTBSY,
+    // `common::copy_executable`).
+    let taken = image.dir.path().join("kinject.taken");
+    std::fs::write(&taken, content).expect("write kinject");
     let kinject = image.dir.path().join("kinject");
-    std::fs::write(&kinject, content).expect("write kinject");
+    common::copy_executable(&taken, &kinject);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
