@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 fn config() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/hostile-alias-bomb/config.yaml")

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-mod common;
+use crate::common;
 
 const GOOD: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: good\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n";
 

@@ -12,8 +12,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-mod common;
-use common::{objects, objects_of_documents};
+use crate::common::{self, objects, objects_of_documents};
 
 const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 /// The image's size must stay below this; it was 9.5 MB at 0.1.0 (9,499,459 to 9,499,462
