@@ -5,6 +5,10 @@
 //!
 //! Inputs that hold two texts (a configuration and a manifest) separate them with a NUL
 //! byte, which no YAML text holds.
+//!
+//! Test support: built with the `oracles` feature only, which the tests and `fuzz/` turn on.
+
+#![cfg(feature = "oracles")]
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};

@@ -7,7 +7,7 @@ use std::process::Output;
 use base64::Engine;
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/admission")

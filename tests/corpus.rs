@@ -12,8 +12,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-mod common;
-use common::{corpus_files, objects};
+use crate::common::{self, corpus_files, objects};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()

@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 fn config() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/hostile-alias-bomb/config.yaml")
@@ -444,7 +444,7 @@ fn a_file_of_another_owner_is_not_taken_over() {
     // kinject and its configuration where nobody may read them.
     let tools = tempfile::tempdir().expect("tempdir");
     let kinject = tools.path().join("kinject");
-    std::fs::copy(env!("CARGO_BIN_EXE_kinject"), &kinject).expect("copy");
+    common::copy_executable(Path::new(env!("CARGO_BIN_EXE_kinject")), &kinject);
     let cfg = tools.path().join("config.yaml");
     std::fs::copy(config(), &cfg).expect("copy");
     std::fs::set_permissions(tools.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");

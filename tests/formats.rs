@@ -5,7 +5,7 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()

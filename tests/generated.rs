@@ -1,7 +1,7 @@
 //! Files generated from the code — shell completions, the man pages, the configuration's JSON
 //! Schema and its field reference — are checked in, and must match what the code generates
 //! today.
-//! Regenerate with `KINJECT_BLESS=1 cargo test --test generated`.
+//! Regenerate with `KINJECT_BLESS=1 cargo test --test it generated::`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,7 +35,7 @@ fn check(path: &str, actual: &str) -> Option<String> {
     let expected = std::fs::read_to_string(&path).unwrap_or_default();
     (expected != actual).then(|| {
         format!(
-            "{} is out of date: run KINJECT_BLESS=1 cargo test --test generated",
+            "{} is out of date: run KINJECT_BLESS=1 cargo test --test it generated::",
             path.display()
         )
     })

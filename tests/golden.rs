@@ -13,16 +13,15 @@
 //! the output), and reversibility (`uninject` of the output gives the input back byte for byte;
 //! a file `no-uninject` opts out, saying why).
 //!
-//! Regenerate expectations with `KINJECT_BLESS=1 cargo test --test golden`, then read the diff.
-//! `KINJECT_CASE=name[,name…]` runs only those cases. Cases run several at a time.
+//! Regenerate expectations with `KINJECT_BLESS=1 cargo test --test it golden::`, then read the
+//! diff. `KINJECT_CASE=name[,name…]` runs only those cases. Cases run several at a time.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::Value;
 
-mod common;
-use common::objects;
+use crate::common::{self, objects};
 
 fn run(dir: &Path, args: &[String], stdin: Option<&[u8]>) -> Output {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

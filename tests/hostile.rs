@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-mod common;
+use crate::common;
 
 const GOOD: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: good\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n";
 
@@ -116,9 +116,9 @@ fn a_hostile_directory_is_reported_file_by_file_and_the_rest_is_rewritten() {
     let config = tools.path().join("config.yaml");
     std::fs::copy(cases().join("hostile-alias-bomb/config.yaml"), &config).expect("copy");
     let kinject = tools.path().join("kinject");
-    std::fs::hard_link(env!("CARGO_BIN_EXE_kinject"), &kinject)
-        .or_else(|_| std::fs::copy(env!("CARGO_BIN_EXE_kinject"), &kinject).map(|_| ()))
-        .expect("kinject");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_kinject"), &kinject).is_err() {
+        common::copy_executable(Path::new(env!("CARGO_BIN_EXE_kinject")), &kinject);
+    }
     std::fs::set_permissions(tools.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     std::fs::set_permissions(&kinject, std::fs::Permissions::from_mode(0o755)).expect("chmod");

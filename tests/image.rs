@@ -12,8 +12,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-mod common;
-use common::{objects, objects_of_documents};
+use crate::common::{self, objects, objects_of_documents};
 
 const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 /// The image's size must stay below this; it was 9.5 MB at 0.1.0 (9,499,459 to 9,499,462
@@ -253,8 +252,12 @@ fn binary_runs_here(image: &Image, files: &BTreeMap<String, Entry>) -> PathBuf {
     );
     assert!(is_static(content), "/kinject has a program interpreter");
 
+    // Written here, then copied by `cp`: a file this process wrote is not run (ETXTBSY,
+    // `common::copy_executable`).
+    let taken = image.dir.path().join("kinject.taken");
+    std::fs::write(&taken, content).expect("write kinject");
     let kinject = image.dir.path().join("kinject");
-    std::fs::write(&kinject, content).expect("write kinject");
+    common::copy_executable(&taken, &kinject);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -7,8 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod common;
-use common::objects;
+use crate::common::{self, objects};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()

@@ -22,7 +22,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as Runner, RngSeed, TestRunner};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()

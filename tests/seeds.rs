@@ -5,8 +5,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod common;
-use common::objects;
+use crate::common::objects;
 
 fn case(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -3,7 +3,7 @@
 //! fields and values, and the exit codes. `docs/stable.txt` lists them; this test makes the
 //! list from the code and compares. A name that disappears or changes fails as a break of the
 //! promise; a new one fails until it is added to the list
-//! (`KINJECT_BLESS=1 cargo test --test stable`), so that adding to the interface is a decision
+//! (`KINJECT_BLESS=1 cargo test --test it stable::`), so that adding to the interface is a decision
 //! a reviewer sees.
 
 use std::collections::BTreeSet;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::CommandFactory;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
@@ -175,7 +175,7 @@ fn the_stable_interface_is_what_docs_stable_txt_lists() {
     assert!(
         gone.is_empty() && new.is_empty(),
         "gone from the stable interface (a break: docs/stability.md): {gone:#?}\n\
-         new, not yet in docs/stable.txt (add with KINJECT_BLESS=1 cargo test --test stable): {new:#?}"
+         new, not yet in docs/stable.txt (add with KINJECT_BLESS=1 cargo test --test it stable::): {new:#?}"
     );
 }
 

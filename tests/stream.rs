@@ -4,7 +4,7 @@
 
 use std::process::Output;
 
-mod common;
+use crate::common;
 
 /// The whole corpus, as one stream, repeated until it spans several windows (1 MiB each).
 fn long_stream() -> String {

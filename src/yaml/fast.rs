@@ -1084,9 +1084,10 @@ fn marker_alone(rest: &str) -> bool {
 }
 
 // Checks the tests and the fuzzer (`crate::fuzz`) make: each panics where the readers
-// disagree.
+// disagree. Test support, built for the unit tests and with the `oracles` feature.
 
 /// The fast reader, where it reads `text`, gives what the general parser gives.
+#[cfg(any(test, feature = "oracles"))]
 pub(crate) fn agrees(text: &str) -> bool {
     // The checks that build nothing (how large documents are read) agree with the reads.
     assert_eq!(reads(text), parse(text).is_some(), "{text:?}");
@@ -1125,6 +1126,7 @@ pub(crate) fn agrees(text: &str) -> bool {
 
 /// Values that differ from `value` in one place each (a scalar changed, a collection given
 /// an item or a key more or less), for the first 64 nodes.
+#[cfg(any(test, feature = "oracles"))]
 fn variants(value: &Value) -> Vec<Value> {
     fn paths(v: &Value, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
         if out.len() >= 64 {
@@ -1188,6 +1190,7 @@ fn variants(value: &Value) -> Vec<Value> {
 }
 
 /// A shallow read keeps what a full read gives for `apiVersion`, `kind` and `metadata`.
+#[cfg(any(test, feature = "oracles"))]
 pub(crate) fn shallow_agrees(text: &str) -> bool {
     let Some(shallow) = parse_shallow(text) else {
         return false;

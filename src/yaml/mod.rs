@@ -26,6 +26,7 @@ pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
 pub const MAX_ALIAS_TEXT: usize = 64 << 20;
 
 pub(crate) use fast::top_level_kind;
+#[cfg(feature = "oracles")]
 pub(crate) use fast::{agrees, shallow_agrees};
 
 /// For a document whose top-level `kind` is written plainly at the start of a line and

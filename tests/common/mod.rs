@@ -251,3 +251,22 @@ pub fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files.sort();
     files
 }
+
+/// Copies the executable `from` to `to` with `cp`, in a child process. Tests run on threads of
+/// one process: copied here, the new file would be open for writing for a moment, a child that
+/// another test forked in that moment would hold it open until its own exec, and running the
+/// copy then would fail (ETXTBSY, "Text file busy").
+#[allow(dead_code)]
+pub fn copy_executable(from: &std::path::Path, to: &std::path::Path) {
+    let status = std::process::Command::new("cp")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(
+        status.success(),
+        "cp {} {}: {status}",
+        from.display(),
+        to.display()
+    );
+}
