@@ -16,6 +16,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Value, json};
 
 use crate::config::{Config, load_texts};
+use crate::diagnostic::codes;
 use crate::inject::{Mode, Settings};
 use crate::pipeline::process;
 use crate::read::{Source, from_bytes};
@@ -409,7 +410,7 @@ fn inject_once(config: &Config, manifests: &[u8], mode: Mode) -> Option<String> 
     let settings = Settings::new(config, None, mode);
     let (file, output) = process(input, &settings, crate::render::yaml::YamlStream::new());
     for e in &file.errors {
-        assert_ne!(e.code, "kinject::internal", "{e:?}");
+        assert_ne!(e.code, codes::INTERNAL, "{e:?}");
     }
     if !file.errors.is_empty() {
         return None;

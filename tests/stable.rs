@@ -57,32 +57,64 @@ fn flags(out: &mut BTreeSet<String>) {
     }
 }
 
-/// Every string literal in `src/` that is a diagnostic code (`"kinject::…"`) or an
-/// annotation or API group of kinject's (`"kinject.dev/…"`).
+/// Every diagnostic code (`diagnostic::codes`, the one list of them) and the annotations
+/// kinject reads (`"kinject.dev/…"` literals).
 fn literals(out: &mut BTreeSet<String>) {
-    // A literal (`"kinject::x"`, not a message that starts so) or a derived diagnostic's
-    // `code(kinject::x)`.
-    let forms = [
-        ("\"kinject::", "code", '"'),
-        ("code(kinject::", "code", ')'),
-        ("\"kinject.dev/", "name", '"'),
-    ];
-    for path in common::rust_files(&root().join("src")) {
+    out.extend(
+        kinject::diagnostic::codes::ALL
+            .iter()
+            .map(|c| format!("code {c}")),
+    );
+    for (_, _, name) in quoted(&root().join("src"), "\"kinject.dev/", '"') {
+        out.insert(format!("name {name}"));
+    }
+}
+
+/// The literals of `src/` files that start with `prefix` and end with `close` (names: letters,
+/// digits, `_:./-`), outside test modules: (file, line, the name from `kinject` on).
+fn quoted(src: &Path, prefix: &str, close: char) -> Vec<(PathBuf, usize, String)> {
+    let mut found = Vec::new();
+    for path in common::rust_files(src) {
         let text = std::fs::read_to_string(&path).expect("read");
-        for (prefix, kind, close) in forms {
-            for (at, _) in text.match_indices(prefix) {
-                let rest = &text[at + prefix.find("kinject").unwrap_or_default()..];
-                let end = rest
-                    .find(|c: char| {
-                        !(c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-'))
-                    })
-                    .unwrap_or(rest.len());
-                if rest[end..].starts_with(close) && !rest[..end].ends_with("::test") {
-                    out.insert(format!("{kind} {}", &rest[..end]));
-                }
+        let text = text
+            .find("#[cfg(test)]\nmod tests")
+            .map_or(text.as_str(), |end| &text[..end]);
+        for (at, _) in text.match_indices(prefix) {
+            let start = at + prefix.find("kinject").unwrap_or_default();
+            let rest = &text[start..];
+            let end = rest
+                .find(|c: char| {
+                    !(c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-'))
+                })
+                .unwrap_or(rest.len());
+            if rest[end..].starts_with(close) {
+                let line = text[..at].matches('\n').count() + 1;
+                found.push((path.clone(), line, rest[..end].to_owned()));
             }
         }
     }
+    found
+}
+
+/// Codes are written in one place: `diagnostic::codes` (a literal elsewhere would be a code
+/// the list, and so the documentation, does not know).
+#[test]
+fn codes_are_written_only_in_their_list() {
+    let list = root().join("src/diagnostic/codes.rs");
+    let elsewhere: Vec<String> = [("\"kinject::", '"'), ("code(kinject::", ')')]
+        .into_iter()
+        .flat_map(|(prefix, close)| quoted(&root().join("src"), prefix, close))
+        .filter(|(path, _, _)| *path != list)
+        .map(|(path, line, code)| format!("{}:{line}: {code}", path.display()))
+        .collect();
+    assert!(
+        elsewhere.is_empty(),
+        "codes written outside src/diagnostic/codes.rs:\n{}",
+        elsewhere.join("\n")
+    );
+    let listed = kinject::diagnostic::codes::ALL;
+    let unique: BTreeSet<&&str> = listed.iter().collect();
+    assert_eq!(unique.len(), listed.len(), "a code listed twice");
 }
 
 /// The configuration format: every definition of `kinject schema`, its fields and the values
@@ -259,11 +291,9 @@ fn every_code_is_documented() {
             }
         }
     }
-    let mut codes = BTreeSet::new();
-    literals(&mut codes);
-    let missing: Vec<&str> = codes
+    let missing: Vec<&str> = kinject::diagnostic::codes::ALL
         .iter()
-        .filter_map(|c| c.strip_prefix("code "))
+        .copied()
         .filter(|c| !documented.contains(*c))
         .collect();
     assert!(
