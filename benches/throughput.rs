@@ -440,8 +440,7 @@ fn parse_granit(text: &str) {
 
 /// Every document through kinject's reader (values and spans built, as `inject` reads them).
 fn parse_own(text: &str) {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
-        .expect("readable");
+    let input = kinject::from_bytes(kinject::Source::stdin(), text.as_bytes()).expect("readable");
     std::hint::black_box(input.documents.len());
     std::mem::forget(input);
 }

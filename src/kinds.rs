@@ -75,14 +75,14 @@ pub fn workload_kind(object: &Value, custom: &[CustomKind]) -> Option<WorkloadKi
 
 /// Whether an object of `kind` (in any API group) may be a workload: a built-in workload kind,
 /// a custom one, or a list that may hold some.
-pub fn may_be_workload(kind: &str, custom: &[CustomKind]) -> bool {
+pub(crate) fn may_be_workload(kind: &str, custom: &[CustomKind]) -> bool {
     kind.ends_with("List")
         || BUILT_IN.iter().any(|(k, ..)| *k == kind)
         || custom.iter().any(|c| c.kind == kind)
 }
 
 /// Names of every kind a rule may mention.
-pub fn known_kinds(custom: &[CustomKind]) -> Vec<String> {
+pub(crate) fn known_kinds(custom: &[CustomKind]) -> Vec<String> {
     BUILT_IN
         .iter()
         .map(|(k, ..)| (*k).to_owned())

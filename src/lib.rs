@@ -25,19 +25,35 @@
 //! 9. `cli`: the command line, the terminal, files written in place, exit codes.
 //! 9. `fuzz`: the fuzz targets' entry points and oracles.
 
-pub mod cli;
-pub mod config;
-pub mod diagnostic;
+#![warn(unreachable_pub)]
+
+mod cli;
+mod config;
+mod diagnostic;
 #[doc(hidden)]
 pub mod fuzz;
-pub mod inject;
-pub mod integrations;
-pub mod json;
-pub mod kinds;
-pub mod model;
-pub mod pipeline;
-pub mod read;
-pub mod render;
-pub mod select;
-pub mod template;
-pub mod yaml;
+mod inject;
+mod integrations;
+mod json;
+mod kinds;
+mod model;
+mod pipeline;
+mod read;
+mod render;
+mod select;
+mod template;
+mod yaml;
+
+// The library's surface: what the binary, the tests, the benchmarks and the fuzz targets use.
+// Everything else is the crate's own (`pub(crate)`, held by the `unreachable_pub` lint).
+pub use cli::{Cli, ExitStatus, main};
+pub use config::{Config, load_texts};
+pub use diagnostic::codes;
+pub use inject::{Mode, Settings};
+pub use json::patch::Op;
+pub use kinds::workload_kind;
+pub use model::schema::document as schema;
+pub use pipeline::{STACK, Values, on_stack, process};
+pub use read::{Source, from_bytes, objects};
+pub use render::yaml::render as render_yaml;
+pub use select::{Miss, Reason};

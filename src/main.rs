@@ -9,11 +9,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> std::process::ExitCode {
     // On a thread with the stack documents are processed with (`pipeline::STACK`), whatever
     // the main thread's is: one file, standard input and KRM input are processed here.
-    kinject::pipeline::on_stack(kinject::cli::main).unwrap_or_else(|e| {
+    kinject::on_stack(kinject::main).unwrap_or_else(|e| {
         eprintln!(
             "error: cannot start kinject's thread ({e}): its {} MiB stack does not fit in the memory this process may use",
-            kinject::pipeline::STACK >> 20
+            kinject::STACK >> 20
         );
-        kinject::cli::ExitStatus::Error.into()
+        kinject::ExitStatus::Error.into()
     })
 }

@@ -9,7 +9,7 @@ use crate::json::Fields;
 use crate::model::{JobPolicy, Match};
 
 /// The annotation that opts an object out (`"false"`) or requests sidecars (`"a,b"`).
-pub const INJECT_ANNOTATION: &str = "kinject.dev/inject";
+pub(crate) const INJECT_ANNOTATION: &str = "kinject.dev/inject";
 
 /// Why an object gets no sidecar. The codes are API: never renamed, only added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -95,7 +95,7 @@ impl Miss {
 
 /// A label selector (`matchLabels` and `matchExpressions`), as Kubernetes evaluates it.
 #[derive(Debug, Clone, Default)]
-pub struct Selector {
+pub(crate) struct Selector {
     labels: Vec<(String, String)>,
     expressions: Vec<(String, Operator, Vec<String>)>,
 }
@@ -110,7 +110,7 @@ enum Operator {
 
 impl Selector {
     /// Parses a `LabelSelector` value; the error says what is wrong.
-    pub fn parse(value: &Value) -> Result<Self, String> {
+    pub(crate) fn parse(value: &Value) -> Result<Self, String> {
         let mut s = Selector::default();
         if let Some(labels) = value.field("matchLabels").and_then(Value::as_object) {
             for (k, v) in labels {
@@ -165,7 +165,7 @@ impl Selector {
         Ok(s)
     }
 
-    pub fn matches(&self, labels: &Map<String, Value>) -> bool {
+    pub(crate) fn matches(&self, labels: &Map<String, Value>) -> bool {
         let get = |k: &str| labels.field(k).and_then(Value::as_str);
         self.labels.iter().all(|(k, v)| get(k) == Some(v.as_str()))
             && self.expressions.iter().all(|(k, op, values)| match op {
@@ -193,7 +193,7 @@ pub struct Matcher {
 }
 
 /// Compiles a glob, or says why it is not one.
-pub fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, String> {
     Glob::new(pattern)
         .map(|g| g.compile_matcher())
         .map_err(|e| e.kind().to_string())
@@ -350,14 +350,14 @@ pub struct RuleVerdict {
 
 /// What the `kinject.dev/inject` annotation says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Request {
+pub(crate) enum Request {
     None,
     OptOut,
     OptIn,
     Sidecars(Vec<String>),
 }
 
-pub fn request(subject: &Subject<'_>) -> Request {
+pub(crate) fn request(subject: &Subject<'_>) -> Request {
     match subject.annotation(INJECT_ANNOTATION).map(str::trim) {
         None => Request::None,
         Some(v)
@@ -381,7 +381,7 @@ pub fn request(subject: &Subject<'_>) -> Request {
 }
 
 /// Jobs policy to apply when `policy` is unset.
-pub fn job_policy(rule: Option<JobPolicy>, default: Option<JobPolicy>) -> JobPolicy {
+pub(crate) fn job_policy(rule: Option<JobPolicy>, default: Option<JobPolicy>) -> JobPolicy {
     rule.or(default).unwrap_or(JobPolicy::Skip)
 }
 

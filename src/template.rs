@@ -757,7 +757,7 @@ fn service_account(state: &minijinja::State) -> minijinja::Value {
 
 /// The template context for one object. `values` are the configuration's (trusted: printed
 /// as they are in whole templates); everything read from the object is untrusted.
-pub fn context(
+pub(crate) fn context(
     pod: &Value,
     workload: &Value,
     namespace: &str,

@@ -119,7 +119,7 @@ fn files_joined_on_stdout_hold_their_documents() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stream = kinject::read::from_bytes(kinject::read::Source::stdin(), &out.stdout)
+    let stream = kinject::from_bytes(kinject::Source::stdin(), &out.stdout)
         .expect("the joined stream reads");
     let documents: Vec<_> = stream
         .documents
@@ -130,7 +130,7 @@ fn files_joined_on_stdout_hold_their_documents() {
     let mut expected = 0;
     for entry in std::fs::read_dir(dir.join("input")).expect("input") {
         let bytes = std::fs::read(entry.expect("entry").path()).expect("read");
-        let file = kinject::read::from_bytes(kinject::read::Source::stdin(), &bytes).expect("read");
+        let file = kinject::from_bytes(kinject::Source::stdin(), &bytes).expect("read");
         expected += file
             .documents
             .iter()

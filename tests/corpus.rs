@@ -33,8 +33,7 @@ fn config(name: &str) -> String {
 /// The text kinject reads from a file (UTF-16 decoded).
 fn text_of(path: &Path) -> String {
     let bytes = std::fs::read(path).expect("read");
-    let input =
-        kinject::read::from_bytes(kinject::read::Source::stdin(), &bytes).expect("decodable");
+    let input = kinject::from_bytes(kinject::Source::stdin(), &bytes).expect("decodable");
     input.text.to_string()
 }
 
@@ -111,7 +110,7 @@ fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
         )
         .unwrap_or_else(|e| panic!("{name}: JSON report: {e}\n{stderr}"));
         for ((i, o), entry) in ins.iter().zip(&outs).zip(&report) {
-            match kinject::kinds::workload_kind(i, &[]) {
+            match kinject::workload_kind(i, &[]) {
                 Some(wk) if entry["reason"] == "no_pod_template" => {
                     if i != o {
                         failures.push(format!(

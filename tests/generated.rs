@@ -63,7 +63,7 @@ fn completions_are_current() {
 fn man_pages_are_current() {
     use clap::CommandFactory;
     let made = tempfile::tempdir().expect("tempdir");
-    let command = kinject::cli::Cli::command().version(env!("CARGO_PKG_VERSION"));
+    let command = kinject::Cli::command().version(env!("CARGO_PKG_VERSION"));
     clap_mangen::generate_to(command, made.path()).expect("man pages");
     let names = |dir: &Path| -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)

@@ -19,10 +19,10 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config as Runner, RngSeed};
 use serde_json::{Map, Value, json};
 
-use kinject::config::{Config, load_texts};
-use kinject::inject::{Mode, Settings};
-use kinject::pipeline::{Values, process};
-use kinject::read::{Source, from_bytes};
+use kinject::{Config, load_texts};
+use kinject::{Mode, Settings};
+use kinject::{Source, from_bytes};
+use kinject::{Values, process};
 
 /// 96 cases from a fixed seed; `PROPTEST_CASES` and `PROPTEST_RNG_SEED` explore further.
 fn settings() -> Runner {
@@ -468,7 +468,7 @@ fn load(text: &str) -> Config {
 struct Run {
     output: String,
     /// Per document: its objects' values in the input and the operations on each.
-    ops: Vec<Vec<kinject::json::patch::Op>>,
+    ops: Vec<Vec<kinject::Op>>,
 }
 
 fn run(config: &Config, text: &str, mode: Mode) -> Run {
@@ -477,7 +477,7 @@ fn run(config: &Config, text: &str, mode: Mode) -> Run {
     let settings = Settings::new(config, None, mode);
     let (file, ()) = process(input, &settings, Values::default());
     assert!(file.errors.is_empty(), "{:?}\n{text}", file.errors);
-    let output = kinject::render::yaml::render(&file)
+    let output = kinject::render_yaml(&file)
         .unwrap_or_else(|e| panic!("{e}\n{text}"))
         .into_text(&file.input);
     let ops = file

@@ -20,7 +20,7 @@ fn root() -> PathBuf {
 
 /// `--flag` and `-f` of every subcommand, and the values of flags that take a fixed set.
 fn flags(out: &mut BTreeSet<String>) {
-    let command = kinject::cli::Cli::command();
+    let command = kinject::Cli::command();
     let mut commands = vec![(String::from("kinject"), &command)];
     commands.extend(
         command
@@ -60,11 +60,7 @@ fn flags(out: &mut BTreeSet<String>) {
 /// Every diagnostic code (`diagnostic::codes`, the one list of them) and the annotations
 /// kinject reads (`"kinject.dev/…"` literals).
 fn literals(out: &mut BTreeSet<String>) {
-    out.extend(
-        kinject::diagnostic::codes::ALL
-            .iter()
-            .map(|c| format!("code {c}")),
-    );
+    out.extend(kinject::codes::ALL.iter().map(|c| format!("code {c}")));
     for (_, _, name) in quoted(&root().join("src"), "\"kinject.dev/", '"') {
         out.insert(format!("name {name}"));
     }
@@ -112,7 +108,7 @@ fn codes_are_written_only_in_their_list() {
         "codes written outside src/diagnostic/codes.rs:\n{}",
         elsewhere.join("\n")
     );
-    let listed = kinject::diagnostic::codes::ALL;
+    let listed = kinject::codes::ALL;
     let unique: BTreeSet<&&str> = listed.iter().collect();
     assert_eq!(unique.len(), listed.len(), "a code listed twice");
 }
@@ -120,7 +116,7 @@ fn codes_are_written_only_in_their_list() {
 /// The configuration format: every definition of `kinject schema`, its fields and the values
 /// of its enumerations.
 fn config_format(out: &mut BTreeSet<String>) {
-    let schema = kinject::model::schema::document();
+    let schema = kinject::schema();
     let mut defs: Vec<(String, &Value)> = vec![("InjectionConfig".into(), &schema)];
     // kinject's own definitions; a sidecar's container and volumes are Kubernetes' types
     // (`io.k8s.…`), Kubernetes' to keep.
@@ -162,13 +158,13 @@ fn interface() -> String {
     flags(&mut out);
     literals(&mut out);
     config_format(&mut out);
-    for reason in kinject::select::Reason::ALL {
+    for reason in kinject::Reason::ALL {
         out.insert(format!("reason {}", reason.code()));
     }
-    for miss in kinject::select::Miss::ALL {
+    for miss in kinject::Miss::ALL {
         out.insert(format!("miss {}", miss.code()));
     }
-    use kinject::cli::ExitStatus;
+    use kinject::ExitStatus;
     for (status, meaning) in [
         (ExitStatus::Success, "success"),
         (ExitStatus::Changed, "changed"),
@@ -291,7 +287,7 @@ fn every_code_is_documented() {
             }
         }
     }
-    let missing: Vec<&str> = kinject::diagnostic::codes::ALL
+    let missing: Vec<&str> = kinject::codes::ALL
         .iter()
         .copied()
         .filter(|c| !documented.contains(*c))

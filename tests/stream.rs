@@ -13,8 +13,8 @@ fn long_stream() -> String {
         let text = std::fs::read_to_string(&f).unwrap_or_default();
         // Files that are not UTF-8 YAML streams of their own, or hold invalid YAML (the
         // corpus has some), are left out: the stream must inject without errors.
-        let readable = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
-            .is_ok_and(|i| {
+        let readable =
+            kinject::from_bytes(kinject::Source::stdin(), text.as_bytes()).is_ok_and(|i| {
                 i.documents
                     .iter()
                     .all(|d| matches!(d.parsed.as_deref(), Some(Ok(_))))

@@ -11,7 +11,7 @@ mod output;
 mod overlay;
 mod run;
 mod stream;
-pub mod write;
+pub(crate) mod write;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -446,7 +446,7 @@ pub fn main() -> ExitCode {
 }
 
 /// The file name kustomize gives a legacy exec transformer plugin of kind `InjectionConfig`.
-pub const KUSTOMIZE_PLUGIN_NAME: &str = "InjectionConfig";
+pub(crate) const KUSTOMIZE_PLUGIN_NAME: &str = "InjectionConfig";
 
 /// Installed (or symlinked) as kustomize's plugin file `InjectionConfig`, kinject is run as
 /// `InjectionConfig <config file> [args…]` with the resources on stdin: that is
@@ -466,13 +466,6 @@ fn plugin_args() -> Option<Vec<std::ffi::OsString>> {
     out.extend(args);
     out.push("-".into());
     Some(out)
-}
-
-/// Writes the completion script for `shell` (used to keep `completions/` in sync).
-pub fn completion_script(shell: clap_complete::Shell) -> String {
-    let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "kinject", &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
 }
 
 fn eprint(text: &str) {

@@ -176,7 +176,7 @@ fn no_configuration_file(dir: &Path) -> Located {
 
 /// Loads configuration files (a directory: its YAML files); `sets` are `--set key=value`
 /// overrides of `values`.
-pub fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
+pub(crate) fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let expanded = expand(paths)?;

@@ -5,9 +5,10 @@ pub(crate) mod compat;
 mod load;
 mod merge;
 
-pub use crate::model::{
-    API_VERSION, AnnotationPolicy, ConfigFile, CustomKind, JobPolicy, KIND, Match, Position, Rule,
-    SameName, ServiceAccountPolicy, Sidecar, SidecarBody, TransferEnv,
+pub(crate) use crate::model::{
+    API_VERSION, AnnotationPolicy, JobPolicy, KIND, Position, SameName, ServiceAccountPolicy,
+    Sidecar, SidecarBody,
 };
 pub(crate) use load::located_violation;
-pub use load::{Config, Defaults, Origin, RuleDef, SidecarDef, load, load_texts};
+pub use load::{Config, load_texts};
+pub(crate) use load::{SidecarDef, load};

@@ -10,14 +10,14 @@ use std::sync::{Arc, OnceLock};
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
 use lines::{LineIndex, char_end, char_start, line_col};
-pub use snippet::Snippet;
+pub(crate) use snippet::Snippet;
 
 /// `text` safe to print on a terminal: control characters (but line feed and tab), the
 /// bidirectional overrides and the characters that print nothing (zero-width spaces and
 /// joiners, the word joiner, a byte-order mark) are written as `\u{..}` escapes. Names and
 /// values in messages come from manifests, where YAML's escapes (`"\e[2J"`) can put anything,
 /// and a name that differs from another by an invisible character must not look the same.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     escaped(text, |c| c != '\n' && unsafe_char(c))
 }
 
@@ -25,7 +25,7 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 /// escaped too. For what a line of a report holds: a value with a line break in it (an
 /// annotation, a file name) would otherwise print lines of its own, which a reader or a
 /// script takes for the report's.
-pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     escaped(text, unsafe_char)
 }
 
@@ -64,7 +64,7 @@ fn escaped(text: &str, escape: impl Fn(char) -> bool) -> std::borrow::Cow<'_, st
 /// A file name safe to print on one line: as `one_line`, with tabs escaped too. A name
 /// holding a line break would otherwise read as two lines of a report, or as two names in
 /// `--check`'s list.
-pub fn printable_name(name: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable_name(name: &str) -> std::borrow::Cow<'_, str> {
     escaped(name, |c| c == '\t' || unsafe_char(c))
 }
 

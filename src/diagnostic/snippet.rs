@@ -32,7 +32,7 @@ const CUT: &str = "…";
 
 /// The excerpt of a file a diagnostic shows, as miette reads it.
 #[derive(Debug, Clone)]
-pub struct Snippet {
+pub(crate) struct Snippet {
     text: String,
     /// 0-based line of the file where the excerpt starts.
     first_line: usize,

@@ -20,7 +20,7 @@ use prepare::prepare;
 
 /// A sidecar rendered for one object, ready to add.
 #[derive(Debug, Clone)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub name: String,
     /// The definition's settings (how it is added).
     pub spec: crate::config::Sidecar,

@@ -16,17 +16,17 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-pub use apply::Rendered;
-pub use plan::{plan, plan_in_text};
+pub(crate) use apply::Rendered;
+pub(crate) use plan::{plan, plan_in_text};
 pub(crate) use sidecar::StaticRenders;
-pub use status::{AppRecord, Previous, Record, STATUS_ANNOTATION, Status};
+pub(crate) use status::{Record, STATUS_ANNOTATION, Status};
 
 use crate::config::Config;
 use crate::select::{Reason, RuleVerdict};
 
 /// A problem injecting into one object; the caller adds where the object is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InjectError {
+pub(crate) struct InjectError {
     /// Stable code (`kinject::inject::conflict`).
     pub code: &'static str,
     pub message: String,
@@ -86,7 +86,7 @@ pub struct Settings<'c> {
 }
 
 /// Labels of namespaces, by namespace name.
-pub type NamespaceLabels = std::collections::HashMap<String, Map<String, Value>>;
+pub(crate) type NamespaceLabels = std::collections::HashMap<String, Map<String, Value>>;
 
 impl<'c> Settings<'c> {
     pub fn new(config: &'c Config, namespace: Option<String>, mode: Mode) -> Self {

@@ -18,7 +18,7 @@ use crate::select::{Reason, RuleVerdict};
 use crate::template;
 
 /// Decides and performs injection (or uninjection) for one object.
-pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
+pub(crate) fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
     plan_in_text(object, settings, false, &|_| None)
 }
 
@@ -26,7 +26,7 @@ pub fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectEr
 /// a null there is written when that is not empty (`null`, `~`), so that the status can
 /// record it and `uninject` write it so again. With `explain`, the outcome keeps every
 /// rule's verdict on the object (`kinject explain`).
-pub fn plan_in_text(
+pub(crate) fn plan_in_text(
     object: &Value,
     settings: &Settings<'_>,
     explain: bool,

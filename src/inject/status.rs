@@ -9,11 +9,11 @@ use serde_json::{Map, Value};
 use super::pod;
 use crate::json::{Fields, Pointer};
 
-pub const STATUS_ANNOTATION: &str = "kinject.dev/status";
+pub(crate) const STATUS_ANNOTATION: &str = "kinject.dev/status";
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Status {
+pub(crate) struct Status {
     pub version: u32,
     pub sidecars: Vec<Record>,
     /// Pod-template pointers created to hold the status annotation itself.
@@ -31,7 +31,7 @@ pub struct Status {
 /// What one sidecar added.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Record {
+pub(crate) struct Record {
     pub name: String,
     /// Hash of the rendered definition: a change means the sidecar is upgraded.
     pub hash: String,
@@ -79,7 +79,7 @@ pub struct Record {
 /// What a sidecar added to one of the pod's own containers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AppRecord {
+pub(crate) struct AppRecord {
     pub name: String,
     /// Mount paths.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -106,28 +106,28 @@ pub struct AppRecord {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RemovedMount {
+pub(crate) struct RemovedMount {
     pub index: usize,
     pub mount: Value,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PreviousBool {
+pub(crate) struct PreviousBool {
     #[serde(default)]
     pub previous: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Previous {
+pub(crate) struct Previous {
     #[serde(default)]
     pub previous: Option<String>,
 }
 
 impl Status {
     /// Reads the status of a pod template; `Ok(None)` when it has none.
-    pub fn read(pod: &Value) -> Result<Option<Status>, String> {
+    pub(crate) fn read(pod: &Value) -> Result<Option<Status>, String> {
         let Some(raw) = pod
             .at_pointer("/metadata/annotations")
             .and_then(|a| a.field(STATUS_ANNOTATION))
@@ -142,7 +142,7 @@ impl Status {
             .map_err(|e| format!("the `{STATUS_ANNOTATION}` annotation is not kinject's: {e}"))
     }
 
-    pub fn to_annotation(&self) -> String {
+    pub(crate) fn to_annotation(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
 }

@@ -12,13 +12,13 @@ use crate::json::Pointer;
 use crate::json::patch::{self};
 
 /// The response to send, and whether the request was well formed.
-pub struct Answer {
+pub(crate) struct Answer {
     pub response: Value,
     pub well_formed: bool,
 }
 
 /// Answers the AdmissionReview in `bytes` (JSON, or YAML).
-pub fn review(
+pub(crate) fn review(
     bytes: &[u8],
     config: &Config,
     namespace_labels: &crate::inject::NamespaceLabels,

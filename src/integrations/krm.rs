@@ -18,7 +18,7 @@ use crate::read::{self, Input, Source};
 use crate::render;
 
 /// The ResourceList to write, and whether any result is an error (the exit code).
-pub struct KrmOutput {
+pub(crate) struct KrmOutput {
     pub text: String,
     pub failed: bool,
     /// The errors again, located, for stderr.
@@ -26,7 +26,7 @@ pub struct KrmOutput {
 }
 
 /// Whether `input` is a single `ResourceList` document.
-pub fn is_resource_list(input: &Input) -> bool {
+pub(crate) fn is_resource_list(input: &Input) -> bool {
     let docs: Vec<&Value> = input
         .documents
         .iter()
@@ -39,7 +39,7 @@ pub fn is_resource_list(input: &Input) -> bool {
 
 /// Whether the first document with content of `input` is a `ResourceList`. Documents are
 /// only read when their text does not say (a `kind:` line of a block mapping does).
-pub fn starts_with_resource_list(input: &mut Input) -> bool {
+pub(crate) fn starts_with_resource_list(input: &mut Input) -> bool {
     for doc in &mut input.documents {
         let text = &input.text[doc.range.clone()];
         if let Some(kind) = crate::yaml::top_level_kind(text) {
@@ -71,7 +71,7 @@ pub fn starts_with_resource_list(input: &mut Input) -> bool {
 /// Input that is not one `ResourceList` gives nothing to write, only the error: written back
 /// with results in it, it would reach the next command of a pipe as if it were manifests
 /// (`… | kinject | kubectl apply -f -`, where `inject` was forgotten).
-pub fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> KrmOutput {
+pub(crate) fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> KrmOutput {
     if !is_resource_list(&input) {
         // Not YAML: its syntax errors say why; else what it is instead.
         let syntax: Vec<Located> = input
@@ -384,6 +384,6 @@ fn config_result(e: &Located) -> Value {
 }
 
 /// A ResourceList read from `bytes` (stdin), for callers that already hold them.
-pub fn input(bytes: &[u8]) -> Result<Input, read::InputError> {
+pub(crate) fn input(bytes: &[u8]) -> Result<Input, read::InputError> {
     read::from_bytes(Source::stdin(), bytes)
 }

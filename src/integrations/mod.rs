@@ -1,6 +1,6 @@
 //! The pipeline inside other tools' envelopes: a KRM function's ResourceList, an admission
 //! webhook's AdmissionReview, and a kustomize overlay of RFC 6902 patches.
 
-pub mod admission;
-pub mod krm;
-pub mod kustomize;
+pub(crate) mod admission;
+pub(crate) mod krm;
+pub(crate) mod kustomize;

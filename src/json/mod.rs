@@ -2,7 +2,7 @@
 //! JSON pointer (`Pointer`), and pointer tokens escaped and split as RFC 6901 writes them.
 //! `patch`: the RFC 6902 operations made and applied with them.
 
-pub mod patch;
+pub(crate) mod patch;
 
 use std::borrow::Cow;
 

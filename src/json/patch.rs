@@ -42,7 +42,7 @@ impl Op {
 }
 
 /// Applies `ops` in order; the first failure names the operation.
-pub fn apply(value: &mut Value, ops: &[Op]) -> Result<(), String> {
+pub(crate) fn apply(value: &mut Value, ops: &[Op]) -> Result<(), String> {
     for op in ops {
         apply_one(value, op).map_err(|e| format!("{} {}: {e}", op_name(op), op.path()))?;
     }

@@ -3,7 +3,7 @@
 //! types, so `kinject schema`, validation and the docs cannot drift apart. `schema` checks a
 //! document against it.
 
-pub mod schema;
+pub(crate) mod schema;
 
 use k8s_openapi::api::core::v1::{Container, EnvVar, LocalObjectReference, Volume, VolumeMount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
@@ -11,14 +11,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub const API_VERSION: &str = "kinject.dev/v1alpha1";
-pub const KIND: &str = "InjectionConfig";
+pub(crate) const API_VERSION: &str = "kinject.dev/v1alpha1";
+pub(crate) const KIND: &str = "InjectionConfig";
 
 /// A kinject configuration file.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "kinject InjectionConfig")]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// Always `kinject.dev/v1alpha1`.
     pub api_version: String,
     /// Always `InjectionConfig`.
@@ -50,21 +50,21 @@ pub struct ConfigFile {
 /// Flags of other injectors, for reading their files as they run them.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Formats {
+pub(crate) struct Formats {
     /// The tumblr k8s-sidecar-injector's flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tumblr: Option<TumblrFlags>,
 }
 
 impl Formats {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self == &Formats::default()
     }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct TumblrFlags {
+pub(crate) struct TumblrFlags {
     /// `--annotation-namespace` (default `injector.tumblr.com`): the prefix of the
     /// `<namespace>/request` and `<namespace>/status` annotations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -400,7 +400,7 @@ pub enum JobPolicy {
 /// Settings that apply to every rule.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Defaults {
+pub(crate) struct Defaults {
     /// Skip pods with `hostNetwork: true` (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_host_network: Option<bool>,

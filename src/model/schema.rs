@@ -21,14 +21,14 @@ pub fn document() -> Value {
 /// titles, made when kinject is built (`embedded_schemas_are_current` keeps the file current).
 /// Deriving it from the types at every start took ~3 ms, most of a small run. Its `$defs` are
 /// left out: they are the embedded definitions, parsed when first referred to.
-pub fn schema() -> &'static Value {
+pub(crate) fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(|| parse_embedded(split::CONFIG_TOP))
 }
 
 /// The schema of what a sidecar adds (checked again after templates are rendered), made as
 /// `schema()` is.
-pub fn body_schema() -> &'static Value {
+pub(crate) fn body_schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(|| parse_embedded(split::BODY_TOP))
 }

@@ -16,7 +16,8 @@ use crate::yaml::{NodeKind, ScalarKind};
 
 mod sink;
 
-pub use sink::{Changed, Sink, Values};
+pub use sink::Values;
+pub(crate) use sink::{Changed, Sink};
 
 /// Who an object is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -149,7 +150,7 @@ impl FileResult {
 /// does, and the work is then done one piece after another on the calling thread, which has
 /// the same stack. A pool of kinject's own, not rayon's global one: a global pool that failed
 /// to start cannot be started again, and rayon then panics on its first use.
-pub fn workers() -> Option<&'static rayon::ThreadPool> {
+pub(crate) fn workers() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         let mut threads = cores();
@@ -185,7 +186,7 @@ pub(crate) fn map_on_workers<T: Send, R: Send>(
 /// its address-space limit (`fitting_workers`). Counted once: finding the cores reads the
 /// cgroup files (a few hundred microseconds), which a run with a large input does while the
 /// input is read.
-pub fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| {
         std::env::var("RAYON_NUM_THREADS")

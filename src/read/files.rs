@@ -13,7 +13,7 @@ use crate::diagnostic::printable_name;
 
 /// What the inputs are read for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Intent {
+pub(crate) enum Intent {
     /// To print a result: a FIFO named on the command line is read, as `cat` reads one.
     Read,
     /// To rewrite them in place: regular files only.
@@ -63,7 +63,7 @@ impl Stamp {
 /// Expands paths into sources: `-` is stdin, a directory is walked recursively for
 /// `.yaml`/`.yml`/`.json` files (hidden entries skipped), sorted for a stable order. A file
 /// named more than once (also through `./`, a link or its directory) is a source once.
-pub fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<InputError>) {
+pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<InputError>) {
     let mut found = Found::default();
     if paths.is_empty() {
         found.sources.push(Source::stdin());

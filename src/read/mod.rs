@@ -19,13 +19,14 @@ use crate::diagnostic::codes;
 use crate::diagnostic::lines::{LineIndex, breaks, char_start};
 use crate::yaml::{ParseError, Parsed, parse_document};
 
-pub use decode::Undecodable;
+pub(crate) use decode::Undecodable;
 use decode::decode;
-pub use files::{Intent, Stamp, discover};
+pub(crate) use files::{Intent, Stamp, discover};
 pub(crate) use files::{normalize, until_binary};
-pub use objects::{namespace_labels, objects};
+pub(crate) use objects::namespace_labels;
+pub use objects::objects;
 pub(crate) use split::documents;
-pub use window::Windows;
+pub(crate) use window::Windows;
 
 /// Where an input comes from: a file, or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,14 +222,14 @@ pub(crate) fn read_document(text: &str, json: bool) -> Result<Parsed, ParseError
 const NEAR: usize = 64 << 10;
 
 /// Reads, splits and parses one source; `stdin` is read when the source is standard input.
-pub fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
+pub(crate) fn load(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
     let mut input = load_unparsed(source, stdin)?;
     input.parse_all();
     Ok(input)
 }
 
 /// Reads and splits one source, leaving its documents to be parsed when they are needed.
-pub fn load_unparsed(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
+pub(crate) fn load_unparsed(source: &Source, stdin: &mut dyn Read) -> Result<Input, InputError> {
     let io = |error| InputError::Io {
         name: source.name.clone(),
         error,
@@ -252,7 +253,7 @@ pub fn from_bytes(source: Source, bytes: &[u8]) -> Result<Input, InputError> {
 }
 
 /// Decodes and splits bytes read from `source`; documents are parsed when needed.
-pub fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, InputError> {
+pub(crate) fn from_bytes_unparsed(source: Source, bytes: Vec<u8>) -> Result<Input, InputError> {
     split_text(source, bytes, 0, 0)
 }
 

@@ -9,7 +9,7 @@ use crate::yaml::parse_document;
 use super::Input;
 
 /// Labels of the `Namespace` objects among `inputs`, by namespace name.
-pub fn namespace_labels<'a>(
+pub(crate) fn namespace_labels<'a>(
     inputs: impl IntoIterator<Item = &'a Input>,
 ) -> std::collections::HashMap<String, serde_json::Map<String, Value>> {
     let mut out = std::collections::HashMap::new();

@@ -10,7 +10,7 @@ use super::{InputError, Source, split};
 /// Bytes read at a time.
 const BLOCK: usize = 256 * 1024;
 
-pub struct Windows<R> {
+pub(crate) struct Windows<R> {
     reader: R,
     size: usize,
     /// Read and not yet handed out.
@@ -33,7 +33,7 @@ pub struct Windows<R> {
 }
 
 impl<R: Read> Windows<R> {
-    pub fn new(reader: R, size: usize) -> Self {
+    pub(crate) fn new(reader: R, size: usize) -> Self {
         Windows {
             reader,
             size,
@@ -50,12 +50,12 @@ impl<R: Read> Windows<R> {
     }
 
     /// Whether every window has been handed out.
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         self.done
     }
 
     /// The next window of the stream as an input named `<stdin>`; `None` after the last.
-    pub fn next_window(&mut self) -> Option<Result<super::Input, InputError>> {
+    pub(crate) fn next_window(&mut self) -> Option<Result<super::Input, InputError>> {
         if self.done {
             return None;
         }
@@ -88,7 +88,7 @@ impl<R: Read> Windows<R> {
     }
 
     /// Everything from `first` (the first window) to the end of the stream, as one input.
-    pub fn whole(mut self, first: super::Input) -> Result<super::Input, InputError> {
+    pub(crate) fn whole(mut self, first: super::Input) -> Result<super::Input, InputError> {
         if self.done {
             return Ok(first);
         }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::pipeline::FileResult;
 
 /// The values of every document with content, in order.
-pub fn documents(file: &FileResult) -> Vec<Value> {
+pub(crate) fn documents(file: &FileResult) -> Vec<Value> {
     file.input
         .documents
         .iter()
@@ -23,7 +23,7 @@ pub fn documents(file: &FileResult) -> Vec<Value> {
 }
 
 /// Pretty JSON documents, one after the other (YAML-safe: `pretty`).
-pub fn render(values: &[Value]) -> String {
+pub(crate) fn render(values: &[Value]) -> String {
     let mut out = String::new();
     for v in values {
         out.push_str(&pretty(v, "  "));
@@ -36,7 +36,7 @@ pub fn render(values: &[Value]) -> String {
 /// besides what JSON escapes, the characters YAML does not allow raw (DEL, C1 controls,
 /// U+FEFF, U+FFFE, U+FFFF) and those YAML 1.1 readers such as kubectl's take for line
 /// breaks (NEL, U+2028, U+2029) are written as `\u` escapes.
-pub fn pretty<T: serde::Serialize + ?Sized>(value: &T, indent: &str) -> String {
+pub(crate) fn pretty<T: serde::Serialize + ?Sized>(value: &T, indent: &str) -> String {
     let mut out = Vec::new();
     let fmt = YamlSafe(serde_json::ser::PrettyFormatter::with_indent(
         indent.as_bytes(),
@@ -111,13 +111,13 @@ impl serde_json::ser::Formatter for YamlSafe<'_> {
 /// Items of several parts as one pretty JSON array (`serde_json::to_string_pretty` of all of
 /// them), written a part at a time.
 #[derive(Default)]
-pub struct PrettyArray {
+pub(crate) struct PrettyArray {
     started: bool,
 }
 
 impl PrettyArray {
     /// `items`, each after a separator (or the opening bracket).
-    pub fn push<T: serde::Serialize>(&mut self, items: &[T], out: &mut String) {
+    pub(crate) fn push<T: serde::Serialize>(&mut self, items: &[T], out: &mut String) {
         for item in items {
             out.push_str(if self.started { ",\n" } else { "[\n" });
             self.started = true;
@@ -133,7 +133,7 @@ impl PrettyArray {
     }
 
     /// The closing bracket (the whole array when there were no items).
-    pub fn finish(self, out: &mut String) {
+    pub(crate) fn finish(self, out: &mut String) {
         out.push_str(if self.started { "\n]\n" } else { "[]\n" });
     }
 }

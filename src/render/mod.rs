@@ -1,11 +1,11 @@
 //! Output renderers, one per format: YAML (format-preserving), JSON, and RFC 6902 patches.
 //! Each renders the same operations.
 
-pub mod json;
+pub(crate) mod json;
 mod json_edit;
-pub mod patch;
-pub mod report;
-pub mod yaml;
+pub(crate) mod patch;
+pub(crate) mod report;
+pub(crate) mod yaml;
 
 /// A document that could not be rendered (an internal error: nothing is written).
 #[derive(Debug, Clone, thiserror::Error)]

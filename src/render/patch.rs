@@ -8,7 +8,7 @@ use crate::pipeline::{FileResult, Identity};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ObjectPatch<'a> {
+pub(crate) struct ObjectPatch<'a> {
     #[serde(flatten)]
     pub identity: &'a Identity,
     pub source: Source<'a>,
@@ -16,7 +16,7 @@ pub struct ObjectPatch<'a> {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     pub file: &'a str,
     /// Index of the document in the file (from 0).
     pub document: usize,
@@ -26,7 +26,7 @@ pub struct Source<'a> {
 }
 
 /// One entry per object of the file.
-pub fn entries(file: &FileResult) -> Vec<ObjectPatch<'_>> {
+pub(crate) fn entries(file: &FileResult) -> Vec<ObjectPatch<'_>> {
     file.docs
         .iter()
         .flat_map(|d| {

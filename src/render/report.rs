@@ -7,7 +7,7 @@ use crate::pipeline::{DocResult, FileResult, Identity};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Entry {
+pub(crate) struct Entry {
     pub file: String,
     pub line: usize,
     pub document: usize,
@@ -35,13 +35,13 @@ pub struct Entry {
     pub error: Option<String>,
 }
 
-pub fn entries(files: &[FileResult]) -> Vec<Entry> {
+pub(crate) fn entries(files: &[FileResult]) -> Vec<Entry> {
     files.iter().flat_map(|f| entries_of(f, &f.docs)).collect()
 }
 
 /// The entries of the documents `docs` of the file `f` (a report is made a part at a time:
 /// the entries of a million documents took 350 MB when made at once).
-pub fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
+pub(crate) fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
     let mut out = Vec::new();
     {
         for d in docs {
@@ -82,7 +82,7 @@ pub fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
 }
 
 /// `deploy.yaml:3: deployment/web injected: log-shipper`
-pub fn text(entries: &[Entry]) -> String {
+pub(crate) fn text(entries: &[Entry]) -> String {
     let mut out = String::new();
     for e in entries {
         let mut line = format!(

@@ -153,7 +153,7 @@ pub fn render(file: &FileResult) -> Result<YamlOutput, RenderError> {
 /// nothing else is kept of it. The first document that could not be made is the error.
 /// Unchanged text is not copied: the output refers to the input's.
 #[derive(Default)]
-pub struct YamlStream {
+pub(crate) struct YamlStream {
     made: Option<Made>,
     /// How much of the input's text is accounted for in `made`.
     copied: usize,
@@ -163,10 +163,10 @@ pub struct YamlStream {
 
 /// What the stream makes of a document that changed: its edits (and a note when it had to be
 /// re-emitted whole), or why they could not be made.
-pub struct EditedDocument(Result<(Edited, Option<String>), String>);
+pub(crate) struct EditedDocument(Result<(Edited, Option<String>), String>);
 
 impl YamlStream {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 }

@@ -8,22 +8,22 @@ mod parse;
 pub(crate) mod scalar;
 pub(crate) mod style;
 
-pub use parse::ParseError;
+pub(crate) use parse::ParseError;
 
 /// How deeply collections may nest in a document. Kubernetes objects nest a few dozen
 /// levels (a CRD's schema the deepest); a document nested deeper is refused before anything
 /// recursive (reading, injecting, editing, freeing) could run out of stack.
-pub const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 /// How many values the anchors and aliases of a document may copy in all (each alias copies
 /// its anchor's value, each anchor keeps a copy for its aliases): a small text can expand
 /// exponentially ("billion laughs"), or nested anchors copy the same values once per level;
 /// real manifests stay far below.
-pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+pub(crate) const MAX_ALIAS_EXPANSION: usize = 1_000_000;
 
 /// How many bytes of text (strings and keys) the anchors and aliases of a document may copy in
 /// all: a long string aliased many times is a small text too.
-pub const MAX_ALIAS_TEXT: usize = 64 << 20;
+pub(crate) const MAX_ALIAS_TEXT: usize = 64 << 20;
 
 pub(crate) use fast::top_level_kind;
 #[cfg(feature = "oracles")]

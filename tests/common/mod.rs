@@ -5,14 +5,13 @@ use serde_json::Value;
 /// The Kubernetes objects of a YAML stream as kinject reads them (List items included).
 #[allow(dead_code)]
 pub fn objects(text: &str) -> Vec<Value> {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
-        .expect("readable");
+    let input = kinject::from_bytes(kinject::Source::stdin(), text.as_bytes()).expect("readable");
     input
         .documents
         .iter()
         .filter_map(|d| d.value())
         .flat_map(|p| {
-            kinject::read::objects(&p.value)
+            kinject::objects(&p.value)
                 .into_iter()
                 .map(|(_, v)| v.clone())
                 .collect::<Vec<_>>()
@@ -34,8 +33,7 @@ pub fn container_names(workload: &Value) -> Vec<&str> {
 /// The value of every document of a YAML stream (a List stays one value).
 #[allow(dead_code)]
 pub fn objects_of_documents(text: &str) -> Vec<Value> {
-    let input = kinject::read::from_bytes(kinject::read::Source::stdin(), text.as_bytes())
-        .expect("readable");
+    let input = kinject::from_bytes(kinject::Source::stdin(), text.as_bytes()).expect("readable");
     input
         .documents
         .iter()

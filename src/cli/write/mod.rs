@@ -19,7 +19,7 @@ use temp::Temp;
 
 /// What a rewrite expects of the file it replaces.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Expected<'a> {
+pub(crate) struct Expected<'a> {
     /// What the file was when it was read: a file changed since is not replaced.
     pub stamp: Option<Stamp>,
     /// The directory the file was found in: it is not written through a symlink that leads
@@ -30,7 +30,7 @@ pub struct Expected<'a> {
 /// Writes `bytes` over the file at `path` atomically, keeping its owner, group, permissions
 /// and extended attributes. A symlink is followed (its target is replaced, the link stays)
 /// when its target is inside `expected.within`.
-pub fn atomic_write(path: &Path, bytes: &[u8], expected: &Expected<'_>) -> io::Result<()> {
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8], expected: &Expected<'_>) -> io::Result<()> {
     let target = fs::canonicalize(path)?;
     if let Some(tree) = expected.within
         && !target.starts_with(tree)
@@ -67,7 +67,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8], expected: &Expected<'_>) -> io::R
 
 /// Writes `bytes` to a new file at `path`, atomically; fails if anything is there (a symlink
 /// there, even one that leads nowhere, is not followed).
-pub fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -131,7 +131,7 @@ fn hard_links(_: &fs::Metadata) -> u64 {
 /// instead of killing the process: the signal that limit sends, SIGXFSZ, is caught (by a
 /// handler that only sets a flag), so the file is reported as not written, its temporary file
 /// removed, and the other files still written.
-pub fn fail_writes_past_the_file_size_limit() {
+pub(crate) fn fail_writes_past_the_file_size_limit() {
     #[cfg(unix)]
     {
         static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -142,14 +142,14 @@ pub fn fail_writes_past_the_file_size_limit() {
 /// Output held back until the run is known to have succeeded: in memory up to `limit`
 /// bytes, then in an unnamed temporary file (created in the temporary directory and
 /// unlinked at once, so nothing is left behind whatever happens to the process).
-pub struct Spool {
+pub(crate) struct Spool {
     memory: Vec<u8>,
     file: Option<fs::File>,
     limit: usize,
 }
 
 impl Spool {
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Spool {
             memory: Vec::new(),
             file: None,
@@ -157,7 +157,7 @@ impl Spool {
         }
     }
 
-    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.file.is_none() && self.memory.len() + bytes.len() > self.limit {
             let mut file = Temp::create(&std::env::temp_dir(), "spool")?.unnamed()?;
             file.write_all(&std::mem::take(&mut self.memory))?;
@@ -173,7 +173,7 @@ impl Spool {
     }
 
     /// Copies everything written to `out`.
-    pub fn copy_to(self, out: &mut dyn Write) -> io::Result<()> {
+    pub(crate) fn copy_to(self, out: &mut dyn Write) -> io::Result<()> {
         match self.file {
             Some(mut f) => {
                 use std::io::Seek;
@@ -187,7 +187,7 @@ impl Spool {
 }
 
 /// The bytes of `text` in the encoding the input came in.
-pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
+pub(crate) fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
     match encoding {
         Encoding::Utf8 | Encoding::Utf8Bom => text.as_bytes().to_vec(),
         Encoding::Utf16Le => std::iter::once(0xFEFF_u16)
