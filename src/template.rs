@@ -11,12 +11,12 @@
 //! can close a quote or a bracket of the template, start a line, or add a field, whatever
 //! context the template put it in (Istio's kube-inject shipped a fix for annotations that did).
 
-use crate::diagnostic::codes;
 use std::collections::HashMap;
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use serde_json::{Map, Value};
 
+use crate::diagnostic::codes;
 use crate::json::Pointer;
 use crate::json::patch::{self};
 use crate::model::schema::is_template;

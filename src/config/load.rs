@@ -2,121 +2,18 @@
 //! documents parsed (salesforce sidecar files and `formats` taken first), then each merged in
 //! (`merge`), every problem reported with its file, line and column.
 
-use crate::diagnostic::codes;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
-
-use super::merge::{Document, Loading};
+use super::loaded::Config;
+use super::merge::{Document, Loading, check_format};
 use crate::config::compat;
 use crate::diagnostic::Located;
-use crate::model::schema::{Violation, ViolationKind, Wording};
-use crate::model::{API_VERSION, CustomKind, JobPolicy, KIND, Rule, Sidecar};
+use crate::diagnostic::codes;
 use crate::read;
-use crate::select::Matcher;
-use crate::template::Templates;
-use crate::yaml::{Node, Parsed};
-
-/// Where a definition was written.
-#[derive(Debug, Clone)]
-pub struct Origin {
-    pub file: String,
-    pub text: Arc<str>,
-    /// Byte span of the definition in `text`.
-    pub span: (usize, usize),
-}
-
-impl Origin {
-    /// File, line and column where the definition starts.
-    pub fn position(&self) -> (&str, usize, usize) {
-        let (line, column) = crate::diagnostic::lines::line_col(&self.text, self.span.0);
-        (&self.file, line, column)
-    }
-
-    pub(crate) fn error(&self, code: &'static str, message: impl Into<String>) -> Located {
-        Located::new(code, &self.file, &self.text, self.span, message)
-    }
-}
-
-pub struct SidecarDef {
-    pub spec: Sidecar,
-    /// The body as written (before templates), for rendering.
-    pub definition: Value,
-    pub origin: Origin,
-    /// Its place in `Config::sidecars` (where a run keeps what it made of it).
-    pub index: usize,
-}
-
-pub struct RuleDef {
-    pub spec: Rule,
-    pub matcher: Matcher,
-    pub origin: Origin,
-}
-
-/// Defaults with every field decided.
-#[derive(Debug, Clone)]
-pub struct Defaults {
-    pub skip_host_network: bool,
-    pub skip_namespaces: Vec<String>,
-    pub jobs: JobPolicy,
-    pub allow_requests: bool,
-    pub sort_init_containers: bool,
-}
-
-impl Default for Defaults {
-    fn default() -> Self {
-        Defaults {
-            skip_host_network: true,
-            skip_namespaces: ["kube-system", "kube-public", "kube-node-lease"]
-                .map(str::to_owned)
-                .to_vec(),
-            jobs: JobPolicy::Skip,
-            allow_requests: true,
-            sort_init_containers: false,
-        }
-    }
-}
-
-/// Every configuration file, merged and compiled.
-pub struct Config {
-    pub sidecars: Vec<SidecarDef>,
-    pub rules: Vec<RuleDef>,
-    pub values: Map<String, Value>,
-    pub defaults: Defaults,
-    pub kinds: Vec<CustomKind>,
-    pub templates: Templates,
-    /// Findings that fail nothing (shown when the configuration is loaded).
-    pub warnings: Vec<Located>,
-}
-
-impl Config {
-    pub fn sidecar(&self, name: &str) -> Option<&SidecarDef> {
-        self.sidecars.iter().find(|s| s.spec.name == name)
-    }
-
-    /// Whether a rule selects on the labels of namespaces (`namespaceSelector`).
-    pub fn selects_on_namespace_labels(&self) -> bool {
-        self.rules
-            .iter()
-            .any(|r| r.spec.matches.namespace_selector.is_some())
-    }
-
-    /// An empty configuration (no sidecars, no rules).
-    pub fn empty() -> Self {
-        Config {
-            sidecars: Vec::new(),
-            rules: Vec::new(),
-            values: Map::new(),
-            defaults: Defaults::default(),
-            kinds: Vec::new(),
-            templates: Templates::new(),
-            warnings: Vec::new(),
-        }
-    }
-}
+use crate::yaml::Parsed;
 
 /// A configuration file: its name as given, and its text.
 struct File {
@@ -342,52 +239,6 @@ fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Do
         }
     }
     found
-}
-
-pub(super) fn check_format(value: &Value) -> Result<(), String> {
-    let api = value.get("apiVersion").and_then(Value::as_str);
-    let kind = value.get("kind").and_then(Value::as_str);
-    match (api, kind) {
-        (Some(API_VERSION), Some(KIND)) => Ok(()),
-        (Some(a), Some(k)) => Err(format!(
-            "`{a}` `{k}` is not a configuration format kinject reads (it reads kinject.dev/v1alpha1 InjectionConfig, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
-        )),
-        _ => Err("not a kinject configuration: `apiVersion` and `kind` are missing".to_owned()),
-    }
-}
-
-/// A schema violation in the document at `base` of file `name` (`text`), as a diagnostic.
-pub(crate) fn located_violation(
-    name: &str,
-    text: &Arc<str>,
-    base: usize,
-    root: &Node,
-    v: &Violation,
-) -> Located {
-    // An unknown field is pointed at by its key; the rest by the value.
-    let key = match v.kind {
-        ViolationKind::UnknownField { .. } => root.key_span(&v.path),
-        _ => None,
-    };
-    let span = key.map_or_else(
-        || {
-            let n = root.at(&v.path).unwrap_or(root);
-            (base + n.start, base + n.end.max(n.start))
-        },
-        |(s, e)| (base + s, base + e),
-    );
-    let wording = Wording {
-        whole: Some("the file"),
-        ..Wording::default()
-    };
-    let mut e = Located::new(v.code(), name, text, span, v.message(wording));
-    if let Some(label) = v.label() {
-        e = e.label(label);
-    }
-    if let Some(help) = v.help() {
-        e = e.help(help);
-    }
-    e
 }
 
 #[cfg(test)]

@@ -2,17 +2,17 @@
 //! templates and its rules' matchers compiled), then what the rules name checked across files,
 //! `--set` applied and the defaults decided.
 
-use crate::diagnostic::codes;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::load::{Config, Defaults, Origin, RuleDef, SidecarDef, check_format, located_violation};
+use super::loaded::{Config, Defaults, Origin, RuleDef, SidecarDef};
 use crate::config::compat;
+use crate::diagnostic::codes;
 use crate::diagnostic::{Located, suggest};
 use crate::kinds::known_kinds;
-use crate::model::schema::{Violation, schema, validate};
+use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, KIND, Rule, Sidecar};
 use crate::select::Matcher;
 use crate::template::SyntaxError;
@@ -480,4 +480,50 @@ fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
     }
     map.insert(last.to_owned(), resolve_plain(raw));
     Ok(())
+}
+
+pub(super) fn check_format(value: &Value) -> Result<(), String> {
+    let api = value.get("apiVersion").and_then(Value::as_str);
+    let kind = value.get("kind").and_then(Value::as_str);
+    match (api, kind) {
+        (Some(API_VERSION), Some(KIND)) => Ok(()),
+        (Some(a), Some(k)) => Err(format!(
+            "`{a}` `{k}` is not a configuration format kinject reads (it reads kinject.dev/v1alpha1 InjectionConfig, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
+        )),
+        _ => Err("not a kinject configuration: `apiVersion` and `kind` are missing".to_owned()),
+    }
+}
+
+/// A schema violation in the document at `base` of file `name` (`text`), as a diagnostic.
+pub(crate) fn located_violation(
+    name: &str,
+    text: &Arc<str>,
+    base: usize,
+    root: &Node,
+    v: &Violation,
+) -> Located {
+    // An unknown field is pointed at by its key; the rest by the value.
+    let key = match v.kind {
+        ViolationKind::UnknownField { .. } => root.key_span(&v.path),
+        _ => None,
+    };
+    let span = key.map_or_else(
+        || {
+            let n = root.at(&v.path).unwrap_or(root);
+            (base + n.start, base + n.end.max(n.start))
+        },
+        |(s, e)| (base + s, base + e),
+    );
+    let wording = Wording {
+        whole: Some("the file"),
+        ..Wording::default()
+    };
+    let mut e = Located::new(v.code(), name, text, span, v.message(wording));
+    if let Some(label) = v.label() {
+        e = e.label(label);
+    }
+    if let Some(help) = v.help() {
+        e = e.help(help);
+    }
+    e
 }

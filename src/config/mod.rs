@@ -3,12 +3,15 @@
 
 pub(crate) mod compat;
 mod load;
+mod loaded;
 mod merge;
 
 pub(crate) use crate::model::{
     API_VERSION, AnnotationPolicy, JobPolicy, KIND, Position, SameName, ServiceAccountPolicy,
     Sidecar, SidecarBody,
 };
-pub(crate) use load::located_violation;
-pub use load::{Config, load_texts};
-pub(crate) use load::{SidecarDef, load};
+pub(crate) use load::load;
+pub use load::load_texts;
+pub use loaded::Config;
+pub(crate) use loaded::SidecarDef;
+pub(crate) use merge::located_violation;

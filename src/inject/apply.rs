@@ -3,7 +3,6 @@
 
 mod prepare;
 
-use crate::diagnostic::codes;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -14,6 +13,7 @@ use super::InjectError;
 use super::pod::{list_field, name_of, object_field, overlay, position};
 use super::status::{AppRecord, Previous, Record};
 use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
+use crate::diagnostic::codes;
 use crate::json::Fields;
 
 use prepare::prepare;

@@ -1,11 +1,11 @@
 //! Which sidecars an object gets: every rule's verdict on it, its own requests, the skips,
 //! and what a pod that runs to completion does with long-running sidecars.
 
-use crate::diagnostic::codes;
 use serde_json::Value;
 
 use super::{InjectError, Settings};
 use crate::config::{Config, JobPolicy, SidecarDef};
+use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::WorkloadKind;
 use crate::select::{self, Reason, Request, RuleVerdict, Subject};

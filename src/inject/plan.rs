@@ -1,7 +1,6 @@
 //! One object through injection: find its pod template, check and strip what an earlier run
 //! added, choose and render the sidecars, add them, and record what was added.
 
-use crate::diagnostic::codes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -12,6 +11,7 @@ use super::choose::{Chosen, Selection, choose};
 use super::status::{Spelling, note_nulls, status_holder, within, write_status};
 use super::{Action, InjectError, Mode, Outcome, Record, STATUS_ANNOTATION, Settings, Status};
 use super::{apply, pod, shape, strip, trust};
+use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::{WorkloadKind, workload_kind};
 use crate::select::{Reason, RuleVerdict};

@@ -3,10 +3,10 @@
 //! an annotation that is not a string) is refused with where the field is: kinject never
 //! overwrites a value it does not understand, nor guesses what a mistyped one means.
 
-use crate::diagnostic::codes;
 use serde_json::Value;
 
 use super::InjectError;
+use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer, escape};
 
 const CODE: &str = codes::INJECT_INVALID_OBJECT;

@@ -1,7 +1,6 @@
 //! One sidecar rendered for an object: its templates filled in, the result checked as a
 //! Kubernetes definition, and hashed; a sidecar without templates once in a run.
 
-use crate::diagnostic::codes;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -10,6 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::{InjectError, Rendered};
 use crate::config::{Config, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
+use crate::diagnostic::codes;
 use crate::json::Fields;
 use crate::model::schema::{Wording, body_schema, validate};
 use crate::select;

@@ -6,7 +6,6 @@
 //! delete the pod's own containers, volumes, env or arguments, or another configuration's
 //! sidecar, or put back a "previous" `hostNetwork`, service account or annotation it never had.
 
-use crate::diagnostic::codes;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
@@ -16,6 +15,7 @@ use super::apply::Rendered;
 use super::pod::name_of;
 use super::status::{Record, STATUS_ANNOTATION, Status};
 use crate::config::SameName;
+use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 
 /// Where kinject mounts nothing but takes out: a service account's token (see

@@ -3,13 +3,13 @@
 //! injected in place (comments, order and `config.kubernetes.io/*` annotations kept), and it
 //! goes out with `results`: one per object, errors with `resourceRef` and `field`.
 
-use crate::diagnostic::codes;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use crate::config::{self, Config};
 use crate::diagnostic::Located;
+use crate::diagnostic::codes;
 use crate::inject::{Action, Mode, Settings};
 use crate::json::Pointer;
 use crate::json::patch::{self};

@@ -2,12 +2,12 @@
 //! parts from k8s-openapi) and a validator that reports every violation with its path, so
 //! each can be pointed at in the file. Template strings are accepted wherever a value is.
 
-use crate::diagnostic::codes;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use super::ConfigFile;
+use crate::diagnostic::codes;
 use crate::diagnostic::suggest;
 use crate::json::Pointer;
 

@@ -1,13 +1,13 @@
 //! One input through the stages: its documents, the objects in them, the injection plan for
 //! each object, and the edit operations that the renderers turn into output.
 
-use crate::diagnostic::codes;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::diagnostic::Located;
+use crate::diagnostic::codes;
 use crate::inject::{self, Outcome, Settings};
 use crate::json::Pointer;
 use crate::json::patch::{self, Op};

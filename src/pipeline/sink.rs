@@ -3,13 +3,13 @@
 //! the operations must give, and takes the outputs in document order. The renderers implement
 //! it (`render::yaml::YamlStream`); the pipeline never calls a renderer.
 
-use crate::diagnostic::codes;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::ObjectResult;
 use crate::diagnostic::Located;
+use crate::diagnostic::codes;
 use crate::json::patch::{self, Op};
 use crate::read::{Document, Input};
 use crate::yaml::Parsed;

@@ -10,7 +10,6 @@
 //! refused, not replaced (openkruise/kruise#565); conflicts are decided on the actual pod,
 //! not on selector overlap (#732).
 
-use crate::diagnostic::codes;
 use std::collections::BTreeSet;
 
 use k8s_openapi::api::core::v1::{Container, LocalObjectReference, Volume};
@@ -20,6 +19,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::Problem;
+use crate::diagnostic::codes;
 use crate::json::Pointer;
 
 /// The SidecarSet as the validator sees it (only for its JSON Schema).

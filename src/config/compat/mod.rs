@@ -8,10 +8,10 @@ mod kruise;
 pub(crate) mod salesforce;
 mod tumblr;
 
-use crate::diagnostic::codes;
 use serde_json::Value;
 
 use crate::diagnostic::Located;
+use crate::diagnostic::codes;
 use crate::json::Pointer;
 use crate::model::Formats;
 use crate::model::schema::{Violation, ViolationKind, Wording, validate};

@@ -12,7 +12,6 @@
 //! wins. Pods that run to completion get no sidecar containers unless
 //! `implementsSidecarLifecycle`, which adds the `sidecar-lifecycle` volume instead.
 
-use crate::diagnostic::codes;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -23,6 +22,7 @@ use serde_json::{Map, Value, json};
 use super::gotemplate::{self, Translator, quote};
 use super::{Context, Failure, Problem};
 use crate::diagnostic::Located;
+use crate::diagnostic::codes;
 use crate::json::Pointer;
 use crate::model::schema::{coerce_scalars, validate};
 use crate::yaml::{Node, NodeKind, ScalarKind};

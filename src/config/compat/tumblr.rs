@@ -10,7 +10,6 @@
 //! skip the pod from then on. `inherits` is a path relative to the file; unlike tumblr,
 //! kinject stops at a cycle.
 
-use crate::diagnostic::codes;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -20,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Context, Failure, Problem, embedded};
 use crate::diagnostic::Located;
+use crate::diagnostic::codes;
 use crate::model::schema::validate;
 
 /// tumblr's default `--annotation-namespace`.

@@ -2,12 +2,12 @@
 //! and env where the sidecar takes them, env from the pod's annotations, and
 //! (`targetSidecars`) what the sidecar gives app containers.
 
-use crate::diagnostic::codes;
 use serde_json::{Map, Value};
 
 use super::super::InjectError;
 use super::super::pod::{list_field, name_of, position};
 use super::{Ctx, Rendered, TOKEN_MOUNT};
+use crate::diagnostic::codes;
 use crate::json::Fields;
 
 /// The sidecar's container as it goes into this pod: with the app's volume mounts when it

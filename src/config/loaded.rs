@@ -1,0 +1,109 @@
+//! The configuration once loaded: one `Config` of sidecars and rules, each with where it
+//! was written, and the run's defaults.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::diagnostic::Located;
+use crate::model::{CustomKind, JobPolicy, Rule, Sidecar};
+use crate::select::Matcher;
+use crate::template::Templates;
+
+/// Where a definition was written.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub file: String,
+    pub text: Arc<str>,
+    /// Byte span of the definition in `text`.
+    pub span: (usize, usize),
+}
+
+impl Origin {
+    /// File, line and column where the definition starts.
+    pub fn position(&self) -> (&str, usize, usize) {
+        let (line, column) = crate::diagnostic::lines::line_col(&self.text, self.span.0);
+        (&self.file, line, column)
+    }
+
+    pub(crate) fn error(&self, code: &'static str, message: impl Into<String>) -> Located {
+        Located::new(code, &self.file, &self.text, self.span, message)
+    }
+}
+
+pub struct SidecarDef {
+    pub spec: Sidecar,
+    /// The body as written (before templates), for rendering.
+    pub definition: Value,
+    pub origin: Origin,
+    /// Its place in `Config::sidecars` (where a run keeps what it made of it).
+    pub index: usize,
+}
+
+pub struct RuleDef {
+    pub spec: Rule,
+    pub matcher: Matcher,
+    pub origin: Origin,
+}
+
+/// Defaults with every field decided.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    pub skip_host_network: bool,
+    pub skip_namespaces: Vec<String>,
+    pub jobs: JobPolicy,
+    pub allow_requests: bool,
+    pub sort_init_containers: bool,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            skip_host_network: true,
+            skip_namespaces: ["kube-system", "kube-public", "kube-node-lease"]
+                .map(str::to_owned)
+                .to_vec(),
+            jobs: JobPolicy::Skip,
+            allow_requests: true,
+            sort_init_containers: false,
+        }
+    }
+}
+
+/// Every configuration file, merged and compiled.
+pub struct Config {
+    pub sidecars: Vec<SidecarDef>,
+    pub rules: Vec<RuleDef>,
+    pub values: Map<String, Value>,
+    pub defaults: Defaults,
+    pub kinds: Vec<CustomKind>,
+    pub templates: Templates,
+    /// Findings that fail nothing (shown when the configuration is loaded).
+    pub warnings: Vec<Located>,
+}
+
+impl Config {
+    pub fn sidecar(&self, name: &str) -> Option<&SidecarDef> {
+        self.sidecars.iter().find(|s| s.spec.name == name)
+    }
+
+    /// Whether a rule selects on the labels of namespaces (`namespaceSelector`).
+    pub fn selects_on_namespace_labels(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.spec.matches.namespace_selector.is_some())
+    }
+
+    /// An empty configuration (no sidecars, no rules).
+    pub fn empty() -> Self {
+        Config {
+            sidecars: Vec::new(),
+            rules: Vec::new(),
+            values: Map::new(),
+            defaults: Defaults::default(),
+            kinds: Vec::new(),
+            templates: Templates::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
