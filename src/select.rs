@@ -262,11 +262,10 @@ impl Matcher {
         {
             return Some(Miss::NamespaceExcluded);
         }
-        if let Some(sel) = &self.namespace_selector {
-            let empty = Map::new();
-            if !sel.matches(s.namespace_labels.unwrap_or(&empty)) {
-                return Some(Miss::NamespaceLabelsNotMatched);
-            }
+        if let Some(sel) = &self.namespace_selector
+            && !sel.matches(&namespace_labels(s))
+        {
+            return Some(Miss::NamespaceLabelsNotMatched);
         }
         if !self.names.is_empty() && !self.names.iter().any(|g| g.is_match(s.name)) {
             return Some(Miss::NameNotMatched);
@@ -337,6 +336,26 @@ impl Subject<'_> {
         }
         all
     }
+}
+
+/// The label the API server sets on every namespace, to its name; it cannot be changed.
+pub(crate) const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
+/// The labels of the subject's namespace as the cluster has them: those known (from a
+/// Namespace object or `--namespace-labels`), and its name label, which the API server sets
+/// whatever was written (unknown for an object that names no namespace).
+fn namespace_labels<'a>(s: &Subject<'a>) -> std::borrow::Cow<'a, Map<String, Value>> {
+    let mut labels = match s.namespace_labels {
+        Some(known) => std::borrow::Cow::Borrowed(known),
+        None => std::borrow::Cow::Owned(Map::new()),
+    };
+    let name = Value::String(s.namespace.to_owned());
+    if !s.namespace.is_empty() && labels.get(NAMESPACE_NAME_LABEL) != Some(&name) {
+        labels
+            .to_mut()
+            .insert(NAMESPACE_NAME_LABEL.to_owned(), name);
+    }
+    labels
 }
 
 /// Per-rule verdict for `explain`.

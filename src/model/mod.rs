@@ -355,7 +355,8 @@ pub struct Match {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub namespaces: Vec<String>,
     /// Selector on the labels of the object's namespace (from `Namespace` objects in the input,
-    /// or `--namespace-labels ns=k=v`).
+    /// or `--namespace-labels ns=k=v`; `kubernetes.io/metadata.name` is always the namespace's
+    /// name, as the API server sets it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<LabelSelector>")]
     pub namespace_selector: Option<Value>,
