@@ -10,6 +10,7 @@ mod common;
 
 mod admission;
 mod cli;
+mod compat;
 mod corpus;
 mod faults;
 mod floors;

@@ -1,0 +1,451 @@
+//! The other injectors' own test suites, ported: every folder under `testdata/compat/<injector>/`
+//! that holds a `case.yaml` is one upstream test case (docs/compat.md, "Verified against").
+//!
+//! `case.yaml` says where the case comes from and what upstream expects:
+//!
+//! ```yaml
+//! upstream: pkg/webhook/pod/mutating/sidecarset_test.go TestMergeSidecarSecrets (1st case)
+//! run: inject -c sidecarset.yaml input.yaml     # default: inject -c config.yaml input.yaml
+//! stdin: review.json                            # optional: a file piped in
+//! result: match                                 # match | differs | refused
+//! compat: "text of docs/compat.md"              # differs and refused: the row that says so
+//! checks:                                       # match and differs: what the output holds
+//!   - at: pod.spec.imagePullSecrets[*].name
+//!     is: [s2, s3, s0, s1]
+//! error: "substring of stderr"                  # refused: exit 2, nothing on stdout
+//! ```
+//!
+//! A check's `at` is a path into one output object (`doc: N`, default 0): `pod.` starts at the
+//! object's pod (the object itself, or its pod template), `review.` at the whole
+//! AdmissionReview of an `admission` run (whose objects are the request's object with the
+//! response's patch applied). Segments: `key`, `["key.with/dots"]`, `[N]`, `[*]` (every item)
+//! and `[name=x]` (the item whose `name` is `x`). Then exactly one of `is` (equal), `absent:
+//! true`, `json` (a string that parses to this JSON value) or `contains` (a list holding these
+//! items). `stderr: [..]` lists substrings the report must hold.
+//!
+//! `match` means every check is what the upstream test asserts. `differs` means kinject
+//! deliberately gives another result, the one the checks state, and `compat` quotes the row of
+//! docs/compat.md that says so (the test checks that the row is there). `refused` means kinject
+//! refuses with file and line, as `compat` quotes. Each injector's counts are in docs/compat.md
+//! and checked here: they cannot drop without the table changing.
+//!
+//! `KINJECT_CASE=name[,name…]` runs only the cases whose folder name contains one of them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::common;
+
+const INJECTORS: [&str; 4] = ["kruise", "salesforce", "tumblr", "expedia"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
+}
+
+/// Every case folder of one injector, sorted.
+fn cases(injector: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![root().join("testdata/compat").join(injector)];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == "case.yaml") {
+                found.push(dir.clone());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn yaml(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    common::objects_of_documents(&text)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{}: empty", path.display()))
+}
+
+fn text<'a>(case: &'a Value, key: &str) -> Option<&'a str> {
+    case.get(key).and_then(Value::as_str)
+}
+
+/// The objects a run gives, and the whole AdmissionReview of an `admission` run.
+struct Output {
+    objects: Vec<Value>,
+    review: Option<Value>,
+}
+
+fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, String> {
+    let stdout = String::from_utf8_lossy(stdout);
+    if args.first().map(String::as_str) != Some("admission") {
+        return Ok(Output {
+            objects: common::objects(&stdout),
+            review: None,
+        });
+    }
+    let review: Value = serde_json::from_str(&stdout).map_err(|e| format!("stdout: {e}"))?;
+    let request: Value = serde_json::from_slice(stdin)
+        .or_else(|_| {
+            let text = String::from_utf8_lossy(stdin);
+            common::objects_of_documents(&text)
+                .into_iter()
+                .next()
+                .ok_or("empty")
+        })
+        .map_err(|e| format!("stdin: {e}"))?;
+    let mut object = request["request"]["object"].clone();
+    if let Some(patch) = review["response"]["patch"].as_str() {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(patch)
+            .map_err(|e| format!("patch: {e}"))?;
+        let ops: json_patch::Patch =
+            serde_json::from_slice(&bytes).map_err(|e| format!("patch: {e}"))?;
+        json_patch::patch(&mut object, &ops).map_err(|e| format!("patch does not apply: {e}"))?;
+    }
+    Ok(Output {
+        objects: vec![object],
+        review: Some(review),
+    })
+}
+
+/// The pod of an object: itself, or its pod template.
+fn pod_of(object: &Value) -> &Value {
+    if object["kind"] == "Pod" || object.get("kind").is_none() {
+        return object;
+    }
+    let spec = &object["spec"];
+    if spec["jobTemplate"].is_object() {
+        return &spec["jobTemplate"]["spec"]["template"];
+    }
+    &spec["template"]
+}
+
+fn segments(path: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('[') {
+            let end = if let Some(quoted) = after.strip_prefix('"') {
+                1 + quoted
+                    .find('"')
+                    .ok_or(format!("unclosed quote in `{path}`"))?
+                    + 1
+            } else {
+                after.find(']').ok_or(format!("unclosed `[` in `{path}`"))?
+            };
+            if !after[end..].starts_with(']') {
+                return Err(format!("unclosed `[` in `{path}`"));
+            }
+            out.push(format!("[{}]", &after[..end]));
+            rest = &after[end + 1..];
+        } else {
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            out.push(rest[..end].to_owned());
+            rest = &rest[end..];
+        }
+        rest = rest.strip_prefix('.').unwrap_or(rest);
+    }
+    Ok(out)
+}
+
+/// The values at `path` under `value` (several after a `[*]`).
+fn select(values: Vec<Value>, segment: &str, spread: &mut bool) -> Vec<Value> {
+    let inner = segment.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
+    let step = |v: &Value| -> Vec<Value> {
+        match inner {
+            None => v.get(segment).cloned().into_iter().collect(),
+            Some("*") => v.as_array().cloned().unwrap_or_default(),
+            Some(q) if q.starts_with('"') => {
+                v.get(q.trim_matches('"')).cloned().into_iter().collect()
+            }
+            Some(q) => {
+                if let Some((key, want)) = q.split_once('=') {
+                    let items = v.as_array().map(Vec::as_slice).unwrap_or_default();
+                    items
+                        .iter()
+                        .filter(|i| i[key].as_str() == Some(want))
+                        .take(1)
+                        .cloned()
+                        .collect()
+                } else {
+                    let n: usize = q.parse().expect("an index");
+                    v.get(n).cloned().into_iter().collect()
+                }
+            }
+        }
+    };
+    if inner == Some("*") {
+        *spread = true;
+    }
+    values.iter().flat_map(step).collect()
+}
+
+fn check(output: &Output, c: &Value) -> Result<(), String> {
+    let at = text(c, "at").ok_or("a check without `at`")?;
+    let doc = c.get("doc").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let mut parts = segments(at)?;
+    let start = match parts.first().map(String::as_str) {
+        Some("review") => {
+            parts.remove(0);
+            output
+                .review
+                .clone()
+                .ok_or("`review.` in a run without one")?
+        }
+        Some("pod") => {
+            parts.remove(0);
+            let object = output.objects.get(doc).ok_or(format!("no object {doc}"))?;
+            pod_of(object).clone()
+        }
+        _ => output
+            .objects
+            .get(doc)
+            .ok_or(format!("no object {doc}"))?
+            .clone(),
+    };
+    let mut spread = false;
+    let mut values = vec![start];
+    for part in &parts {
+        values = select(values, part, &mut spread);
+    }
+    let found = if spread {
+        Some(Value::Array(values))
+    } else {
+        values.into_iter().next()
+    };
+    let show = |v: &Option<Value>| v.as_ref().map_or("<absent>".to_owned(), Value::to_string);
+    if let Some(want) = c.get("is") {
+        if found.as_ref() != Some(want) {
+            return Err(format!("{at}: expected {want}, found {}", show(&found)));
+        }
+    } else if c.get("absent").is_some() {
+        if found.is_some() {
+            return Err(format!("{at}: expected absent, found {}", show(&found)));
+        }
+    } else if let Some(want) = c.get("json") {
+        let parsed = found
+            .as_ref()
+            .and_then(Value::as_str)
+            .and_then(|s| serde_json::from_str::<Value>(s).ok());
+        if parsed.as_ref() != Some(want) {
+            return Err(format!(
+                "{at}: expected JSON {want}, found {}",
+                show(&found)
+            ));
+        }
+    } else if let Some(want) = c.get("contains").and_then(Value::as_array) {
+        let items = found.as_ref().and_then(Value::as_array);
+        let missing: Vec<&Value> = want
+            .iter()
+            .filter(|w| !items.is_some_and(|i| i.contains(w)))
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "{at}: expected to contain {missing:?}, found {}",
+                show(&found)
+            ));
+        }
+    } else {
+        return Err(format!(
+            "{at}: a check needs `is`, `absent`, `json` or `contains`"
+        ));
+    }
+    Ok(())
+}
+
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Runs one case; its result (`match`, `differs` or `refused`), or what went wrong.
+fn run_case(dir: &Path, compat_md: &str) -> Result<String, String> {
+    let case = yaml(&dir.join("case.yaml"));
+    let upstream = text(&case, "upstream").ok_or("no `upstream`: which test is this?")?;
+    if upstream.trim().is_empty() {
+        return Err("an empty `upstream`".into());
+    }
+    let result = text(&case, "result").ok_or("no `result`")?.to_owned();
+    let args: Vec<String> = text(&case, "run")
+        .unwrap_or("inject -c config.yaml input.yaml")
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    let stdin = match text(&case, "stdin") {
+        Some(file) => std::fs::read(dir.join(file)).map_err(|e| format!("{file}: {e}"))?,
+        None => Vec::new(),
+    };
+    if result != "match" {
+        let quoted = text(&case, "compat").ok_or(format!(
+            "a `{result}` case quotes docs/compat.md in `compat`"
+        ))?;
+        if !words(compat_md).contains(&words(quoted)) {
+            return Err(format!("docs/compat.md does not say: {quoted}"));
+        }
+    }
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = common::kinject_with_stdin(dir, &argv, &stdin);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let code = out.status.code();
+    if result == "refused" {
+        let want = text(&case, "error").ok_or("a refused case states its `error`")?;
+        if code != Some(2) || !out.stdout.is_empty() || !stderr.contains(want) {
+            return Err(format!(
+                "expected a refusal (exit 2, nothing written) saying `{want}`; exit {code:?}, \
+                 {} bytes written, stderr:\n{stderr}",
+                out.stdout.len()
+            ));
+        }
+        return Ok(result);
+    }
+    if !["match", "differs"].contains(&result.as_str()) {
+        return Err(format!("unknown result `{result}`"));
+    }
+    let expected_code = case.get("exit").and_then(Value::as_i64).unwrap_or(0) as i32;
+    if code != Some(expected_code) {
+        return Err(format!(
+            "exit {code:?}, expected {expected_code}; stderr:\n{stderr}"
+        ));
+    }
+    let output = output_of(&args, &stdin, &out.stdout)?;
+    let checks = case["checks"].as_array().cloned().unwrap_or_default();
+    if checks.is_empty() {
+        return Err("no `checks`: a case asserts something".into());
+    }
+    let failed: Vec<String> = checks
+        .iter()
+        .filter_map(|c| check(&output, c).err())
+        .collect();
+    let wanted = case["stderr"].as_array().cloned().unwrap_or_default();
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|w| !stderr.contains(w))
+        .map(|w| format!("the report lacks `{w}`"))
+        .collect();
+    if failed.is_empty() && missing.is_empty() {
+        Ok(result)
+    } else {
+        Err(format!(
+            "{}\nstderr:\n{stderr}",
+            [failed, missing].concat().join("\n")
+        ))
+    }
+}
+
+/// The counts docs/compat.md states for `injector`: (ported, match, differs, refused).
+fn stated_counts(compat_md: &str, injector: &str) -> Option<[usize; 4]> {
+    let row = compat_md
+        .lines()
+        .find(|l| l.starts_with(&format!("| {injector} |")))?;
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let numbers: Vec<usize> = cells.iter().filter_map(|c| c.parse().ok()).collect();
+    numbers.get(..4)?.try_into().ok()
+}
+
+#[test]
+fn upstream_suites_pass() {
+    let compat_md = std::fs::read_to_string(root().join("docs/compat.md")).expect("compat.md");
+    let only = std::env::var("KINJECT_CASE").ok();
+    let mut failures = Vec::new();
+    let mut counts: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
+    for injector in INJECTORS {
+        let tally = counts.entry(injector).or_default();
+        for dir in cases(injector) {
+            let name = dir
+                .strip_prefix(root())
+                .unwrap_or(&dir)
+                .display()
+                .to_string();
+            if only
+                .as_deref()
+                .is_some_and(|o| !o.split(',').any(|n| name.contains(n)))
+            {
+                continue;
+            }
+            match run_case(&dir, &compat_md) {
+                Ok(result) => {
+                    tally[0] += 1;
+                    let slot = ["match", "differs", "refused"]
+                        .iter()
+                        .position(|r| *r == result)
+                        .expect("a known result");
+                    tally[slot + 1] += 1;
+                }
+                Err(e) => failures.push(format!("{name}:\n{e}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} upstream case(s) fail:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    if only.is_some() {
+        return;
+    }
+    let mut wrong = Vec::new();
+    for (injector, tally) in &counts {
+        if stated_counts(&compat_md, injector) != Some(*tally) {
+            wrong.push(format!(
+                "{injector}: ported {}, match {}, differs {}, refused {}",
+                tally[0], tally[1], tally[2], tally[3]
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/compat.md's \"Verified against\" table states other counts; the cases give:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_check_path_reads_keys_with_dots_and_selects_items() {
+    let object = serde_json::json!({
+        "kind": "Deployment",
+        "spec": {"template": {"metadata": {"annotations": {"a.b/c": "{\"x\":1}"}},
+                 "spec": {"containers": [{"name": "app", "image": "i"}, {"name": "s", "image": "j"}]}}}
+    });
+    let output = Output {
+        objects: vec![object],
+        review: None,
+    };
+    let ok = |c: Value| check(&output, &c);
+    assert_eq!(
+        ok(serde_json::json!({"at": "pod.spec.containers[*].name", "is": ["app", "s"]})),
+        Ok(())
+    );
+    assert_eq!(
+        ok(serde_json::json!({"at": "pod.spec.containers[name=s].image", "is": "j"})),
+        Ok(())
+    );
+    assert_eq!(
+        ok(serde_json::json!({"at": "pod.metadata.annotations[\"a.b/c\"]", "json": {"x": 1}})),
+        Ok(())
+    );
+    assert_eq!(
+        ok(serde_json::json!({"at": "pod.spec.containers[1].name", "is": "s"})),
+        Ok(())
+    );
+    assert_eq!(
+        ok(serde_json::json!({"at": "pod.spec.volumes", "absent": true})),
+        Ok(())
+    );
+    assert!(
+        ok(serde_json::json!({"at": "pod.spec.containers[*].name", "is": ["s", "app"]})).is_err()
+    );
+    assert!(
+        ok(serde_json::json!({"at": "pod.spec.containers[*].name", "contains": ["x"]})).is_err()
+    );
+    assert!(ok(serde_json::json!({"at": "pod.spec.containers"})).is_err());
+}
