@@ -16,7 +16,12 @@ use k8s_openapi::api::core::v1::{Container, LocalObjectReference, Volume};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
+
+#[rustfmt::skip]
+mod fields;
+mod go_json;
+mod hash;
+mod quantity;
 
 use super::Problem;
 use crate::diagnostic::codes;
@@ -471,11 +476,11 @@ fn pod_annotations(
     };
     annotations.insert(
         "kruise.io/sidecarset-hash".into(),
-        json!(entry(hash(spec, true))),
+        json!(entry(hash::of(spec, true))),
     );
     annotations.insert(
         "kruise.io/sidecarset-hash-without-image".into(),
-        json!(entry(hash(spec, false))),
+        json!(entry(hash::of(spec, false))),
     );
     annotations.insert("kruise.io/sidecarset-injected-list".into(), json!(name));
     policies.insert("kruise.io/sidecarset-hash".into(), json!("mergeJson"));
@@ -575,44 +580,4 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             }
         }
     }
-}
-
-/// Kruise's SidecarSetHash: sha256 of the JSON of the containers (and the init containers when
-/// one is a native sidecar), in k8s' "safe" alphabet. Without images for the second hash.
-fn hash(spec: &Value, with_images: bool) -> String {
-    let strip = |list: &Value| -> Value {
-        let mut list = list.clone();
-        if !with_images {
-            for c in list.as_array_mut().into_iter().flatten() {
-                // An empty image is omitted from Go's JSON.
-                if let Value::Object(m) = c {
-                    m.shift_remove("image");
-                }
-            }
-        }
-        list
-    };
-    let mut m = Map::new();
-    m.insert(
-        "containers".into(),
-        strip(spec.get("containers").unwrap_or(&json!([]))),
-    );
-    let inits = spec.get("initContainers").and_then(Value::as_array);
-    if inits.is_some_and(|l| {
-        l.iter()
-            .any(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"))
-    }) {
-        m.insert("initContainers".into(), strip(&spec["initContainers"]));
-    }
-    let digest = Sha256::digest(Value::Object(m).to_string().as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    safe_encode(&hex)
-}
-
-/// k8s.io/apimachinery/pkg/util/rand.SafeEncodeString.
-fn safe_encode(s: &str) -> String {
-    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    s.bytes()
-        .map(|b| ALPHANUMS[usize::from(b) % ALPHANUMS.len()] as char)
-        .collect()
 }
