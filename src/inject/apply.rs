@@ -118,12 +118,12 @@ fn conflict(message: String) -> InjectError {
 }
 
 /// Adds `sidecars` to `pod` (a pod template: `metadata` and `spec`). Returns one record per
-/// sidecar.
+/// sidecar, and warnings for the report.
 pub(crate) fn apply(
     pod: &mut Value,
     sidecars: &[Cow<'_, Rendered>],
     sort_inits: bool,
-) -> Result<Vec<Record>, InjectError> {
+) -> Result<(Vec<Record>, Vec<String>), InjectError> {
     let Value::Object(pod) = pod else {
         return Err(conflict("the pod template is not a mapping".to_owned()));
     };
@@ -132,6 +132,7 @@ pub(crate) fn apply(
     let ctx = Ctx {
         metadata: &metadata,
         sort_inits,
+        warnings: std::cell::RefCell::default(),
     };
     let mut records = add_to_spec(
         object_field(pod, "spec", &mut false),
@@ -142,7 +143,7 @@ pub(crate) fn apply(
     for (s, rec) in sidecars.iter().zip(records.iter_mut()) {
         add_metadata(pod, s, &mut owners, rec)?;
     }
-    Ok(records)
+    Ok((records, ctx.warnings.into_inner()))
 }
 
 /// What the spec work reads besides the spec.
@@ -150,6 +151,14 @@ struct Ctx<'a> {
     /// The pod template's metadata, before injection (for `transferEnv` field references).
     metadata: &'a Value,
     sort_inits: bool,
+    /// What the report says about this pod besides the records.
+    warnings: std::cell::RefCell<Vec<String>>,
+}
+
+impl Ctx<'_> {
+    fn warn(&self, warning: String) {
+        self.warnings.borrow_mut().push(warning);
+    }
 }
 
 fn add_to_spec(
@@ -219,11 +228,12 @@ impl Containers {
             inits,
             before,
             after,
-            init_before,
+            mut init_before,
             mut init_after,
             had_inits,
         } = self;
         if sort_inits {
+            init_before.sort_by(|a, b| name_of(a).cmp(name_of(b)));
             init_after.sort_by(|a, b| name_of(a).cmp(name_of(b)));
         }
         let containers: Vec<Value> = before.into_iter().chain(app).chain(after).collect();
@@ -327,7 +337,7 @@ fn place_containers(
     // A sidecar's own init containers run before its native containers.
     for c in &s.body.init_containers {
         claim(owners, name_of(c), &s.name)?;
-        let c = &prepare(c, s, &own.originals, ctx)?;
+        let c = &prepare(c, s, &own.originals, ctx);
         let init_position = s
             .spec
             .positions
@@ -344,7 +354,7 @@ fn place_containers(
     for c in &s.body.containers {
         let n = name_of(c).to_owned();
         claim(owners, &n, &s.name)?;
-        let c = &prepare(c, s, &own.originals, ctx)?;
+        let c = &prepare(c, s, &own.originals, ctx);
         if s.native {
             let mut c = c.clone();
             if let Value::Object(m) = &mut c {
@@ -520,7 +530,13 @@ fn add_metadata_item(
                 s.name
             ))
         })?,
-        AnnotationPolicy::AppendList => append_list(&existing, v),
+        AnnotationPolicy::AppendList => append_list(&existing, v, false),
+        AnnotationPolicy::AppendSortedList => append_list(&existing, v, true),
+        AnnotationPolicy::SidecarSetHash => merge_hash_records(&existing, v).ok_or_else(|| {
+            conflict(format!(
+                "annotation `{k}` is not a JSON map of SidecarSet names to hashes (OpenKruise refuses the pod)"
+            ))
+        })?,
     };
     if combined != existing {
         map.insert(k.clone(), combined);
@@ -530,19 +546,112 @@ fn add_metadata_item(
     Ok(())
 }
 
-/// Two annotation values that hold JSON objects, merged (the second's keys win).
+/// The pod's JSON object `existing` with the sidecar's `ours` applied as an RFC 7386 merge
+/// patch, keys sorted at every level, as Kruise's `jsonpatch.MergePatch` writes it. An empty
+/// value takes the sidecar's as it is.
 fn merge_json(existing: &Value, ours: &Value) -> Option<Value> {
-    let parse =
-        |v: &Value| -> Option<Map<String, Value>> { serde_json::from_str(v.as_str()?).ok() };
-    let mut merged = parse(existing)?;
-    for (k, v) in parse(ours)? {
-        merged.insert(k, v);
+    if existing.as_str() == Some("") {
+        return Some(ours.clone());
     }
-    Some(Value::String(serde_json::to_string(&merged).ok()?))
+    let parse = |v: &Value| -> Option<Value> {
+        serde_json::from_str::<Value>(v.as_str()?)
+            .ok()
+            .filter(Value::is_object)
+    };
+    let mut merged = parse(existing)?;
+    merge_patch(&mut merged, &parse(ours)?);
+    Some(Value::String(sorted(&merged).to_string()))
 }
 
-/// Comma-separated lists joined, without repeating an item.
-fn append_list(existing: &Value, ours: &Value) -> Value {
+/// RFC 7386: `patch` applied to `target`.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    let Value::Object(t) = target else {
+        return;
+    };
+    for (k, v) in patch {
+        if v.is_null() {
+            t.shift_remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+        }
+    }
+}
+
+/// `v` with the keys of every object sorted (Go writes maps so).
+fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// OpenKruise's hash annotation (`kruise.io/sidecarset-hash`): the pod's map of set name to
+/// record, with the sidecar's records put in by name, written as Kruise writes it (names
+/// sorted, each record in `SidecarSetUpgradeSpec`'s field order). A record of Kruise's older
+/// form, a bare hash, becomes `{hash, sidecarSetName, sidecarList: null}`, as Kruise's
+/// buildSidecars converts it. `updateTimestamp`, the time of an admission, is never written
+/// here (a record that has one keeps it).
+fn merge_hash_records(existing: &Value, ours: &Value) -> Option<Value> {
+    let parse = |v: &Value| -> Option<Map<String, Value>> {
+        match serde_json::from_str(v.as_str()?).ok()? {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    };
+    let mut records = std::collections::BTreeMap::new();
+    let theirs = if existing.as_str() == Some("") {
+        Map::new()
+    } else {
+        parse(existing)?
+    };
+    // Kruise reads the map as records, or else as bare hashes; a mix is neither.
+    let old_form = theirs.values().all(Value::is_string);
+    for (name, record) in theirs {
+        let record = match record {
+            Value::String(hash) if old_form => serde_json::json!({
+                "hash": hash, "sidecarSetName": name, "sidecarList": null,
+            }),
+            Value::Object(r) => upgrade_spec(&r),
+            _ => return None,
+        };
+        records.insert(name, record);
+    }
+    for (name, record) in parse(ours)? {
+        records.insert(name, record);
+    }
+    Some(Value::String(serde_json::to_string(&records).ok()?))
+}
+
+/// A record of the pod's hash annotation as Go writes a `SidecarSetUpgradeSpec` it read.
+fn upgrade_spec(r: &Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    let field = |k: &str, zero: Value| r.get(k).cloned().unwrap_or(zero);
+    if let Some(time) = r.get("updateTimestamp") {
+        out.insert("updateTimestamp".into(), time.clone());
+    }
+    out.insert("hash".into(), field("hash", Value::String(String::new())));
+    out.insert("sidecarSetName".into(), field("sidecarSetName", Value::String(String::new())));
+    out.insert("sidecarList".into(), field("sidecarList", Value::Null));
+    if let Some(v) = r.get("controllerRevision").filter(|v| v.as_str() != Some("")) {
+        out.insert("controllerRevision".into(), v.clone());
+    }
+    Value::Object(out)
+}
+
+/// Comma-separated lists joined, without repeating an item (`sort`: as a sorted set).
+fn append_list(existing: &Value, ours: &Value, sort: bool) -> Value {
     let mut items: Vec<String> = existing
         .as_str()
         .unwrap_or_default()
@@ -559,6 +668,10 @@ fn append_list(existing: &Value, ours: &Value) -> Value {
         if !items.iter().any(|x| x == item) {
             items.push(item.to_owned());
         }
+    }
+    if sort {
+        items.sort();
+        items.dedup();
     }
     Value::String(items.join(","))
 }

@@ -363,7 +363,7 @@ fn add_sidecars(
         write_status(pod, kept, Vec::new(), spelling);
         return Ok(Outcome::new(Action::Skipped(Reason::JobNeedsNativeSidecar)));
     }
-    let mut records =
+    let (mut records, notes) =
         apply::apply(pod, &rendered, config.defaults.sort_init_containers).map_err(|mut e| {
             e.at = e.at.map(|p| format!("{pod_template}{p}"));
             e
@@ -386,6 +386,7 @@ fn add_sidecars(
         o.warnings
             .push("the pod template had no containers: the sidecars are its only ones".to_owned());
     }
+    o.warnings.extend(notes);
     o.warnings.extend(left_out.iter().map(|name| {
         format!("sidecar `{name}` is left out: the pod runs to completion and its containers would keep it running (the rule's `jobs: skip`; `jobs: native` makes them native sidecars)")
     }));

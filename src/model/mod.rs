@@ -124,8 +124,12 @@ pub struct Sidecar {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_name: Option<SameName>,
     /// How the sidecar's `annotations` meet the pod's own: `keep` the pod's (default),
-    /// `overwrite` them, `mergeJson` (both are JSON objects: merged), `appendList`
-    /// (comma-separated lists: joined).
+    /// `overwrite` them, `mergeJson` (both are JSON objects: the sidecar's applied as an RFC
+    /// 7386 merge patch, where `null` removes a key; keys sorted, as Go writes them),
+    /// `appendList` (comma-separated lists: joined), `appendSortedList` (joined as a sorted
+    /// set, as OpenKruise's `sidecarset-injected-list`), `sidecarSetHash` (OpenKruise's hash
+    /// map: merged by set name, records of Kruise's older form, a bare hash, converted as
+    /// Kruise converts them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotation_policy: Option<AnnotationPolicy>,
     /// Per-annotation exceptions to `annotationPolicy`.
@@ -248,6 +252,8 @@ pub enum AnnotationPolicy {
     Overwrite,
     MergeJson,
     AppendList,
+    AppendSortedList,
+    SidecarSetHash,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -411,7 +417,8 @@ pub(crate) struct Defaults {
     /// Default for rules' `jobs` (default `skip`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<JobPolicy>,
-    /// Sort injected init containers by name, after the pod's own (OpenKruise's order).
+    /// Sort injected init containers by name, those before the pod's own and those after it
+    /// (OpenKruise's order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_init_containers: Option<bool>,
     /// Let `kinject.dev/inject: "a,b"` request sidecars no rule selects (default true).

@@ -4,10 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::super::InjectError;
 use super::super::pod::{list_field, name_of, position};
 use super::{Ctx, Rendered, TOKEN_MOUNT};
-use crate::diagnostic::codes;
 use crate::json::Fields;
 
 /// The sidecar's container as it goes into this pod: with the app's volume mounts when it
@@ -18,25 +16,27 @@ pub(super) fn prepare(
     s: &Rendered,
     app: &[Value],
     ctx: &Ctx<'_>,
-) -> Result<Value, InjectError> {
+) -> Value {
     let mut c = c.clone();
     let cname = name_of(&c).to_owned();
     let Value::Object(cm) = &mut c else {
-        return Ok(c);
+        return c;
     };
     let shared = &s.spec.share_volume_mounts;
+    // Kruise's order (buildSidecars): env transferred, then the env the shared mounts'
+    // `subPathExpr`s read; the container's own variables win over both (MergeEnvVar).
+    let mut envs = transferred_env(s, &cname, app, ctx);
     if !shared.is_empty() && names_container(shared, &cname) {
-        share_app_mounts(cm, app);
+        envs.extend(share_app_mounts(cm, app));
     }
-    let transferred = transferred_env(s, &cname, app, ctx)?;
-    merge_env(cm, transferred);
+    keep_env(cm, envs);
     if let Some(from) = &s.spec.env_from_annotations {
         merge_env(cm, env_from_annotations(from, ctx.metadata));
     }
     if s.spec.target_sidecars {
         add_own_env_and_mounts(cm, s);
     }
-    Ok(c)
+    c
 }
 
 /// Whether `globs` name container `cname` (no globs: every container).
@@ -48,10 +48,19 @@ fn names_container(globs: &[String], cname: &str) -> bool {
 }
 
 /// Gives a sidecar container the app containers' volume mounts (not the token mount, nor one
-/// at a path or of a name it already mounts), with the env their `subPathExpr` reads.
-fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) {
+/// at a path the container already mounts a volume or device at), and returns the env their
+/// `subPathExpr`s read (Kruise's GetInjectedVolumeMountsAndEnvs and MergeVolumeMounts).
+fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) -> Vec<Value> {
     let mut created = false;
     let mut mounts = list_field(cm, "volumeMounts", &mut created).clone();
+    let devices = cm.field("volumeDevices").and_then(Value::as_array);
+    let mut paths: Vec<String> = mounts
+        .iter()
+        .filter_map(|m| m.field("mountPath"))
+        .chain(devices.into_iter().flatten().filter_map(|d| d.field("devicePath")))
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
     let mut envs = Vec::new();
     for a in app {
         for m in a
@@ -64,14 +73,9 @@ fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) {
                 .field("mountPath")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let taken = mounts.iter().any(|x| {
-                x.field("mountPath").and_then(Value::as_str) == Some(path)
-                    || name_of(x) == name_of(m)
-            });
-            if path == TOKEN_MOUNT || taken {
+            if path == TOKEN_MOUNT {
                 continue;
             }
-            mounts.push(m.clone());
             // `subPathExpr: foo/$(POD_NAME)` needs POD_NAME in the sidecar too.
             let expr = m
                 .field("subPathExpr")
@@ -86,19 +90,20 @@ fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) {
                     envs.push(e.clone());
                 }
             }
+            if !paths.iter().any(|p| p == path) {
+                paths.push(path.to_owned());
+                mounts.push(m.clone());
+            }
         }
     }
     cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
-    merge_env(cm, envs);
+    envs
 }
 
-/// The env vars `transferEnv` copies from app containers into sidecar container `cname`.
-fn transferred_env(
-    s: &Rendered,
-    cname: &str,
-    app: &[Value],
-    ctx: &Ctx<'_>,
-) -> Result<Vec<Value>, InjectError> {
+/// The env vars `transferEnv` copies from app containers into sidecar container `cname`: for
+/// each entry, its names sorted (Kruise iterates a set). A source the pod does not name (a
+/// missing label or annotation) transfers nothing, as in Kruise; a warning says so.
+fn transferred_env(s: &Rendered, cname: &str, app: &[Value], ctx: &Ctx<'_>) -> Vec<Value> {
     let mut transferred = Vec::new();
     for t in &s.spec.transfer_env {
         if !names_container(&t.containers, cname) {
@@ -106,28 +111,31 @@ fn transferred_env(
         }
         let source = match (&t.source_container_name, &t.source_container_name_from) {
             (Some(n), _) => n.clone(),
-            (None, Some(from)) => field_value(ctx.metadata, &from.field_ref.field_path)
-                .ok_or_else(|| {
-                    InjectError::new(
-                        codes::INJECT_TRANSFER_ENV,
-                        format!(
-                            "sidecar `{}`: the pod has no `{}` to name the source container",
-                            s.name, from.field_ref.field_path
-                        ),
-                    )
-                })?,
+            (None, Some(from)) => {
+                let path = &from.field_ref.field_path;
+                let Some(name) = field_value(ctx.metadata, path) else {
+                    ctx.warn(format!(
+                        "sidecar `{}`: the pod has no `{path}` to name the container `transferEnv` copies from, so container `{cname}` gets none of its env",
+                        s.name
+                    ));
+                    continue;
+                };
+                name
+            }
             (None, None) => continue,
         };
         let Some(a) = app.iter().find(|a| name_of(a) == source) else {
             continue;
         };
-        for var in t.env_name.iter().chain(&t.env_names) {
+        let names: std::collections::BTreeSet<&String> =
+            t.env_name.iter().chain(&t.env_names).collect();
+        for var in names {
             if let Some(e) = env_of(a, var) {
                 transferred.push(e.clone());
             }
         }
     }
-    Ok(transferred)
+    transferred
 }
 
 /// Env vars from the pod's annotations named with `from.prefix` (the name after it).
@@ -183,7 +191,22 @@ fn env_of<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
         .find(|e| name_of(e) == name)
 }
 
-/// Adds env vars to a container, replacing ones of the same name (Kruise's MergeEnvVar).
+/// Adds env vars to a container where it has none of that name (Kruise's MergeEnvVar: the
+/// container's own value wins, and the first of two wins).
+fn keep_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
+    if envs.is_empty() {
+        return;
+    }
+    let mut created = false;
+    let list = list_field(cm, "env", &mut created);
+    for e in envs {
+        if position(list, name_of(&e)).is_none() {
+            list.push(e);
+        }
+    }
+}
+
+/// Adds env vars to a container, replacing ones of the same name.
 fn merge_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
     if envs.is_empty() {
         return;

@@ -367,13 +367,10 @@ impl Containers {
         for f in KRUISE_FIELDS {
             container.shift_remove(f);
         }
-        for m in c
-            .get("volumeMounts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(n) = m.get("name").and_then(Value::as_str) {
+        // The volumes of `volumeMounts` and of `volumeDevices` are added (buildSidecars).
+        for list in ["volumeMounts", "volumeDevices"] {
+            let items = c.get(list).and_then(Value::as_array).into_iter().flatten();
+            for n in items.filter_map(|m| m.get("name").and_then(Value::as_str)) {
                 self.mounted.insert(n.to_owned());
             }
         }
@@ -382,18 +379,21 @@ impl Containers {
         if let Value::Array(env) = env {
             env.push(json!({"name": "IS_INJECTED", "value": "true"}));
         }
-        if !init {
-            // API defaulting: containers go before the app's unless they say otherwise.
-            let after =
-                c.get("podInjectPolicy").and_then(Value::as_str) == Some("AfterAppContainer");
-            self.positions
-                .insert(cname.clone(), json!(if after { "after" } else { "before" }));
-            if c.at_pointer("/shareVolumePolicy/type")
-                .and_then(Value::as_str)
-                == Some("enabled")
-            {
-                self.share.push(json!(cname));
-            }
+        // API defaulting: containers go before the app's and init containers after the pod's
+        // own, unless they say otherwise; both go through mergeSidecarContainers.
+        let policy = c.get("podInjectPolicy").and_then(Value::as_str);
+        let before = if init {
+            policy == Some("BeforeAppContainer")
+        } else {
+            policy != Some("AfterAppContainer")
+        };
+        self.positions
+            .insert(cname.clone(), json!(if before { "before" } else { "after" }));
+        if c.at_pointer("/shareVolumePolicy/type")
+            .and_then(Value::as_str)
+            == Some("enabled")
+        {
+            self.share.push(json!(cname));
         }
         for t in c
             .get("transferEnv")
@@ -483,14 +483,14 @@ fn pod_annotations(
         json!(entry(hash::of(spec, false))),
     );
     annotations.insert("kruise.io/sidecarset-injected-list".into(), json!(name));
-    policies.insert("kruise.io/sidecarset-hash".into(), json!("mergeJson"));
+    policies.insert("kruise.io/sidecarset-hash".into(), json!("sidecarSetHash"));
     policies.insert(
         "kruise.io/sidecarset-hash-without-image".into(),
-        json!("mergeJson"),
+        json!("sidecarSetHash"),
     );
     policies.insert(
         "kruise.io/sidecarset-injected-list".into(),
-        json!("appendList"),
+        json!("appendSortedList"),
     );
     (annotations, policies)
 }
@@ -528,6 +528,20 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             span: None,
         });
     };
+    // Each API version has a field the other lacks (the CRD's schemas): the API server
+    // refuses or prunes it, so it would not do what it says.
+    let version = set.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    for (field, of, instead) in [
+        ("namespace", "apps.kruise.io/v1alpha1", "select namespaces with `namespaceSelector` (for one namespace: `kubernetes.io/metadata.name`)"),
+        ("customVersion", "apps.kruise.io/v1beta1", "it names a revision in v1beta1 only"),
+    ] {
+        if spec.get(field).is_some() && version != of {
+            refuse(
+                vec!["spec".into(), field.into()],
+                format!("`spec.{field}` is a field of {of} only, not of {version}: {instead}"),
+            );
+        }
+    }
     if spec.at_pointer("/injectionStrategy/revision").is_some() {
         refuse(
             vec!["spec".into(), "injectionStrategy".into(), "revision".into()],
