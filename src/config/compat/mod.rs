@@ -81,6 +81,11 @@ pub(crate) struct Context<'a> {
         &'a std::cell::RefCell<std::collections::HashMap<std::path::PathBuf, serde_json::Value>>,
 }
 
+/// Whether a document is one tumblr sidecar configuration (a file of its config directory).
+pub(crate) fn is_tumblr_config(value: &Value) -> bool {
+    tumblr::is_config(value)
+}
+
 /// The native configuration for a document of another injector's format, `None` when the
 /// document is not one.
 pub(crate) fn to_native(
