@@ -712,7 +712,11 @@ fn annotation_mounts(
             }
             let mut expr = format!("({} | from_json)", quote(&own.to_string()));
             for k in keys {
-                expr.push_str(&format!(" + annotation_list({})", quote(&k)));
+                // Read as salesforce's json.Unmarshal reads them: unknown members ignored.
+                expr.push_str(&format!(
+                    " + (annotation_list({}) | go_volume_mounts)",
+                    quote(&k)
+                ));
             }
             if let Value::Object(cm) = c {
                 cm.insert("volumeMounts".into(), json!(format!("{{{{ {expr} }}}}")));
