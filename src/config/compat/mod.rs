@@ -94,6 +94,17 @@ pub(crate) fn to_native(
     doc: &str,
     ctx: &Context<'_>,
 ) -> Option<Result<Value, Failure>> {
+    if salesforce::is_chart_config_map(value) {
+        return Some(Err(Failure::Problems(vec![Problem {
+            path: vec!["data".to_owned()],
+            code: codes::CONFIG_UNSUPPORTED_FORMAT,
+            message: "salesforce's Helm chart ConfigMap (`data` holds `mutationconfig.yaml` and \
+                      `sidecarconfig.yaml`): kinject reads the two files it mounts for the \
+                      webhook, not the ConfigMap: write each key to its own file and pass both with `-c`"
+                .to_owned(),
+            span: None,
+        }])));
+    }
     if expedia::is_sidecar_config_map(value) {
         return Some(expedia::to_native(value, root, doc));
     }

@@ -659,6 +659,16 @@ fn sidecar(
     sidecar
 }
 
+/// salesforce's Helm chart ConfigMap: both files as `data` keys, which the chart mounts for
+/// the webhook's `--sidecar-config-file` and `--mutation-config-file`. (Expedia's older
+/// format uses `sidecarconfig.yaml` alone.)
+pub(crate) fn is_chart_config_map(value: &Value) -> bool {
+    value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
+        && value.get("data").is_some_and(|d| {
+            d.get("mutationconfig.yaml").is_some() && d.get("sidecarconfig.yaml").is_some()
+        })
+}
+
 /// `annotationConfig.volumeMounts`: the pod annotation `<ns>/<name>` holds a JSON list of
 /// mounts for the injected containers it names. Their `volumeMounts` become an expression
 /// that appends them.
