@@ -168,7 +168,9 @@ fn an_object_without_type_meta_is_of_the_requests_kind() {
     // Hand-made reviews (tumblr's and Expedia's own test requests) leave `apiVersion` and
     // `kind` out of the object; the API server and the webhooks go by `request.kind`.
     let mut request = load("pod.json");
-    let object = request["request"]["object"].as_object_mut().expect("object");
+    let object = request["request"]["object"]
+        .as_object_mut()
+        .expect("object");
     object.shift_remove("apiVersion");
     object.shift_remove("kind");
     let (code, response) = review(&request);
@@ -184,7 +186,9 @@ fn an_object_without_type_meta_is_of_the_requests_kind() {
 #[test]
 fn an_object_of_no_known_kind_is_said_so() {
     let mut request = load("pod.json");
-    let object = request["request"]["object"].as_object_mut().expect("object");
+    let object = request["request"]["object"]
+        .as_object_mut()
+        .expect("object");
     object.shift_remove("apiVersion");
     object.shift_remove("kind");
     request["request"]
@@ -203,5 +207,8 @@ fn an_object_of_no_known_kind_is_said_so() {
     let warning = response["warnings"][0].as_str().expect("a warning");
     assert!(warning.contains("no `kind`"), "{warning}");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("warning: ") && stderr.contains("no `kind`"), "{stderr}");
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("no `kind`"),
+        "{stderr}"
+    );
 }

@@ -98,22 +98,20 @@ fn with_type_meta(object: &mut Value, kind: Option<&Value>) -> Option<String> {
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
     };
-    let Some(fields) = object.as_object_mut() else {
-        return None;
-    };
-    if !fields.contains_key("kind") {
-        if let Some(k) = text(kind, "kind") {
-            fields.insert("kind".to_owned(), json!(k));
-        }
+    let fields = object.as_object_mut()?;
+    if !fields.contains_key("kind")
+        && let Some(k) = text(kind, "kind")
+    {
+        fields.insert("kind".to_owned(), json!(k));
     }
-    if !fields.contains_key("apiVersion") {
-        if let Some(version) = text(kind, "version") {
-            let api_version = match text(kind, "group") {
-                Some(group) => format!("{group}/{version}"),
-                None => version,
-            };
-            fields.insert("apiVersion".to_owned(), json!(api_version));
-        }
+    if !fields.contains_key("apiVersion")
+        && let Some(version) = text(kind, "version")
+    {
+        let api_version = match text(kind, "group") {
+            Some(group) => format!("{group}/{version}"),
+            None => version,
+        };
+        fields.insert("apiVersion".to_owned(), json!(api_version));
     }
     (!fields.contains_key("kind")).then(|| {
         "the request's object has no `kind` and the request no `kind` to take it from: \
