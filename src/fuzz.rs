@@ -111,6 +111,7 @@ const SHAPING: &[&str] = &[
     "sort",
     "reverse",
     "go_range",
+    "go_volume_mounts",
     "yaml_scalar",
     "int",
     "float",

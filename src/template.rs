@@ -105,6 +105,7 @@ impl Templates {
         env.add_filter("from_yaml", from_yaml);
         env.add_filter("yaml_scalar", yaml_scalar);
         env.add_filter("go_range", go_range);
+        env.add_filter("go_volume_mounts", go_volume_mounts);
         env.add_function("annotation", annotation);
         env.add_function("service_account", service_account);
         env.add_function("annotation_list", annotation_list);
@@ -675,6 +676,45 @@ fn go_range(v: minijinja::Value) -> Result<minijinja::Value, minijinja::Error> {
             .collect()
     };
     Ok(minijinja::Value::from(pairs))
+}
+
+/// A list of volume mounts as Go's `json.Unmarshal` reads it into `[]corev1.VolumeMount`
+/// (salesforce's mount annotations): a member a mount does not have is ignored, and a member
+/// name matches its field regardless of case (the last one given wins). The members kept are
+/// checked as every mount is, after rendering.
+fn go_volume_mounts(v: minijinja::Value) -> Result<minijinja::Value, minijinja::Error> {
+    const FIELDS: [&str; 7] = [
+        "name",
+        "readOnly",
+        "recursiveReadOnly",
+        "mountPath",
+        "subPath",
+        "mountPropagation",
+        "subPathExpr",
+    ];
+    let list = serde_json::to_value(&v).map_err(|e| invalid(e.to_string()))?;
+    let Value::Array(items) = list else {
+        return Err(invalid(format!(
+            "volume mounts must be a list, found {}",
+            crate::model::schema::type_name(&list)
+        )));
+    };
+    let mounts: Vec<Value> = items
+        .into_iter()
+        .map(|item| match item {
+            Value::Object(members) => {
+                let mut mount = Map::new();
+                for (key, value) in members {
+                    if let Some(field) = FIELDS.iter().find(|f| f.eq_ignore_ascii_case(&key)) {
+                        mount.insert((*field).to_owned(), value);
+                    }
+                }
+                Value::Object(mount)
+            }
+            other => other,
+        })
+        .collect();
+    Ok(ser(Value::Array(mounts)))
 }
 
 /// A buffer that refuses to grow past `MAX_OUTPUT`.

@@ -162,3 +162,53 @@ fn a_conflict_refuses_the_pod_with_the_reason() {
         "{response}"
     );
 }
+
+#[test]
+fn an_object_without_type_meta_is_of_the_requests_kind() {
+    // Hand-made reviews (tumblr's and Expedia's own test requests) leave `apiVersion` and
+    // `kind` out of the object; the API server and the webhooks go by `request.kind`.
+    let mut request = load("pod.json");
+    let object = request["request"]["object"]
+        .as_object_mut()
+        .expect("object");
+    object.shift_remove("apiVersion");
+    object.shift_remove("kind");
+    let (code, response) = review(&request);
+    assert_eq!(code, Some(0));
+    assert!(response.get("warnings").is_none(), "{response}");
+    let object = patched(&request, &response);
+    assert_eq!(
+        object["spec"]["containers"][1],
+        json!({"name": "curl", "image": "yauritux/busybox-curl:latest"})
+    );
+}
+
+#[test]
+fn an_object_of_no_known_kind_is_said_so() {
+    let mut request = load("pod.json");
+    let object = request["request"]["object"]
+        .as_object_mut()
+        .expect("object");
+    object.shift_remove("apiVersion");
+    object.shift_remove("kind");
+    request["request"]
+        .as_object_mut()
+        .expect("request")
+        .shift_remove("kind");
+    let out = kinject(
+        &["admission", "-c", "config.yaml"],
+        request.to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let response = &answer["response"];
+    assert_eq!(response["allowed"], true);
+    assert!(response.get("patch").is_none(), "{response}");
+    let warning = response["warnings"][0].as_str().expect("a warning");
+    assert!(warning.contains("no `kind`"), "{warning}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("no `kind`"),
+        "{stderr}"
+    );
+}

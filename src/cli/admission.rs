@@ -21,6 +21,9 @@ pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
         return ExitStatus::Error;
     }
     let answer = crate::integrations::admission::review(&bytes, &config, &labels);
+    for w in &answer.warnings {
+        eprint(&format!("warning: {w}\n"));
+    }
     let text = serde_json::to_string_pretty(&answer.response).unwrap_or_default();
     let code = stdout(&format!("{text}\n"));
     if answer.well_formed {

@@ -22,12 +22,12 @@ struct File {
 }
 
 /// The files to read for `paths`: a directory stands for its `.yaml`, `.yml` and `.json` files
-/// (not its subdirectories), in name order, as tumblr's `--config-directory` reads them.
-fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Vec<Located>> {
+/// (not its subdirectories), in name order; each with whether it was found in a directory.
+fn expand(paths: &[&Path]) -> Result<Vec<(std::path::PathBuf, bool)>, Vec<Located>> {
     let mut out = Vec::new();
     for path in paths {
         if !path.is_dir() {
-            out.push(path.to_path_buf());
+            out.push((path.to_path_buf(), false));
             continue;
         }
         let name = path.display().to_string();
@@ -55,7 +55,7 @@ fn expand(paths: &[&Path]) -> Result<Vec<std::path::PathBuf>, Vec<Located>> {
             })
             .collect();
         found.sort();
-        out.extend(found);
+        out.extend(found.into_iter().map(|p| (p, true)));
     }
     Ok(out)
 }
@@ -80,10 +80,14 @@ pub(crate) fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Locat
     if expanded.is_empty() {
         return Err(paths.iter().map(|p| no_configuration_file(p)).collect());
     }
-    for path in &expanded {
+    let mut skipped = Vec::new();
+    for (path, in_directory) in &expanded {
         let name = path.display().to_string();
         match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) if *in_directory && tumblr_outside_its_glob(path, &text) => {
+                    skipped.push(not_in_tumblr_glob(&name, &Arc::from(text)));
+                }
                 Ok(text) => files.push(File {
                     name,
                     text: Arc::from(text),
@@ -115,13 +119,47 @@ pub(crate) fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Locat
     }
     let texts: Vec<(String, Arc<str>)> = files.into_iter().map(|f| (f.name, f.text)).collect();
     match load_texts(&texts, sets) {
-        Ok(c) if errors.is_empty() => Ok(c),
+        Ok(mut c) if errors.is_empty() => {
+            skipped.append(&mut c.warnings);
+            c.warnings = skipped;
+            Ok(c)
+        }
         Ok(_) => Err(errors),
         Err(mut more) => {
-            errors.append(&mut more);
-            Err(errors)
+            skipped.append(&mut errors);
+            skipped.append(&mut more);
+            Err(skipped)
         }
     }
+}
+
+/// Whether a file found in a directory is a tumblr sidecar configuration that tumblr's
+/// `--config-directory` would not read: it loads `<dir>/*.yaml` only (`LoadConfigDirectory`
+/// globs so), and a configuration kinject read from `other.yml` would inject what the webhook
+/// never does. Files of the other formats keep the directory's `.yml` and `.json` too.
+fn tumblr_outside_its_glob(path: &Path, text: &str) -> bool {
+    if path.extension().and_then(|e| e.to_str()) == Some("yaml") {
+        return false;
+    }
+    let mut documents = read::documents(text)
+        .into_iter()
+        .filter_map(|r| crate::yaml::parse_document(&text[r]).ok())
+        .filter(|p| !p.value.is_null())
+        .peekable();
+    documents.peek().is_some() && documents.all(|p| compat::is_tumblr_config(&p.value))
+}
+
+/// The warning for a tumblr configuration a directory holds outside tumblr's `*.yaml` glob.
+fn not_in_tumblr_glob(name: &str, text: &Arc<str>) -> Located {
+    Located::new(
+        codes::CONFIG_NOT_A_SIDECAR_CONFIG,
+        name,
+        text,
+        (0, 0),
+        "a tumblr sidecar configuration not named `*.yaml`: not read, as tumblr's `--config-directory` reads only `*.yaml` files",
+    )
+    .warning()
+    .help("rename it to `.yaml`, or name the file itself with `-c`")
 }
 
 /// Loads configuration from (name, text) pairs: every document is read first (what salesforce

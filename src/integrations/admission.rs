@@ -11,10 +11,12 @@ use crate::inject::{self, Mode, Settings};
 use crate::json::Pointer;
 use crate::json::patch::{self};
 
-/// The response to send, and whether the request was well formed.
+/// The response to send, whether the request was well formed, and the warnings it holds
+/// (also for stderr).
 pub(crate) struct Answer {
     pub response: Value,
     pub well_formed: bool,
+    pub warnings: Vec<String>,
 }
 
 /// Answers the AdmissionReview in `bytes` (JSON, or YAML).
@@ -29,6 +31,7 @@ pub(crate) fn review(
             return Answer {
                 response: respond(&api_version, &uid, false, None, Some((400, message))),
                 well_formed: false,
+                warnings: Vec::new(),
             };
         }
     };
@@ -37,15 +40,20 @@ pub(crate) fn review(
         uid,
         operation,
         namespace,
-        object,
+        kind,
+        mut object,
     } = request;
     if !matches!(operation.as_deref(), None | Some("CREATE")) {
         // Like the injectors it replaces, kinject mutates pods as they are created.
         return Answer {
             response: respond(&api_version, &uid, true, None, None),
             well_formed: true,
+            warnings: Vec::new(),
         };
     }
+    let warnings: Vec<String> = with_type_meta(&mut object, kind.as_ref())
+        .into_iter()
+        .collect();
     let settings = Settings::new(config, namespace, Mode::Inject)
         .with_namespace_labels([], namespace_labels.clone());
     let response = match inject::plan(&object, &settings) {
@@ -56,7 +64,11 @@ pub(crate) fn review(
                 .map(|t| patch::diff(&object, t))
                 .unwrap_or_default();
             let patch = (!ops.is_empty()).then(|| serde_json::to_vec(&ops).unwrap_or_default());
-            respond(&api_version, &uid, true, patch.as_deref(), None)
+            let mut response = respond(&api_version, &uid, true, patch.as_deref(), None);
+            if !warnings.is_empty() {
+                response["response"]["warnings"] = json!(warnings);
+            }
+            response
         }
         // Refuse what cannot be injected correctly, saying why (Istio does the same).
         Err(e) => respond(
@@ -70,7 +82,42 @@ pub(crate) fn review(
     Answer {
         response,
         well_formed: true,
+        warnings,
     }
+}
+
+/// Gives `object` the `apiVersion` and `kind` it lacks from the request's `kind` (group,
+/// version, kind), as the API server and the injectors' webhooks take the object to be of the
+/// kind the request says: a hand-made review often leaves them out of the object (tumblr's and
+/// Expedia's own test requests do). A warning when the kind cannot be known at all: the
+/// object is then passed through unchanged, which must not happen silently.
+fn with_type_meta(object: &mut Value, kind: Option<&Value>) -> Option<String> {
+    let text = |v: Option<&Value>, key: &str| {
+        v.and_then(|v| v.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let fields = object.as_object_mut()?;
+    if !fields.contains_key("kind")
+        && let Some(k) = text(kind, "kind")
+    {
+        fields.insert("kind".to_owned(), json!(k));
+    }
+    if !fields.contains_key("apiVersion")
+        && let Some(version) = text(kind, "version")
+    {
+        let api_version = match text(kind, "group") {
+            Some(group) => format!("{group}/{version}"),
+            None => version,
+        };
+        fields.insert("apiVersion".to_owned(), json!(api_version));
+    }
+    (!fields.contains_key("kind")).then(|| {
+        "the request's object has no `kind` and the request no `kind` to take it from: \
+         not injected (an AdmissionReview from the API server always has `request.kind`)"
+            .to_owned()
+    })
 }
 
 struct Request {
@@ -78,6 +125,8 @@ struct Request {
     uid: String,
     operation: Option<String>,
     namespace: Option<String>,
+    /// `request.kind`: the object's group, version and kind.
+    kind: Option<Value>,
     object: Value,
 }
 
@@ -152,6 +201,7 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
             .get("namespace")
             .and_then(Value::as_str)
             .map(str::to_owned),
+        kind: request.get("kind").filter(|k| k.is_object()).cloned(),
         object: object.clone(),
     })
 }

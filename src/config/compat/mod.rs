@@ -81,6 +81,11 @@ pub(crate) struct Context<'a> {
         &'a std::cell::RefCell<std::collections::HashMap<std::path::PathBuf, serde_json::Value>>,
 }
 
+/// Whether a document is one tumblr sidecar configuration (a file of its config directory).
+pub(crate) fn is_tumblr_config(value: &Value) -> bool {
+    tumblr::is_config(value)
+}
+
 /// The native configuration for a document of another injector's format, `None` when the
 /// document is not one.
 pub(crate) fn to_native(
@@ -89,6 +94,17 @@ pub(crate) fn to_native(
     doc: &str,
     ctx: &Context<'_>,
 ) -> Option<Result<Value, Failure>> {
+    if salesforce::is_chart_config_map(value) {
+        return Some(Err(Failure::Problems(vec![Problem {
+            path: vec!["data".to_owned()],
+            code: codes::CONFIG_UNSUPPORTED_FORMAT,
+            message: "salesforce's Helm chart ConfigMap (`data` holds `mutationconfig.yaml` and \
+                      `sidecarconfig.yaml`): kinject reads the two files it mounts for the \
+                      webhook, not the ConfigMap: write each key to its own file and pass both with `-c`"
+                .to_owned(),
+            span: None,
+        }])));
+    }
     if expedia::is_sidecar_config_map(value) {
         return Some(expedia::to_native(value, root, doc));
     }

@@ -659,6 +659,16 @@ fn sidecar(
     sidecar
 }
 
+/// salesforce's Helm chart ConfigMap: both files as `data` keys, which the chart mounts for
+/// the webhook's `--sidecar-config-file` and `--mutation-config-file`. (Expedia's older
+/// format uses `sidecarconfig.yaml` alone.)
+pub(crate) fn is_chart_config_map(value: &Value) -> bool {
+    value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
+        && value.get("data").is_some_and(|d| {
+            d.get("mutationconfig.yaml").is_some() && d.get("sidecarconfig.yaml").is_some()
+        })
+}
+
 /// `annotationConfig.volumeMounts`: the pod annotation `<ns>/<name>` holds a JSON list of
 /// mounts for the injected containers it names. Their `volumeMounts` become an expression
 /// that appends them.
@@ -712,7 +722,11 @@ fn annotation_mounts(
             }
             let mut expr = format!("({} | from_json)", quote(&own.to_string()));
             for k in keys {
-                expr.push_str(&format!(" + annotation_list({})", quote(&k)));
+                // Read as salesforce's json.Unmarshal reads them: unknown members ignored.
+                expr.push_str(&format!(
+                    " + (annotation_list({}) | go_volume_mounts)",
+                    quote(&k)
+                ));
             }
             if let Value::Object(cm) = c {
                 cm.insert("volumeMounts".into(), json!(format!("{{{{ {expr} }}}}")));
