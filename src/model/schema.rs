@@ -488,7 +488,7 @@ mod tests {
     /// The embedded schemas are the types' schemas (`KINJECT_BLESS=1` rewrites them).
     #[test]
     fn embedded_schemas_are_current() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/model");
         let mut stale = Vec::new();
         for (file, generated, embedded) in [
             ("config.validation.json", document(), CONFIG_SCHEMA),

@@ -198,7 +198,10 @@ fn sidecar(name: &str, body: &Value, cm_name: &str, old: bool) -> Value {
         );
         // `mutate` marks the pods it injects (and `shouldMutate` skips them).
         s.insert("annotations".into(), json!({OLD_STATUS: "injected"}));
-        s.insert("annotationPolicies".into(), json!({OLD_STATUS: "overwrite"}));
+        s.insert(
+            "annotationPolicies".into(),
+            json!({OLD_STATUS: "overwrite"}),
+        );
     }
     Value::Object(s)
 }
@@ -233,5 +236,8 @@ fn rule(name: &str, namespace: Option<&str>, old: bool) -> Value {
         // ConfigMaps are looked up in the pod's own namespace.
         m["namespaces"] = json!([ns]);
     }
-    json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject"})
+    // The webhook injects in the annotation's order; a name it cannot find is a warning in
+    // its log (the current format) or denies the pod (the older one: `CreateRawPatch`).
+    let unlisted = if old { "error" } else { "warn" };
+    json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject", "requestList": unlisted})
 }
