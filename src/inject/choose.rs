@@ -384,3 +384,33 @@ fn place_for_pod<'c>(
     }
     (out, left_out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::in_request_order;
+
+    /// Request-list sidecars take the order of their places, in the slots they hold; the
+    /// others do not move.
+    #[test]
+    fn request_list_sidecars_follow_the_list_in_their_slots() {
+        let mut chosen = [
+            "native-a",
+            "expedia-x",
+            "native-b",
+            "expedia-y",
+            "expedia-z",
+        ];
+        let places = [None, Some(2), None, Some(0), Some(1)];
+        in_request_order(&mut chosen, &places);
+        assert_eq!(
+            chosen,
+            [
+                "native-a",
+                "expedia-y",
+                "native-b",
+                "expedia-z",
+                "expedia-x"
+            ]
+        );
+    }
+}
