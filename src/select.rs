@@ -249,6 +249,28 @@ impl Matcher {
 
     /// `None` when the subject matches, else the first field that does not.
     pub fn check(&self, s: &Subject<'_>) -> Option<Miss> {
+        self.check_with(s, true)
+    }
+
+    /// `check`, but for `annotationLists`: whether the subject is one the rule would take if
+    /// its request annotation named it.
+    pub(crate) fn check_but_lists(&self, s: &Subject<'_>) -> Option<Miss> {
+        self.check_with(s, false)
+    }
+
+    /// The place of this rule's `annotationLists` item in the list the subject's annotation
+    /// holds (the first key's), when it is there.
+    pub(crate) fn list_position(&self, s: &Subject<'_>) -> Option<usize> {
+        let (key, item) = self.annotation_lists.first()?;
+        list_items(s.annotation(key)?).position(|x| x == item)
+    }
+
+    /// The keys and items of `annotationLists`.
+    pub(crate) fn annotation_lists(&self) -> &[(String, String)] {
+        &self.annotation_lists
+    }
+
+    fn check_with(&self, s: &Subject<'_>, lists: bool) -> Option<Miss> {
         if !self.kinds.is_empty() && !self.kinds.iter().any(|k| k == s.kind) {
             return Some(Miss::KindNotMatched);
         }
@@ -285,10 +307,11 @@ impl Matcher {
             .annotations
             .iter()
             .all(|(k, g)| s.annotation(k).is_some_and(|v| g.is_match(v)));
-        let lists_match = self.annotation_lists.iter().all(|(k, item)| {
-            s.annotation(k)
-                .is_some_and(|v| v.split(',').any(|x| x.trim() == item))
-        });
+        let lists_match = !lists
+            || self.annotation_lists.iter().all(|(k, item)| {
+                s.annotation(k)
+                    .is_some_and(|v| list_items(v).any(|x| x == item))
+            });
         let selector_match = self
             .annotation_selector
             .as_ref()
@@ -298,6 +321,11 @@ impl Matcher {
         }
         None
     }
+}
+
+/// The items of a comma-separated list annotation, spaces trimmed (empty ones left out).
+pub(crate) fn list_items(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|x| !x.is_empty())
 }
 
 /// What selection looks at in an object.

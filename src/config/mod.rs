@@ -13,5 +13,5 @@ pub(crate) use crate::model::{
 pub(crate) use load::load;
 pub use load::load_texts;
 pub use loaded::Config;
-pub(crate) use loaded::SidecarDef;
+pub(crate) use loaded::{RuleDef, SidecarDef};
 pub(crate) use merge::located_violation;

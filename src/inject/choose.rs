@@ -4,14 +4,15 @@
 use serde_json::Value;
 
 use super::{InjectError, Settings};
-use crate::config::{Config, JobPolicy, SidecarDef};
+use crate::config::{Config, JobPolicy, RuleDef, SidecarDef};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::WorkloadKind;
+use crate::model::RequestList;
 use crate::select::{self, Reason, Request, RuleVerdict, Subject};
 
-/// The rules' verdicts for an object whose pod template is `pod`, and the sidecars it gets
-/// (or why none).
+/// The rules' verdicts for an object whose pod template is `pod`, the sidecars it gets (or
+/// why none), and warnings about its requests.
 pub(super) fn choose<'c>(
     object: &Value,
     pod: &Value,
@@ -19,7 +20,7 @@ pub(super) fn choose<'c>(
     namespace: &str,
     settings: &Settings<'c>,
     explain: bool,
-) -> Result<(Vec<RuleVerdict>, Selection<'c>), InjectError> {
+) -> Result<Choice<'c>, InjectError> {
     let config = settings.config;
     let mut subject = subject(object, pod, wk, namespace);
     subject.namespace_labels = settings.namespace_labels.get(namespace);
@@ -40,25 +41,142 @@ pub(super) fn choose<'c>(
             }
         })
         .collect();
-    let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
-        // The request annotation sits on the pod template, or on the workload.
-        let key = crate::json::escape(select::INJECT_ANNOTATION);
+    // A request annotation sits on the pod template, or on the workload.
+    let at = |annotation: &str| {
+        let key = crate::json::escape(annotation);
         let on_pod = pod
             .at_pointer("/metadata/annotations")
-            .and_then(|a| a.field(select::INJECT_ANNOTATION))
+            .and_then(|a| a.field(annotation))
             .is_some();
-        let at = if on_pod {
+        if on_pod {
             format!("{}/metadata/annotations/{key}", wk.pod_template)
         } else {
             format!("/metadata/annotations/{key}")
-        };
+        }
+    };
+    let mut warnings = Vec::new();
+    for unlisted in unlisted_requests(config, &subject) {
+        let message = format!(
+            "`{}` names `{}`, which no configuration defines",
+            unlisted.annotation, unlisted.name
+        );
+        if unlisted.level == RequestList::Error {
+            return Err(InjectError::new(codes::INJECT_UNKNOWN_SIDECAR, message)
+                .help(format!("names defined: {}", unlisted.known))
+                .at(at(&unlisted.annotation)));
+        }
+        warnings.push(message);
+    }
+    let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
         if e.code == codes::INJECT_UNKNOWN_SIDECAR {
-            e.at(at)
+            e.at(at(select::INJECT_ANNOTATION))
         } else {
             e
         }
     })?;
-    Ok((verdicts, selection))
+    Ok((verdicts, selection, warnings))
+}
+
+/// A name a request list (`requestList`) asks for that no rule lists.
+struct Unlisted {
+    annotation: String,
+    name: String,
+    level: RequestList,
+    /// The names the rules list, for the message's help.
+    known: String,
+}
+
+/// The names the object's request-list annotations ask for that no rule saying so lists,
+/// among the rules that would take the object were it named (so a pod that opts out, or a
+/// namespace the rules do not serve, is not asked about). `error` when one of those rules
+/// says so.
+fn unlisted_requests(config: &Config, s: &Subject<'_>) -> Vec<Unlisted> {
+    let mut out = Vec::new();
+    let mut annotations: Vec<&str> = Vec::new();
+    for rule in config
+        .rules
+        .iter()
+        .filter(|r| r.spec.request_list.is_some())
+    {
+        for (key, _) in rule.matcher.annotation_lists() {
+            if !annotations.contains(&key.as_str()) {
+                annotations.push(key);
+            }
+        }
+    }
+    for annotation in annotations {
+        let Some(value) = s.annotation(annotation) else {
+            continue;
+        };
+        let in_scope: Vec<&RuleDef> = config
+            .rules
+            .iter()
+            .filter(|r| r.spec.request_list.is_some())
+            .filter(|r| {
+                r.matcher
+                    .annotation_lists()
+                    .iter()
+                    .any(|(k, _)| k == annotation)
+            })
+            .filter(|r| r.matcher.check_but_lists(s).is_none() && rule_skip(config, r, s).is_none())
+            .collect();
+        if in_scope.is_empty() {
+            continue;
+        }
+        let listed: Vec<&str> = in_scope
+            .iter()
+            .flat_map(|r| r.matcher.annotation_lists())
+            .filter(|(k, _)| k == annotation)
+            .map(|(_, item)| item.as_str())
+            .collect();
+        let level = if in_scope
+            .iter()
+            .any(|r| r.spec.request_list == Some(RequestList::Error))
+        {
+            RequestList::Error
+        } else {
+            RequestList::Warn
+        };
+        for name in select::list_items(value) {
+            if !listed.contains(&name) {
+                out.push(Unlisted {
+                    annotation: annotation.to_owned(),
+                    name: name.to_owned(),
+                    level,
+                    known: listed
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Why a pod or namespace skip keeps `rule` from the subject, if one does.
+fn rule_skip(config: &Config, rule: &RuleDef, s: &Subject<'_>) -> Option<Reason> {
+    match &rule.spec.skips {
+        Some(own) => skip_reason(s, own.host_network, &own.namespaces),
+        None => skip_reason(
+            s,
+            config.defaults.skip_host_network,
+            &config.defaults.skip_namespaces,
+        ),
+    }
+}
+
+/// The skip for a subject on the host network (when `host_network` skips those) or in one of
+/// `namespaces`.
+fn skip_reason(s: &Subject<'_>, host_network: bool, namespaces: &[String]) -> Option<Reason> {
+    if s.host_network && host_network {
+        Some(Reason::HostNetwork)
+    } else if namespaces.iter().any(|n| n == s.namespace) {
+        Some(Reason::SystemNamespace)
+    } else {
+        None
+    }
 }
 
 fn subject<'a>(
@@ -110,6 +228,10 @@ pub(super) struct Chosen<'c> {
 /// name); or why it gets none.
 pub(super) type Selection<'c> = Result<(Vec<Chosen<'c>>, Vec<String>), Reason>;
 
+/// What `choose` decides for an object: the rules' verdicts, its selection, and warnings
+/// about its requests.
+pub(super) type Choice<'c> = (Vec<RuleVerdict>, Selection<'c>, Vec<String>);
+
 /// The sidecars to inject, each with whether it becomes native, or the reason for none.
 fn select_sidecars<'c>(
     config: &'c Config,
@@ -120,43 +242,39 @@ fn select_sidecars<'c>(
     if request == Request::OptOut {
         return Ok(Err(Reason::OptedOut));
     }
-    let skip = |host_network: bool, namespaces: &[String]| {
-        if s.host_network && host_network {
-            Some(Reason::HostNetwork)
-        } else if namespaces.iter().any(|n| n == s.namespace) {
-            Some(Reason::SystemNamespace)
-        } else {
-            None
-        }
-    };
-    let default_skip = skip(
+    let default_skip = skip_reason(
+        s,
         config.defaults.skip_host_network,
         &config.defaults.skip_namespaces,
     );
     // The first skip that kept a matching rule (or a request) out.
     let mut skipped = None;
     let mut chosen: Vec<(&SidecarDef, JobPolicy)> = Vec::new();
+    // For each of `chosen`, its place in a request list, when its rule is one's.
+    let mut places: Vec<Option<usize>> = Vec::new();
     for (rule, verdict) in config.rules.iter().zip(verdicts) {
         if !verdict.matched {
             continue;
         }
-        let rule_skip = match &rule.spec.skips {
-            Some(own) => skip(own.host_network, &own.namespaces),
-            None => default_skip,
-        };
-        if let Some(reason) = rule_skip {
+        if let Some(reason) = rule_skip(config, rule, s) {
             skipped.get_or_insert(reason);
             continue;
         }
         let policy = select::job_policy(rule.spec.jobs, Some(config.defaults.jobs));
+        let place = rule
+            .spec
+            .request_list
+            .and_then(|_| rule.matcher.list_position(s));
         for name in &rule.spec.inject {
             if let Some(def) = config.sidecar(name)
                 && !chosen.iter().any(|(d, _)| d.spec.name == *name)
             {
                 chosen.push((def, policy));
+                places.push(place);
             }
         }
     }
+    in_request_order(&mut chosen, &places);
     if let (Request::Sidecars(_), Some(reason)) = (&request, default_skip) {
         // Requests follow the run's skips.
         skipped.get_or_insert(reason);
@@ -173,6 +291,20 @@ fn select_sidecars<'c>(
         return Ok(Err(Reason::JobNeedsNativeSidecar));
     }
     Ok(Ok((out, left_out)))
+}
+
+/// Puts the sidecars of request-list rules (those with a place) in the order their request
+/// list names them, in the slots they hold; the others stay where the rules put them.
+fn in_request_order<T: Copy>(chosen: &mut [T], places: &[Option<usize>]) {
+    let slots: Vec<usize> = (0..chosen.len()).filter(|&i| places[i].is_some()).collect();
+    let mut listed: Vec<(usize, T)> = slots
+        .iter()
+        .map(|&i| (places[i].unwrap_or_default(), chosen[i]))
+        .collect();
+    listed.sort_by_key(|(place, _)| *place);
+    for (slot, (_, item)) in slots.into_iter().zip(listed) {
+        chosen[slot] = item;
+    }
 }
 
 /// The sidecars an object requests by annotation (`names`), added to `chosen` when requests
@@ -251,4 +383,34 @@ fn place_for_pod<'c>(
         }
     }
     (out, left_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_request_order;
+
+    /// Request-list sidecars take the order of their places, in the slots they hold; the
+    /// others do not move.
+    #[test]
+    fn request_list_sidecars_follow_the_list_in_their_slots() {
+        let mut chosen = [
+            "native-a",
+            "expedia-x",
+            "native-b",
+            "expedia-y",
+            "expedia-z",
+        ];
+        let places = [None, Some(2), None, Some(0), Some(1)];
+        in_request_order(&mut chosen, &places);
+        assert_eq!(
+            chosen,
+            [
+                "native-a",
+                "expedia-y",
+                "native-b",
+                "expedia-z",
+                "expedia-x"
+            ]
+        );
+    }
 }

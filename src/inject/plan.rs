@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::choose::{Chosen, Selection, choose};
+use super::choose::{Choice, Chosen, choose};
 use super::status::{Spelling, note_nulls, status_holder, within, write_status};
 use super::{Action, InjectError, Mode, Outcome, Record, STATUS_ANNOTATION, Settings, Status};
 use super::{apply, pod, shape, strip, trust};
@@ -95,17 +95,18 @@ pub(crate) fn plan_in_text(
         null_text,
         containers: Default::default(),
     };
-    let (verdicts, selection) = match chosen {
+    let (verdicts, selection, warnings) = match chosen {
         Some(c) => c,
         None => choose(object, &pod0, wk, &found.namespace, settings, explain)?,
     };
-    let outcome = match selection {
+    let mut outcome = match selection {
         Err(reason) => {
             write_status(pod, kept, Vec::new(), &spelling);
             Outcome::new(Action::Skipped(reason))
         }
         Ok(selected) => add_sidecars(&found, settings, pod, selected, kept, &previous, &spelling)?,
     };
+    outcome.warnings.splice(0..0, warnings);
     finish(
         outcome,
         Finish {
@@ -125,7 +126,7 @@ fn choose_uncopied<'c>(
     found: &Found<'_>,
     settings: &Settings<'c>,
     explain: bool,
-) -> Result<ControlFlow<Outcome, (Vec<RuleVerdict>, Selection<'c>)>, InjectError> {
+) -> Result<ControlFlow<Outcome, Choice<'c>>, InjectError> {
     if settings.mode.uninjects() {
         return Ok(ControlFlow::Break(Outcome::new(Action::NotInjected)));
     }
@@ -134,15 +135,17 @@ fn choose_uncopied<'c>(
         return Ok(ControlFlow::Break(Outcome::new(skipped)));
     }
     let (object, wk) = (found.object, &found.wk);
-    let (verdicts, selection) = choose(object, found.pod, wk, &found.namespace, settings, explain)?;
+    let (verdicts, selection, warnings) =
+        choose(object, found.pod, wk, &found.namespace, settings, explain)?;
     if let Err(reason) = selection {
         let mut o = Outcome::new(Action::Skipped(reason));
+        o.warnings = warnings;
         if explain {
             o.verdicts = verdicts;
         }
         return Ok(ControlFlow::Break(o));
     }
-    Ok(ControlFlow::Continue((verdicts, selection)))
+    Ok(ControlFlow::Continue((verdicts, selection, warnings)))
 }
 
 /// An object's pod template, found, and what is known of it before anything is changed.

@@ -183,26 +183,33 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
             "the request has no `uid`".to_owned(),
         ));
     }
-    let Some(object) = request.get("object").filter(|o| o.is_object()) else {
-        return Err(bad(
-            &api_version,
-            &uid,
-            "the request has no `object`".to_owned(),
-        ));
+    let operation = request
+        .get("operation")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let object = match request.get("object").filter(|o| o.is_object()) {
+        Some(object) => object.clone(),
+        // Only a CREATE is read: another operation is allowed as it is, and a DELETE has no
+        // `object` (only `oldObject`).
+        None if !matches!(operation.as_deref(), None | Some("CREATE")) => Value::Null,
+        None => {
+            return Err(bad(
+                &api_version,
+                &uid,
+                "the request has no `object`".to_owned(),
+            ));
+        }
     };
     Ok(Request {
         api_version,
         uid,
-        operation: request
-            .get("operation")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        operation,
         namespace: request
             .get("namespace")
             .and_then(Value::as_str)
             .map(str::to_owned),
         kind: request.get("kind").filter(|k| k.is_object()).cloned(),
-        object: object.clone(),
+        object,
     })
 }
 

@@ -336,6 +336,20 @@ pub struct Rule {
     /// (rules read from other injectors' files carry their injector's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skips: Option<Skips>,
+    /// The annotation of `match.annotationLists` is a list of requests (Expedia's
+    /// `sidecar-injector.expedia.com/inject: "b, a"`): the sidecars of the rules that say so go
+    /// in the order the annotation names them, and a name that no such rule selecting the
+    /// object lists is reported: a warning (`warn`) or an error for the object (`error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_list: Option<RequestList>,
+}
+
+/// How a request list reports a name no rule lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum RequestList {
+    Warn,
+    Error,
 }
 
 /// Pods a rule leaves alone whatever it matches.

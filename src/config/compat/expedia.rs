@@ -3,14 +3,16 @@
 //! Current format (pkg/webhook/sidecarhandler.go): a ConfigMap whose `sidecars.yaml` holds a
 //! list of `{name, initContainers, containers, volumes, imagePullSecrets, annotations,
 //! labels}`; a pod annotation `sidecar-injector.expedia.com/inject: a,b` names ConfigMaps, and
-//! everything in each is added (annotations and labels only where the pod has none). Opt-out:
-//! the pod label `sidecar-injector.expedia.com/inject: skip`, the namespace label
+//! everything in each is added (annotations and labels only where the pod has none). Opt-out
+//! (the chart's selectors): the pod labels `sidecar-injector.expedia.com/inject: skip` and
+//! `sidecar-injector.expedia.com/disable-inject: "true"`, the namespace label
 //! `sidecar-injector.expedia.com/disable-inject: "true"`.
 //!
 //! Older format (`sidecarconfig.yaml`: `sidecars: [{name, sidecar: {containers, volumes}}]`):
 //! only in namespaces labelled `kubernetes-sidecar-injector: enabled`, the annotation names
 //! sidecars, and every pod annotation with the prefix `sidecar-injector.expedia.com/` (but
-//! `inject` and `status`) becomes an env var of the injected containers.
+//! `inject` and `status`) becomes an env var of the injected containers. Injected pods get
+//! `sidecar-injector.expedia.com/status: injected`, and pods that have it are skipped.
 
 use serde_json::{Map, Value, json};
 
@@ -21,6 +23,8 @@ use crate::yaml::Node;
 const PREFIX: &str = "sidecar-injector.expedia.com";
 const CURRENT_KEY: &str = "sidecars.yaml";
 const OLD_KEY: &str = "sidecarconfig.yaml";
+/// The older webhook's status annotation, `injected` on the pods it has injected.
+const OLD_STATUS: &str = "sidecar-injector.expedia.com/status";
 
 pub(crate) fn is_sidecar_config_map(value: &Value) -> bool {
     value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
@@ -192,6 +196,12 @@ fn sidecar(name: &str, body: &Value, cm_name: &str, old: bool) -> Value {
             "envFromAnnotations".into(),
             json!({"prefix": format!("{PREFIX}/"), "exclude": ["inject", "status"]}),
         );
+        // `mutate` marks the pods it injects (and `shouldMutate` skips them).
+        s.insert("annotations".into(), json!({OLD_STATUS: "injected"}));
+        s.insert(
+            "annotationPolicies".into(),
+            json!({OLD_STATUS: "overwrite"}),
+        );
     }
     Value::Object(s)
 }
@@ -199,19 +209,35 @@ fn sidecar(name: &str, body: &Value, cm_name: &str, old: bool) -> Value {
 /// The rule injecting sidecar `name` where the pod's annotation names it, unless the pod or
 /// its namespace opts out (or, in the `old` format, the namespace does not opt in).
 fn rule(name: &str, namespace: Option<&str>, old: bool) -> Value {
-    let mut m = json!({
-        "annotationLists": {format!("{PREFIX}/inject"): name},
-        "labelSelector": {"matchExpressions": [{"key": format!("{PREFIX}/inject"), "operator": "NotIn", "values": ["skip"]}]},
-        "namespaceSelector": if old {
-            // The older injector only looked at namespaces labelled for it.
-            json!({"matchLabels": {"kubernetes-sidecar-injector": "enabled"}})
-        } else {
-            json!({"matchExpressions": [{"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]}]})
-        },
-    });
+    let mut m = if old {
+        // The older webhook (deployment/kubectl/mutatingwebhook-template.yaml) has only a
+        // namespaceSelector, and skips pods it has injected (`shouldMutate`).
+        json!({
+            "annotationLists": {format!("{PREFIX}/inject"): name},
+            "namespaceSelector": {"matchLabels": {"kubernetes-sidecar-injector": "enabled"}},
+            "annotationSelector": {"matchExpressions": [
+                {"key": OLD_STATUS, "operator": "NotIn", "values": ["injected", "Injected", "INJECTED"]},
+            ]},
+        })
+    } else {
+        // The chart's objectSelector and namespaceSelector (templates/mutatingwebhook.yaml).
+        json!({
+            "annotationLists": {format!("{PREFIX}/inject"): name},
+            "labelSelector": {"matchExpressions": [
+                {"key": format!("{PREFIX}/inject"), "operator": "NotIn", "values": ["skip"]},
+                {"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]},
+            ]},
+            "namespaceSelector": {"matchExpressions": [
+                {"key": format!("{PREFIX}/disable-inject"), "operator": "NotIn", "values": ["true"]},
+            ]},
+        })
+    };
     if let Some(ns) = namespace {
         // ConfigMaps are looked up in the pod's own namespace.
         m["namespaces"] = json!([ns]);
     }
-    json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject"})
+    // The webhook injects in the annotation's order; a name it cannot find is a warning in
+    // its log (the current format) or denies the pod (the older one: `CreateRawPatch`).
+    let unlisted = if old { "error" } else { "warn" };
+    json!({"name": format!("expedia/{name}"), "match": m, "inject": [name], "jobs": "inject", "requestList": unlisted})
 }
