@@ -590,7 +590,11 @@ fn sorted(v: &Value) -> Value {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
             keys.sort();
-            Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&m[k])))
+                    .collect(),
+            )
         }
         Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
         other => other.clone(),
@@ -642,9 +646,15 @@ fn upgrade_spec(r: &Map<String, Value>) -> Value {
         out.insert("updateTimestamp".into(), time.clone());
     }
     out.insert("hash".into(), field("hash", Value::String(String::new())));
-    out.insert("sidecarSetName".into(), field("sidecarSetName", Value::String(String::new())));
+    out.insert(
+        "sidecarSetName".into(),
+        field("sidecarSetName", Value::String(String::new())),
+    );
     out.insert("sidecarList".into(), field("sidecarList", Value::Null));
-    if let Some(v) = r.get("controllerRevision").filter(|v| v.as_str() != Some("")) {
+    if let Some(v) = r
+        .get("controllerRevision")
+        .filter(|v| v.as_str() != Some(""))
+    {
         out.insert("controllerRevision".into(), v.clone());
     }
     Value::Object(out)

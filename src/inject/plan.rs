@@ -366,11 +366,11 @@ fn add_sidecars(
         write_status(pod, kept, Vec::new(), spelling);
         return Ok(Outcome::new(Action::Skipped(Reason::JobNeedsNativeSidecar)));
     }
-    let (mut records, notes) =
-        apply::apply(pod, &rendered, config.defaults.sort_init_containers).map_err(|mut e| {
-            e.at = e.at.map(|p| format!("{pod_template}{p}"));
-            e
-        })?;
+    let (mut records, notes) = apply::apply(pod, &rendered, config.defaults.sort_init_containers)
+        .map_err(|mut e| {
+        e.at = e.at.map(|p| format!("{pod_template}{p}"));
+        e
+    })?;
     let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
     let mut o = Outcome::new(Action::Injected(names));
     o.overridden = records

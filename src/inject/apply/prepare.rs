@@ -11,12 +11,7 @@ use crate::json::Fields;
 /// The sidecar's container as it goes into this pod: with the app's volume mounts when it
 /// shares them, environment transferred from app containers, and (`targetSidecars`) the
 /// sidecar's own `env` and `volumeMounts`.
-pub(super) fn prepare(
-    c: &Value,
-    s: &Rendered,
-    app: &[Value],
-    ctx: &Ctx<'_>,
-) -> Value {
+pub(super) fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Value {
     let mut c = c.clone();
     let cname = name_of(&c).to_owned();
     let Value::Object(cm) = &mut c else {
@@ -57,7 +52,12 @@ fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) -> Vec<Value> {
     let mut paths: Vec<String> = mounts
         .iter()
         .filter_map(|m| m.field("mountPath"))
-        .chain(devices.into_iter().flatten().filter_map(|d| d.field("devicePath")))
+        .chain(
+            devices
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d.field("devicePath")),
+        )
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect();

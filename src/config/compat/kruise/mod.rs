@@ -330,14 +330,15 @@ struct Containers {
     share: Vec<Value>,
     /// Every container's `transferEnv`, each naming its container.
     transfer: Vec<Value>,
-    /// The volumes the containers mount.
-    mounted: BTreeSet<String>,
+    /// The volumes the containers use, in the order of first use.
+    mounted: Vec<String>,
 }
 
 impl Containers {
     fn of(spec: &Value) -> Self {
         let mut out = Containers::default();
-        for (list, init) in [("containers", false), ("initContainers", true)] {
+        // Init containers first: Kruise gathers the volumes they use first (buildSidecars).
+        for (list, init) in [("initContainers", true), ("containers", false)] {
             for c in spec
                 .get(list)
                 .and_then(Value::as_array)
@@ -371,7 +372,9 @@ impl Containers {
         for list in ["volumeMounts", "volumeDevices"] {
             let items = c.get(list).and_then(Value::as_array).into_iter().flatten();
             for n in items.filter_map(|m| m.get("name").and_then(Value::as_str)) {
-                self.mounted.insert(n.to_owned());
+                if !self.mounted.iter().any(|m| m == n) {
+                    self.mounted.push(n.to_owned());
+                }
             }
         }
         // Kruise marks every container it injects.
@@ -387,8 +390,10 @@ impl Containers {
         } else {
             policy != Some("AfterAppContainer")
         };
-        self.positions
-            .insert(cname.clone(), json!(if before { "before" } else { "after" }));
+        self.positions.insert(
+            cname.clone(),
+            json!(if before { "before" } else { "after" }),
+        );
         if c.at_pointer("/shareVolumePolicy/type")
             .and_then(Value::as_str)
             == Some("enabled")
@@ -425,18 +430,19 @@ impl Containers {
     }
 }
 
-/// The set's volumes that its containers mount (the others are not injected).
-fn mounted_volumes(spec: &Value, mounted: &BTreeSet<String>) -> Vec<Value> {
-    spec.get("volumes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|v| {
-            v.get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|n| mounted.contains(n))
+/// The set's volumes that its containers use, in the order of first use (the others are not
+/// injected); of two volumes of one name, the last (Kruise's map of them).
+fn mounted_volumes(spec: &Value, mounted: &[String]) -> Vec<Value> {
+    let volumes = spec.get("volumes").and_then(Value::as_array);
+    mounted
+        .iter()
+        .filter_map(|name| {
+            volumes?
+                .iter()
+                .rev()
+                .find(|v| v.get("name").and_then(Value::as_str) == Some(name))
+                .cloned()
         })
-        .cloned()
         .collect()
 }
 
@@ -530,10 +536,21 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
     };
     // Each API version has a field the other lacks (the CRD's schemas): the API server
     // refuses or prunes it, so it would not do what it says.
-    let version = set.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let version = set
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     for (field, of, instead) in [
-        ("namespace", "apps.kruise.io/v1alpha1", "select namespaces with `namespaceSelector` (for one namespace: `kubernetes.io/metadata.name`)"),
-        ("customVersion", "apps.kruise.io/v1beta1", "it names a revision in v1beta1 only"),
+        (
+            "namespace",
+            "apps.kruise.io/v1alpha1",
+            "select namespaces with `namespaceSelector` (for one namespace: `kubernetes.io/metadata.name`)",
+        ),
+        (
+            "customVersion",
+            "apps.kruise.io/v1beta1",
+            "it names a revision in v1beta1 only",
+        ),
     ] {
         if spec.get(field).is_some() && version != of {
             refuse(
