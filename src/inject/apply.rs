@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::InjectError;
 use super::pod::{list_field, name_of, object_field, overlay, position};
+use super::sidecar::canonical;
 use super::status::{AppRecord, Previous, Record};
 use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
 use crate::diagnostic::codes;
@@ -560,7 +561,7 @@ fn merge_json(existing: &Value, ours: &Value) -> Option<Value> {
     };
     let mut merged = parse(existing)?;
     merge_patch(&mut merged, &parse(ours)?);
-    Some(Value::String(sorted(&merged).to_string()))
+    Some(Value::String(canonical(&merged).to_string()))
 }
 
 /// RFC 7386: `patch` applied to `target`.
@@ -581,23 +582,6 @@ fn merge_patch(target: &mut Value, patch: &Value) {
         } else {
             merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
         }
-    }
-}
-
-/// `v` with the keys of every object sorted (Go writes maps so).
-fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted(&m[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-        other => other.clone(),
     }
 }
 

@@ -153,8 +153,8 @@ fn hash(def: &SidecarDef, body: &SidecarBody, native: bool) -> String {
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-/// `value` with every mapping's keys sorted.
-fn canonical(value: &Value) -> Value {
+/// `value` with every mapping's keys sorted (as Go writes maps).
+pub(super) fn canonical(value: &Value) -> Value {
     match value {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
