@@ -523,7 +523,7 @@ fn pod_fields(fields: &[String], offset: usize) -> Result<String, Error> {
         _ => error(
             offset,
             format!(
-                "`.{}` is always empty in salesforce's templates: it passes only `.Annotations` and `.Spec.ServiceAccountName`",
+                "`.{}` is not available in salesforce's templates: they are rendered with only `.Annotations` and `.Spec.ServiceAccountName` filled (another pod field is always empty there, and a name that is no pod field fails to render)",
                 path.join(".")
             ),
         ),
