@@ -24,9 +24,9 @@ pub(super) fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> 
     if !shared.is_empty() && names_container(shared, &cname) {
         envs.extend(share_app_mounts(cm, app));
     }
-    keep_env(cm, envs);
+    add_env(cm, envs, false);
     if let Some(from) = &s.spec.env_from_annotations {
-        merge_env(cm, env_from_annotations(from, ctx.metadata));
+        add_env(cm, env_from_annotations(from, ctx.metadata), true);
     }
     if s.spec.target_sidecars {
         add_own_env_and_mounts(cm, s);
@@ -191,23 +191,10 @@ fn env_of<'a>(c: &'a Value, name: &str) -> Option<&'a Value> {
         .find(|e| name_of(e) == name)
 }
 
-/// Adds env vars to a container where it has none of that name (Kruise's MergeEnvVar: the
-/// container's own value wins, and the first of two wins).
-fn keep_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
-    if envs.is_empty() {
-        return;
-    }
-    let mut created = false;
-    let list = list_field(cm, "env", &mut created);
-    for e in envs {
-        if position(list, name_of(&e)).is_none() {
-            list.push(e);
-        }
-    }
-}
-
-/// Adds env vars to a container, replacing ones of the same name.
-fn merge_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
+/// Adds env vars to a container. One of a name the container already has replaces it
+/// (`replace`), or is left out: Kruise's MergeEnvVar, where the container's own value wins,
+/// and the first of two.
+fn add_env(cm: &mut Map<String, Value>, envs: Vec<Value>, replace: bool) {
     if envs.is_empty() {
         return;
     }
@@ -215,7 +202,8 @@ fn merge_env(cm: &mut Map<String, Value>, envs: Vec<Value>) {
     let list = list_field(cm, "env", &mut created);
     for e in envs {
         match position(list, name_of(&e)) {
-            Some(i) => list[i] = e,
+            Some(i) if replace => list[i] = e,
+            Some(_) => {}
             None => list.push(e),
         }
     }
