@@ -43,7 +43,7 @@ pub(crate) fn review(
         kind,
         mut object,
     } = request;
-    if !matches!(operation.as_deref(), None | Some("CREATE")) {
+    if !creates(operation.as_deref()) {
         // Like the injectors it replaces, kinject mutates pods as they are created.
         return Answer {
             response: respond(&api_version, &uid, true, None, None),
@@ -120,6 +120,12 @@ fn with_type_meta(object: &mut Value, kind: Option<&Value>) -> Option<String> {
     })
 }
 
+/// Whether a request's `operation` creates its object (a review without one is taken as a
+/// CREATE): the only operation kinject mutates.
+fn creates(operation: Option<&str>) -> bool {
+    matches!(operation, None | Some("CREATE"))
+}
+
 struct Request {
     api_version: String,
     uid: String,
@@ -191,7 +197,7 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
         Some(object) => object.clone(),
         // Only a CREATE is read: another operation is allowed as it is, and a DELETE has no
         // `object` (only `oldObject`).
-        None if !matches!(operation.as_deref(), None | Some("CREATE")) => Value::Null,
+        None if !creates(operation.as_deref()) => Value::Null,
         None => {
             return Err(bad(
                 &api_version,
