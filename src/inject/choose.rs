@@ -92,12 +92,13 @@ struct Unlisted {
 /// says so.
 fn unlisted_requests(config: &Config, s: &Subject<'_>) -> Vec<Unlisted> {
     let mut out = Vec::new();
-    let mut annotations: Vec<&str> = Vec::new();
-    for rule in config
+    let request_rules: Vec<&RuleDef> = config
         .rules
         .iter()
         .filter(|r| r.spec.request_list.is_some())
-    {
+        .collect();
+    let mut annotations: Vec<&str> = Vec::new();
+    for rule in &request_rules {
         for (key, _) in rule.matcher.annotation_lists() {
             if !annotations.contains(&key.as_str()) {
                 annotations.push(key);
@@ -108,10 +109,9 @@ fn unlisted_requests(config: &Config, s: &Subject<'_>) -> Vec<Unlisted> {
         let Some(value) = s.annotation(annotation) else {
             continue;
         };
-        let in_scope: Vec<&RuleDef> = config
-            .rules
+        let in_scope: Vec<&RuleDef> = request_rules
             .iter()
-            .filter(|r| r.spec.request_list.is_some())
+            .copied()
             .filter(|r| {
                 r.matcher
                     .annotation_lists()
