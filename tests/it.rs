@@ -12,6 +12,7 @@ mod admission;
 mod cli;
 mod compat;
 mod corpus;
+mod examples;
 mod faults;
 mod floors;
 mod formats;

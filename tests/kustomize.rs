@@ -368,3 +368,42 @@ fn emit_kustomize_refuses_an_output_directory_overlapping_a_base() {
     assert!(!d.join("kustomization.yaml").exists());
     assert!(!d.join("bases/kustomization.yaml").exists());
 }
+
+/// Rules match the objects of a base in the namespace the base's `namespace:` puts them in,
+/// as `kustomize build` gives them: a rule for `prod` patches a base whose kustomization says
+/// `namespace: prod` though its files name none (it wrote "0 patches", silently).
+#[test]
+fn emit_kustomize_matches_objects_in_the_namespace_their_base_gives() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let d = tmp.path();
+    small_base(&d.join("base"));
+    std::fs::write(
+        d.join("base/kustomization.yaml"),
+        "namespace: prod\nresources: [web.yaml]\n",
+    )
+    .expect("write");
+    std::fs::write(
+        d.join("sidecars.yaml"),
+        "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: log\n  containers: [{name: log, image: log:1}]\nrules:\n- name: prod\n  match: {namespaces: [prod]}\n  inject: [log]\n",
+    )
+    .expect("write");
+    let run = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args([
+            "inject",
+            "-c",
+            "sidecars.yaml",
+            "--emit-kustomize",
+            "overlay",
+            "base",
+        ])
+        .current_dir(d)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("(1 patches)"), "{stderr}");
+    let built = kustomize(&d.join("overlay"), d);
+    let web = objects(&built);
+    assert_eq!(web[0]["metadata"]["namespace"], "prod", "{built}");
+    assert_eq!(common::container_names(&web[0]), ["app", "log"], "{built}");
+}

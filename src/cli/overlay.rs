@@ -17,13 +17,6 @@ pub(crate) fn run(
     dir: &Path,
     output: &OutputArgs,
 ) -> ExitStatus {
-    let settings = match input.settings(config, Mode::Inject, &[]) {
-        Ok(s) => s,
-        Err(e) => {
-            eprint(&format!("error: {e}\n"));
-            return ExitStatus::Error;
-        }
-    };
     let bases = input.all_paths();
     if bases.is_empty() {
         eprint("error: --emit-kustomize needs the base directories to patch\n");
@@ -53,6 +46,19 @@ pub(crate) fn run(
                 failed = true;
             }
         }
+        // Objects are matched in the namespace the base puts them in (`namespace:`), as
+        // kustomize builds them; `-n` names it for objects of bases that set none.
+        let namespaced = InputArgs {
+            namespace: base.namespace.clone().or_else(|| input.namespace.clone()),
+            ..input.clone()
+        };
+        let settings = match namespaced.settings(config, Mode::Inject, &[]) {
+            Ok(s) => s,
+            Err(e) => {
+                eprint(&format!("error: {e}\n"));
+                return ExitStatus::Error;
+            }
+        };
         for path in &base.files {
             match read::load(&read::Source::file(path), &mut std::io::empty()) {
                 Ok(i) => {
