@@ -407,3 +407,42 @@ fn emit_kustomize_matches_objects_in_the_namespace_their_base_gives() {
     assert_eq!(web[0]["metadata"]["namespace"], "prod", "{built}");
     assert_eq!(common::container_names(&web[0]), ["app", "log"], "{built}");
 }
+
+/// A mistake in the configuration of the transformer plugin is located in the user's file, at
+/// its own line, not in the re-serialised temporary copy kustomize hands the plugin (and
+/// deletes).
+#[test]
+fn plugin_errors_name_the_users_file() {
+    let home = plugin_home();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    copy_dir(&root().join("testdata/kustomize/transformer"), dir);
+    let config = std::fs::read_to_string(dir.join("sidecars.yaml")).expect("read");
+    // A typo, on a line of its own after comments kustomize's copy would not keep.
+    let typo = format!(
+        "# a comment\n# another\n{}",
+        config.replace("    image: ", "    imagePullPolcy: Always\n    image: ")
+    );
+    assert_ne!(
+        typo, config,
+        "the fixture has an image to add a misspelt field beside"
+    );
+    std::fs::write(dir.join("sidecars.yaml"), &typo).expect("write");
+    let line = typo
+        .lines()
+        .position(|l| l.contains("imagePullPolcy"))
+        .expect("typo line")
+        + 1;
+    let out = Command::new(common::kubectl())
+        .args(["kustomize", "--enable-alpha-plugins"])
+        .arg(dir)
+        .env("XDG_CONFIG_HOME", home.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run kubectl");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    let at = format!("{}:{line}:", dir.join("sidecars.yaml").display());
+    assert!(stderr.contains(&at), "wanted `{at}` in:\n{stderr}");
+    assert!(stderr.contains("imagePullPolicy"), "did you mean: {stderr}");
+}

@@ -9,6 +9,7 @@ mod json_stderr;
 mod krm;
 mod output;
 mod overlay;
+mod plugin;
 mod run;
 mod stream;
 pub(crate) mod write;
@@ -462,7 +463,7 @@ fn plugin_args() -> Option<Vec<std::ffi::OsString>> {
         .iter()
         .map(Into::into)
         .collect();
-    out.push(config);
+    out.push(plugin::config_file(config));
     out.extend(args);
     out.push("-".into());
     Some(out)
