@@ -402,6 +402,10 @@ pub fn main() -> ExitCode {
             miette::MietteHandlerOpts::new()
                 .width(100)
                 .terminal_links(false)
+                // A line breaks at a space, never inside a name (`log-\nshipper`).
+                .word_separator(textwrap::WordSeparator::AsciiSpace)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation)
+                .break_words(false)
                 .build(),
         )
     }));

@@ -114,6 +114,17 @@ impl Names {
     }
 }
 
+/// How to settle a sidecar's volume (or other pod-level item) that the pod defines otherwise.
+fn pod_item_help(field: &str, name: &str, sidecar: &str) -> String {
+    if field == "volumes" {
+        format!(
+            "rename the pod's volume `{name}`; or, when the sidecar should mount the pod's own volume, say so with `keepPodVolumes: true` on sidecar `{sidecar}`"
+        )
+    } else {
+        format!("rename the pod's `{name}`, or the one sidecar `{sidecar}` defines")
+    }
+}
+
 fn conflict(message: String) -> InjectError {
     InjectError::new(codes::INJECT_CONFLICT, message)
 }
@@ -725,13 +736,14 @@ fn place(
             return Err(conflict(format!(
                 "sidecar `{sidecar}` would replace the pod's own container `{n}`"
             ))
-            .help(format!("rename the pod's container (or the sidecar's); a configuration that lets pods override this sidecar says so with `sameName: override` on sidecar `{sidecar}` (OpenKruise replaced the app's container silently: openkruise/kruise#565)")));
+            .help(format!("rename the pod's container (or the sidecar's); a configuration that lets pods override this sidecar says so with `sameName: override` on sidecar `{sidecar}` (OpenKruise replaced the app's container silently: openkruise/kruise#565)"))
+            .at(format!("/spec/{here}/{i}")));
         }
         let user = list[i].clone();
         list[i] = overlay(c, &user);
         rec.overrides.insert(n.clone(), user);
-    } else if position(other, &n).is_some() {
-        return Err(conflict(format!("sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` in {there}")).help(format!("move the pod's own `{n}` to {here} to override the sidecar, or rename it")));
+    } else if let Some(j) = position(other, &n) {
+        return Err(conflict(format!("sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` in {there}")).help(format!("move the pod's own `{n}` to {here} to override the sidecar, or rename it")).at(format!("/spec/{there}/{j}")));
     } else {
         side.push(c.clone());
     }
@@ -795,6 +807,7 @@ fn merge_named(
                     None => conflict(format!(
                         "sidecar `{sidecar}` defines {singular} `{n}` differently from the pod's own {singular} `{n}`"
                     ))
+                    .help(pod_item_help(field, &n, sidecar))
                     .at(format!("/spec/{field}/{}", position(list, &n).unwrap_or_default())),
                 });
             }

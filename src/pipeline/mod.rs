@@ -566,11 +566,15 @@ pub(crate) fn located_syntax(
     e: &crate::yaml::ParseError,
 ) -> Located {
     let at = doc.range.start + e.offset;
-    Located::new(
+    let located = Located::new(
         codes::INPUT_SYNTAX,
         &input.source.name,
         input.shared_text(),
         (at, at),
         format!("invalid YAML: {}", e.message),
-    )
+    );
+    match crate::yaml::syntax_help(&input.text, at) {
+        Some(help) => located.help(help),
+        None => located,
+    }
 }

@@ -127,6 +127,19 @@ pub(crate) fn reads_as(text: &str, value: &serde_json::Value) -> bool {
     fast::matches(text, value)
 }
 
+/// A hint for a syntax error people make by hand, when the line holding byte `at` of `text`
+/// shows one: a tab in its indentation (YAML indents with spaces only, and the snippet shows
+/// a tab as spaces).
+pub(crate) fn syntax_help(text: &str, at: usize) -> Option<&'static str> {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].split('\n').next().unwrap_or_default();
+    let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+    indent
+        .contains('\t')
+        .then_some("this line is indented with a tab: YAML indents with spaces only (the excerpt shows the tab as spaces); replace it with spaces")
+}
+
 /// Only the value of one document, as `parse_document` reads it.
 pub(crate) fn parse_value(text: &str) -> Result<serde_json::Value, ParseError> {
     match fast::parse_value(text) {
