@@ -129,7 +129,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__explain)
-            opts="-f -R -n -c -o -h -V --filename --recursive --namespace --namespace-labels --config --set --output --help --version"
+            opts="-f -R -n -c -o -h -V --filename --recursive --namespace --namespace-labels --config --set --output --report --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -165,6 +165,10 @@ _kinject() {
                     ;;
                 --set)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --output)

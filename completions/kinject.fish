@@ -74,7 +74,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand explain" -s n -l namespa
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l output -d 'Explanation format on stdout' -r -f -a "text\t''
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l report -l output -d 'Explanation format on stdout (`--report`, as `inject` names its report\'s; `-o` and `--output` say the same)' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'

@@ -358,8 +358,16 @@ pub struct ExplainArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Explanation format on stdout.
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    /// Explanation format on stdout (`--report`, as `inject` names its report's; `-o` and
+    /// `--output` say the same).
+    #[arg(
+        short = 'o',
+        long = "report",
+        visible_alias = "output",
+        value_enum,
+        default_value_t = ReportFormat::Text,
+        value_name = "FORMAT"
+    )]
     pub output: ReportFormat,
 }
 

@@ -14,7 +14,7 @@ use super::{apply, pod, shape, strip, trust};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::{WorkloadKind, workload_kind};
-use crate::select::{Reason, RuleVerdict};
+use crate::select::{Reason, Verdicts};
 use crate::template;
 
 /// Decides and performs injection (or uninjection) for one object.
@@ -408,7 +408,7 @@ struct Finish<'a> {
     changed: &'a dyn Fn(&Value) -> bool,
     pod_template: &'a str,
     respelled: BTreeMap<String, String>,
-    verdicts: Option<Vec<RuleVerdict>>,
+    verdicts: Option<Verdicts>,
 }
 
 /// The outcome with what was removed, whether anything changed, and the verdicts.
