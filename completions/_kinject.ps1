@@ -120,6 +120,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;admission' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The AdmissionReview request file, as kubectl takes it (same as PATH)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'The AdmissionReview request file, as kubectl takes it (same as PATH)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)')
             [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)')

@@ -112,6 +112,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand --version 'Print version'
         }
         &'kinject;admission'= {
+            cand -f 'The AdmissionReview request file, as kubectl takes it (same as PATH)'
+            cand --filename 'The AdmissionReview request file, as kubectl takes it (same as PATH)'
             cand -c 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)'
             cand --config 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)'
             cand --set 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)'

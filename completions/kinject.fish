@@ -83,6 +83,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand krm" -s c -l config -d '
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s n -l namespace -d 'Namespace of objects that do not name one' -r
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand admission" -s f -l filename -d 'The AdmissionReview request file, as kubectl takes it (same as PATH)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable)' -r

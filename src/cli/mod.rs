@@ -335,6 +335,12 @@ pub struct UninjectArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct AdmissionArgs {
+    /// The AdmissionReview request: a file, or `-` or nothing for standard input.
+    #[arg(value_name = "PATH", conflicts_with = "filename")]
+    pub path: Option<PathBuf>,
+    /// The AdmissionReview request file, as kubectl takes it (same as PATH).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filename: Option<PathBuf>,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// A label of a namespace, for rules' `namespaceSelector` (repeatable).

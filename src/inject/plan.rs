@@ -148,6 +148,16 @@ fn choose_uncopied<'c>(
     Ok(ControlFlow::Continue((verdicts, selection, warnings)))
 }
 
+/// Whether `object` is an AdmissionReview (`admission.k8s.io`), which `kinject admission`
+/// answers and `inject` would pass on untouched.
+fn is_admission_review(object: &Value) -> bool {
+    object.field("kind").and_then(Value::as_str) == Some("AdmissionReview")
+        && object
+            .field("apiVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.starts_with("admission.k8s.io/"))
+}
+
 /// An object's pod template, found, and what is known of it before anything is changed.
 struct Found<'a> {
     object: &'a Value,
@@ -184,7 +194,14 @@ fn find_pod_template<'a>(
             })
     });
     let Some(wk) = found else {
-        return Ok(Err(Outcome::new(Action::Skipped(Reason::NotAWorkload))));
+        let mut outcome = Outcome::new(Action::Skipped(Reason::NotAWorkload));
+        if is_admission_review(object) {
+            outcome.warnings.push(
+                "this is an AdmissionReview: use `kinject admission` to answer it (`inject` takes manifests)"
+                    .to_owned(),
+            );
+        }
+        return Ok(Err(outcome));
     };
     let Some(pod) = object
         .at_pointer(&wk.pod_template)
