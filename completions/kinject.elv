@@ -34,6 +34,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;inject'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'
@@ -60,6 +62,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;uninject'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'
@@ -85,6 +89,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;explain'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'

@@ -30,11 +30,12 @@ pub enum Reason {
     SystemNamespace,
     NoRuleMatched,
     JobNeedsNativeSidecar,
+    NotSelected,
 }
 
 impl Reason {
     /// Every reason (docs/stable.txt lists their codes).
-    pub const ALL: [Reason; 8] = [
+    pub const ALL: [Reason; 9] = [
         Reason::NotAWorkload,
         Reason::NoPodTemplate,
         Reason::NoContainers,
@@ -43,6 +44,7 @@ impl Reason {
         Reason::SystemNamespace,
         Reason::NoRuleMatched,
         Reason::JobNeedsNativeSidecar,
+        Reason::NotSelected,
     ];
 
     pub fn code(self) -> &'static str {
@@ -55,6 +57,7 @@ impl Reason {
             Reason::SystemNamespace => "system_namespace",
             Reason::NoRuleMatched => "no_rule_matched",
             Reason::JobNeedsNativeSidecar => "job_needs_native_sidecar",
+            Reason::NotSelected => "not_selected",
         }
     }
 }

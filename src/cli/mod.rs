@@ -73,6 +73,11 @@ pub struct InputArgs {
     /// Accepted for kubectl compatibility: directories are always walked recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
+    /// Only objects whose own labels (`metadata.labels`) this kubectl label selector selects
+    /// (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by
+    /// commas); the others pass through unchanged, reported as `not_selected`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
     /// Namespace of objects that do not name one (for rules that match namespaces).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
@@ -206,7 +211,12 @@ impl InputArgs {
     ) -> Result<crate::inject::Settings<'c>, String> {
         let mut given = crate::inject::NamespaceLabels::new();
         parse_namespace_labels(&self.namespace_labels, &mut given)?;
-        let settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
+        let mut settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
+        if let Some(text) = &self.selector {
+            let selector = crate::select::Selector::parse_kubectl(text)
+                .map_err(|e| format!("-l/--selector: {e}"))?;
+            settings.selector = Some(selector);
+        }
         Ok(settings.with_namespace_labels(inputs, given))
     }
 

@@ -83,6 +83,9 @@ pub struct Settings<'c> {
     /// Labels of namespaces, for rules' `namespaceSelector` (`with_namespace_labels`).
     pub namespace_labels: NamespaceLabels,
     pub mode: Mode,
+    /// Only objects whose labels this selects are acted on (`-l/--selector`); the others
+    /// are skipped as `not_selected`.
+    pub(crate) selector: Option<crate::select::Selector>,
 }
 
 /// Labels of namespaces, by namespace name.
@@ -96,6 +99,7 @@ impl<'c> Settings<'c> {
             namespace,
             namespace_labels: std::collections::HashMap::new(),
             mode,
+            selector: None,
         }
     }
 

@@ -32,6 +32,14 @@ pub(crate) fn plan_in_text(
     explain: bool,
     null_text: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Outcome, InjectError> {
+    if let Some(selector) = &settings.selector {
+        let labels = object
+            .at_pointer("/metadata/labels")
+            .and_then(Value::as_object);
+        if !selector.matches(labels.unwrap_or(&serde_json::Map::new())) {
+            return Ok(Outcome::new(Action::Skipped(Reason::NotSelected)));
+        }
+    }
     let found = match find_pod_template(object, settings)? {
         Ok(found) => found,
         Err(outcome) => return Ok(outcome),
