@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -145,6 +146,15 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinject;version' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinject;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -159,6 +169,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -179,6 +190,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;help;schema' {
+            break
+        }
+        'kinject;help;version' {
             break
         }
         'kinject;help;completions' {

@@ -40,6 +40,9 @@ _kinject() {
             kinject,uninject)
                 cmd="kinject__subcmd__uninject"
                 ;;
+            kinject,version)
+                cmd="kinject__subcmd__version"
+                ;;
             kinject__subcmd__help,admission)
                 cmd="kinject__subcmd__help__subcmd__admission"
                 ;;
@@ -64,6 +67,9 @@ _kinject() {
             kinject__subcmd__help,uninject)
                 cmd="kinject__subcmd__help__subcmd__uninject"
                 ;;
+            kinject__subcmd__help,version)
+                cmd="kinject__subcmd__help__subcmd__version"
+                ;;
             *)
                 ;;
         esac
@@ -71,7 +77,7 @@ _kinject() {
 
     case "${cmd}" in
         kinject)
-            opts="-h -V --help --version inject uninject explain krm admission schema completions help"
+            opts="-h -V --help --version inject uninject explain krm admission schema version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -203,7 +209,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help)
-            opts="inject uninject explain krm admission schema completions help"
+            opts="inject uninject explain krm admission schema version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -315,6 +321,20 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help__subcmd__uninject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__help__subcmd__version)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -494,6 +514,28 @@ _kinject() {
                     return 0
                     ;;
                 --report)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__version)
+            opts="-o -h -V --output --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;

@@ -28,6 +28,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+            cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -135,6 +136,14 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinject;version'= {
+            cand -o '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)'
+            cand --output '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinject;completions'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -148,6 +157,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+            cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -162,6 +172,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;help;admission'= {
         }
         &'kinject;help;schema'= {
+        }
+        &'kinject;help;version'= {
         }
         &'kinject;help;completions'= {
         }

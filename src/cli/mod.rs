@@ -17,7 +17,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Inject sidecar containers into Kubernetes manifests, offline, keeping your files as you
 /// wrote them.
@@ -51,6 +51,12 @@ pub enum Command {
     Admission(AdmissionArgs),
     /// Print the JSON Schema of the configuration file (for editors and CI validation).
     Schema,
+    /// Print kinject's version, the commit it was built from and its date (as `--version`).
+    Version {
+        /// `text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`).
+        #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+        output: ReportFormat,
+    },
     /// Print a shell completion script.
     Completions {
         /// The shell to complete for.
@@ -428,7 +434,11 @@ pub fn main() -> ExitCode {
                 .build(),
         )
     }));
-    let cli = Cli::parse_from(plugin_args().unwrap_or_else(|| std::env::args_os().collect()));
+    let cli = Cli::from_arg_matches(
+        &command_as_run()
+            .get_matches_from(plugin_args().unwrap_or_else(|| std::env::args_os().collect())),
+    )
+    .unwrap_or_else(|e| e.exit());
     let command = match cli.command {
         Some(c) => c,
         // kustomize and kpt run an exec function with no arguments.
@@ -436,7 +446,7 @@ pub fn main() -> ExitCode {
             Command::Krm(KrmArgs::default())
         }
         None => {
-            let _ = Cli::command().print_help();
+            let _ = command_as_run().print_help();
             return ExitCode::from(ExitStatus::Error);
         }
     };
@@ -459,6 +469,7 @@ pub fn main() -> ExitCode {
                 serde_json::to_string_pretty(&crate::model::schema::document()).unwrap_or_default();
             output::stdout(&format!("{text}\n"))
         }
+        Command::Version { output } => output::stdout(&version(output)),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "kinject", &mut buf);
@@ -467,6 +478,43 @@ pub fn main() -> ExitCode {
     };
     json_stderr::finish();
     ExitCode::from(code)
+}
+
+/// `--version`'s text, or the same facts as JSON.
+fn version(format: ReportFormat) -> String {
+    let full = env!("KINJECT_VERSION");
+    match format {
+        ReportFormat::Text => format!("kinject {full}\n"),
+        ReportFormat::Json => {
+            let (version, build) = full.split_once(' ').unwrap_or((full, ""));
+            let build = build.trim_start_matches('(').trim_end_matches(')');
+            let value = serde_json::json!({"kinject": {"version": version, "build": build}});
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&value).unwrap_or_default()
+            )
+        }
+    }
+}
+
+/// The name kubectl runs a plugin by: installed as `kubectl-kinject`, kinject is `kubectl
+/// kinject`.
+const KUBECTL_PLUGIN_NAME: &str = "kubectl-kinject";
+
+/// The command line's definition, named as the user ran it: `kubectl kinject` as kubectl's
+/// plugin (help and errors then show what to type), else `kinject`.
+fn command_as_run() -> clap::Command {
+    let argv0 = std::env::args_os().next().map(PathBuf::from);
+    let as_plugin = argv0
+        .as_deref()
+        .and_then(std::path::Path::file_name)
+        .is_some_and(|n| n == KUBECTL_PLUGIN_NAME);
+    let command = Cli::command();
+    if as_plugin {
+        command.bin_name("kubectl kinject")
+    } else {
+        command
+    }
 }
 
 /// The file name kustomize gives a legacy exec transformer plugin of kind `InjectionConfig`.
