@@ -463,7 +463,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -l -n -c -o -q -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --trust-status --output --report --quiet --in-place --check --diff --help --version"
+            opts="-f -R -l -c -o -q -i -h -V --filename --recursive --selector --config --trust-status --output --report --quiet --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -482,18 +482,6 @@ _kinject() {
                     return 0
                     ;;
                 -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -n)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

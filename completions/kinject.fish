@@ -56,8 +56,6 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -s h -l help -d 
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s l -l selector -d 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`' -r
-complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'

@@ -84,6 +84,19 @@ pub struct InputArgs {
     /// commas); the others pass through unchanged, reported as `not_selected`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
+    /// Not flags here: the namespace facts the rules read, given by the commands that have
+    /// rules (`inject`, `explain`: `RuleScopeArgs`); `uninject` has none and offers none.
+    #[arg(skip)]
+    pub scope: RuleScopeArgs,
+    /// Not a flag: whether the command rewrites the inputs in place (then only regular files
+    /// are read; a FIFO is refused before it is opened).
+    #[arg(skip)]
+    pub rewrite: bool,
+}
+
+/// What rules that match namespaces read of the objects' namespaces.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RuleScopeArgs {
     /// Namespace of objects that do not name one (for rules that match namespaces).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
@@ -91,10 +104,6 @@ pub struct InputArgs {
     /// in the input count too).
     #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE")]
     pub namespace_labels: Vec<String>,
-    /// Not a flag: whether the command rewrites the inputs in place (then only regular files
-    /// are read; a FIFO is refused before it is opened).
-    #[arg(skip)]
-    pub rewrite: bool,
 }
 
 /// File names looked for when no `-c` is given.
@@ -216,8 +225,9 @@ impl InputArgs {
         inputs: &[crate::read::Input],
     ) -> Result<crate::inject::Settings<'c>, String> {
         let mut given = crate::inject::NamespaceLabels::new();
-        parse_namespace_labels(&self.namespace_labels, &mut given)?;
-        let mut settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
+        parse_namespace_labels(&self.scope.namespace_labels, &mut given)?;
+        let namespace = self.scope.namespace.clone();
+        let mut settings = crate::inject::Settings::new(config, namespace, mode);
         if let Some(text) = &self.selector {
             let selector = crate::select::Selector::parse_kubectl(text)
                 .map_err(|e| format!("-l/--selector: {e}"))?;
@@ -317,6 +327,8 @@ pub struct InjectArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub scope: RuleScopeArgs,
+    #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -378,6 +390,8 @@ pub struct KrmArgs {
 pub struct ExplainArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub scope: RuleScopeArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// Explanation format on stdout (`--report`, as `inject` names its report's; `-o` and
@@ -461,9 +475,15 @@ pub fn main() -> ExitCode {
     let code = match command {
         Command::Krm(args) => krm::run(&args),
         Command::Admission(args) => admission::run(&args),
-        Command::Inject(args) => inject::run_inject(&args),
+        Command::Inject(mut args) => {
+            args.input.scope = args.scope.clone();
+            inject::run_inject(&args)
+        }
         Command::Uninject(args) => inject::run_uninject(&args),
-        Command::Explain(args) => explain::run(&args),
+        Command::Explain(mut args) => {
+            args.input.scope = args.scope.clone();
+            explain::run(&args)
+        }
         Command::Schema => {
             let text =
                 serde_json::to_string_pretty(&crate::model::schema::document()).unwrap_or_default();
