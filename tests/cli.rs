@@ -368,3 +368,48 @@ fn help_names_the_command_as_it_was_run() {
         );
     }
 }
+
+/// Every subcommand's `--help` ends with examples, and every example's kinject command line
+/// is one kinject accepts (run in an empty directory, it may fail for want of files, never for
+/// a flag it does not know).
+#[test]
+fn every_help_has_examples_kinject_accepts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| common::kinject_with_stdin(dir.path(), args, b"");
+    for sub in [
+        "inject",
+        "uninject",
+        "explain",
+        "krm",
+        "admission",
+        "schema",
+        "version",
+        "completions",
+    ] {
+        let help = String::from_utf8_lossy(&run(&[sub, "--help"]).stdout).into_owned();
+        let (_, examples) = help
+            .split_once("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{sub}: no Examples: section"));
+        let mut checked = 0;
+        for line in examples.lines() {
+            let command = line.split(" # ").next().unwrap_or_default();
+            let Some(at) = command.find("kinject ") else {
+                continue;
+            };
+            let words: Vec<&str> = command[at + "kinject ".len()..]
+                .split(['|', '<', '>'])
+                .next()
+                .unwrap_or_default()
+                .split_whitespace()
+                .collect();
+            let out = run(&words);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !stderr.contains("For more information, try '--help'"),
+                "{sub}: `{line}`: {stderr}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 0, "{sub}: no kinject example");
+    }
+}

@@ -36,28 +36,54 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Inject sidecars into manifests (stdin, files or directories) and write the result.
+    #[command(after_help = "Examples:
+  kinject inject -c sidecars.yaml deploy.yaml
+  kustomize build overlays/prod | kinject inject -c sidecars.yaml | kubectl apply -f -
+  kinject inject -c sidecars.yaml -n prod-eu -l app=web -o patch k8s/
+  kinject inject -c sidecars.yaml --check k8s/       # exit 1 when a file would change
+  kinject inject -c sidecars.yaml -i k8s/            # rewrite the files in place")]
     Inject(InjectArgs),
     /// Remove everything kinject injected (as its status annotation records it).
+    #[command(after_help = "Examples:
+  kinject uninject -c sidecars.yaml injected.yaml
+  kinject uninject -c sidecars.yaml -i k8s/")]
     Uninject(UninjectArgs),
     /// Say, for every object, which rules match, which do not and why, and what would be
     /// injected.
+    #[command(after_help = "Examples:
+  kinject explain -c sidecars.yaml deploy.yaml
+  kinject explain -c sidecars.yaml -n prod-eu --report json k8s/")]
     Explain(ExplainArgs),
     /// Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration),
     /// the ResourceList with injected items and results on stdout. Also what `kinject` with no
     /// subcommand does when stdin is not a terminal.
+    #[command(after_help = "Examples:
+  kinject krm < resource-list.yaml
+  kinject krm -c sidecars.yaml < resource-list.yaml")]
     Krm(KrmArgs),
     /// Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating
     /// webhook returns: `allowed`, and the base64 JSONPatch when the object changes.
+    #[command(after_help = "Examples:
+  kinject admission -c sidecars.yaml < review.json
+  kinject admission -c sidecars.yaml -f review.json")]
     Admission(AdmissionArgs),
     /// Print the JSON Schema of the configuration file (for editors and CI validation).
+    #[command(after_help = "Examples:
+  kinject schema > kinject.schema.json")]
     Schema,
     /// Print kinject's version, the commit it was built from and its date (as `--version`).
+    #[command(after_help = "Examples:
+  kinject version
+  kinject version -o json")]
     Version {
         /// `text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`).
         #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
         output: ReportFormat,
     },
     /// Print a shell completion script.
+    #[command(after_help = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
+  kinject completions bash > ~/.local/share/bash-completion/completions/kinject")]
     Completions {
         /// The shell to complete for.
         shell: clap_complete::Shell,
