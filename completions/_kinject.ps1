@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -38,6 +39,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
         'kinject;inject' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
             [CompletionResult]::new('--namespace-labels', '--namespace-labels', [CompletionResultType]::ParameterName, 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)')
@@ -65,9 +68,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
         'kinject;uninject' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
-            [CompletionResult]::new('--namespace-labels', '--namespace-labels', [CompletionResultType]::ParameterName, 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format on stdout')
@@ -91,14 +93,17 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
         'kinject;explain' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'A manifest file or directory, as kubectl takes it (same as a PATH argument)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
             [CompletionResult]::new('--namespace-labels', '--namespace-labels', [CompletionResultType]::ParameterName, 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)')
             [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Explanation format on stdout')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Explanation format on stdout')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Explanation format on stdout (`--report`, as `inject` names its report''s; `-o` and `--output` say the same)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Explanation format on stdout (`--report`, as `inject` names its report''s; `-o` and `--output` say the same)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Explanation format on stdout (`--report`, as `inject` names its report''s; `-o` and `--output` say the same)')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Accepted for kubectl compatibility: directories are always walked recursively')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -119,6 +124,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;admission' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The AdmissionReview request file, as kubectl takes it (same as PATH)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'The AdmissionReview request file, as kubectl takes it (same as PATH)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)')
             [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)')
@@ -130,6 +137,15 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;schema' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kinject;version' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -150,6 +166,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
+            [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -170,6 +187,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;help;schema' {
+            break
+        }
+        'kinject;help;version' {
             break
         }
         'kinject;help;completions' {

@@ -28,12 +28,15 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+            cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kinject;inject'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'
@@ -60,9 +63,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;uninject'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
-            cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
-            cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
-            cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
             cand -c 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`'
             cand --config 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`'
             cand -o 'Output format on stdout'
@@ -85,14 +87,17 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;explain'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'
             cand -c 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)'
             cand --config 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)'
             cand --set 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)'
-            cand -o 'Explanation format on stdout'
-            cand --output 'Explanation format on stdout'
+            cand -o 'Explanation format on stdout (`--report`, as `inject` names its report''s; `-o` and `--output` say the same)'
+            cand --report 'Explanation format on stdout (`--report`, as `inject` names its report''s; `-o` and `--output` say the same)'
+            cand --output 'Explanation format on stdout (`--report`, as `inject` names its report''s; `-o` and `--output` say the same)'
             cand -R 'Accepted for kubectl compatibility: directories are always walked recursively'
             cand --recursive 'Accepted for kubectl compatibility: directories are always walked recursively'
             cand -h 'Print help'
@@ -111,6 +116,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand --version 'Print version'
         }
         &'kinject;admission'= {
+            cand -f 'The AdmissionReview request file, as kubectl takes it (same as PATH)'
+            cand --filename 'The AdmissionReview request file, as kubectl takes it (same as PATH)'
             cand -c 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)'
             cand --config 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository''s root; outside a repository, this directory only)'
             cand --set 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)'
@@ -121,6 +128,14 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand --version 'Print version'
         }
         &'kinject;schema'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'kinject;version'= {
+            cand -o '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)'
+            cand --output '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -139,6 +154,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+            cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -153,6 +169,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;help;admission'= {
         }
         &'kinject;help;schema'= {
+        }
+        &'kinject;help;version'= {
         }
         &'kinject;help;completions'= {
         }

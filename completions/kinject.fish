@@ -32,9 +32,11 @@ complete -c kinject -n "__fish_kinject_needs_command" -f -a "explain" -d 'Say, f
 complete -c kinject -n "__fish_kinject_needs_command" -f -a "krm" -d 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
 complete -c kinject -n "__fish_kinject_needs_command" -f -a "admission" -d 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
 complete -c kinject -n "__fish_kinject_needs_command" -f -a "schema" -d 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+complete -c kinject -n "__fish_kinject_needs_command" -f -a "version" -d 'Print kinject\'s version, the commit it was built from and its date (as `--version`)'
 complete -c kinject -n "__fish_kinject_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c kinject -n "__fish_kinject_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s l -l selector -d 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
@@ -53,8 +55,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -l diff -d 'Prin
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
-complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s l -l selector -d 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`' -r
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
@@ -70,11 +71,12 @@ complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l diff -d 'Pr
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s l -l selector -d 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l output -d 'Explanation format on stdout' -r -f -a "text\t''
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l report -l output -d 'Explanation format on stdout (`--report`, as `inject` names its report\'s; `-o` and `--output` say the same)' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'
@@ -83,6 +85,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand krm" -s c -l config -d '
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s n -l namespace -d 'Namespace of objects that do not name one' -r
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand admission" -s f -l filename -d 'The AdmissionReview request file, as kubectl takes it (same as PATH)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable)' -r
@@ -90,13 +93,18 @@ complete -c kinject -n "__fish_kinject_using_subcommand admission" -s h -l help 
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand schema" -s V -l version -d 'Print version'
+complete -c kinject -n "__fish_kinject_using_subcommand version" -s o -l output -d '`text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`)' -r -f -a "text\t''
+json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kinject -n "__fish_kinject_using_subcommand version" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "inject" -d 'Inject sidecars into manifests (stdin, files or directories) and write the result'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "uninject" -d 'Remove everything kinject injected (as its status annotation records it)'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "explain" -d 'Say, for every object, which rules match, which do not and why, and what would be injected'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "krm" -d 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "admission" -d 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "schema" -d 'Print the JSON Schema of the configuration file (for editors and CI validation)'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "inject" -d 'Inject sidecars into manifests (stdin, files or directories) and write the result'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "uninject" -d 'Remove everything kinject injected (as its status annotation records it)'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "explain" -d 'Say, for every object, which rules match, which do not and why, and what would be injected'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "krm" -d 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "admission" -d 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "schema" -d 'Print the JSON Schema of the configuration file (for editors and CI validation)'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "version" -d 'Print kinject\'s version, the commit it was built from and its date (as `--version`)'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c kinject -n "__fish_kinject_using_subcommand help; and not __fish_seen_subcommand_from inject uninject explain krm admission schema version completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

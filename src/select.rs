@@ -1,6 +1,13 @@
 //! Selection: which sidecars an object gets, or the stable reason it gets none. Also the
 //! per-rule verdicts `kinject explain` prints.
 
+mod criterion;
+mod selector;
+
+pub(crate) use criterion::Criterion;
+pub(crate) use criterion::Trace;
+pub(crate) use selector::Selector;
+
 use globset::{Glob, GlobMatcher};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -23,11 +30,12 @@ pub enum Reason {
     SystemNamespace,
     NoRuleMatched,
     JobNeedsNativeSidecar,
+    NotSelected,
 }
 
 impl Reason {
     /// Every reason (docs/stable.txt lists their codes).
-    pub const ALL: [Reason; 8] = [
+    pub const ALL: [Reason; 9] = [
         Reason::NotAWorkload,
         Reason::NoPodTemplate,
         Reason::NoContainers,
@@ -36,6 +44,7 @@ impl Reason {
         Reason::SystemNamespace,
         Reason::NoRuleMatched,
         Reason::JobNeedsNativeSidecar,
+        Reason::NotSelected,
     ];
 
     pub fn code(self) -> &'static str {
@@ -48,6 +57,7 @@ impl Reason {
             Reason::SystemNamespace => "system_namespace",
             Reason::NoRuleMatched => "no_rule_matched",
             Reason::JobNeedsNativeSidecar => "job_needs_native_sidecar",
+            Reason::NotSelected => "not_selected",
         }
     }
 }
@@ -90,90 +100,6 @@ impl Miss {
             Miss::AnnotationsNotMatched => "annotations_not_matched",
             Miss::RunsToCompletionNotMatched => "runs_to_completion_not_matched",
         }
-    }
-}
-
-/// A label selector (`matchLabels` and `matchExpressions`), as Kubernetes evaluates it.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Selector {
-    labels: Vec<(String, String)>,
-    expressions: Vec<(String, Operator, Vec<String>)>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Operator {
-    In,
-    NotIn,
-    Exists,
-    DoesNotExist,
-}
-
-impl Selector {
-    /// Parses a `LabelSelector` value; the error says what is wrong.
-    pub(crate) fn parse(value: &Value) -> Result<Self, String> {
-        let mut s = Selector::default();
-        if let Some(labels) = value.field("matchLabels").and_then(Value::as_object) {
-            for (k, v) in labels {
-                let v = v
-                    .as_str()
-                    .ok_or_else(|| format!("matchLabels `{k}` must be a string"))?;
-                s.labels.push((k.clone(), v.to_owned()));
-            }
-        }
-        for expr in value
-            .field("matchExpressions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let key = expr
-                .field("key")
-                .and_then(Value::as_str)
-                .ok_or("a matchExpression needs a `key`")?;
-            let op = match expr.field("operator").and_then(Value::as_str) {
-                Some("In") => Operator::In,
-                Some("NotIn") => Operator::NotIn,
-                Some("Exists") => Operator::Exists,
-                Some("DoesNotExist") => Operator::DoesNotExist,
-                other => {
-                    return Err(format!(
-                        "operator {} is not one of In, NotIn, Exists, DoesNotExist",
-                        other.map_or_else(|| "(missing)".to_owned(), |o| format!("`{o}`"))
-                    ));
-                }
-            };
-            let values: Vec<String> = expr
-                .field("values")
-                .and_then(Value::as_array)
-                .map(|vs| {
-                    vs.iter()
-                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            match op {
-                Operator::In | Operator::NotIn if values.is_empty() => {
-                    return Err(format!("operator {op:?} needs `values`"));
-                }
-                Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
-                    return Err(format!("operator {op:?} takes no `values`"));
-                }
-                _ => {}
-            }
-            s.expressions.push((key.to_owned(), op, values));
-        }
-        Ok(s)
-    }
-
-    pub(crate) fn matches(&self, labels: &Map<String, Value>) -> bool {
-        let get = |k: &str| labels.field(k).and_then(Value::as_str);
-        self.labels.iter().all(|(k, v)| get(k) == Some(v.as_str()))
-            && self.expressions.iter().all(|(k, op, values)| match op {
-                Operator::In => get(k).is_some_and(|v| values.iter().any(|x| x == v)),
-                Operator::NotIn => get(k).is_none_or(|v| values.iter().all(|x| x != v)),
-                Operator::Exists => labels.contains_key(k),
-                Operator::DoesNotExist => !labels.contains_key(k),
-            })
     }
 }
 
@@ -271,56 +197,179 @@ impl Matcher {
     }
 
     fn check_with(&self, s: &Subject<'_>, lists: bool) -> Option<Miss> {
-        if !self.kinds.is_empty() && !self.kinds.iter().any(|k| k == s.kind) {
-            return Some(Miss::KindNotMatched);
-        }
-        if !self.namespaces.is_empty() && !self.namespaces.iter().any(|g| g.is_match(s.namespace)) {
-            return Some(Miss::NamespaceNotMatched);
-        }
-        if self
-            .exclude_namespaces
-            .iter()
-            .any(|g| g.is_match(s.namespace))
-        {
-            return Some(Miss::NamespaceExcluded);
-        }
-        if let Some(sel) = &self.namespace_selector
-            && !sel.matches(&namespace_labels(s))
-        {
-            return Some(Miss::NamespaceLabelsNotMatched);
-        }
-        if !self.names.is_empty() && !self.names.iter().any(|g| g.is_match(s.name)) {
-            return Some(Miss::NameNotMatched);
-        }
-        if let Some(sel) = &self.selector
-            && !sel.matches(&s.labels)
-        {
-            return Some(Miss::LabelsNotMatched);
-        }
-        if self
-            .runs_to_completion
-            .is_some_and(|want| want != s.runs_to_completion)
-        {
-            return Some(Miss::RunsToCompletionNotMatched);
-        }
-        let annotations_match = self
-            .annotations
-            .iter()
-            .all(|(k, g)| s.annotation(k).is_some_and(|v| g.is_match(v)));
-        let lists_match = !lists
-            || self.annotation_lists.iter().all(|(k, item)| {
-                s.annotation(k)
-                    .is_some_and(|v| list_items(v).any(|x| x == item))
-            });
-        let selector_match = self
-            .annotation_selector
-            .as_ref()
-            .is_none_or(|sel| sel.matches(&s.annotations()));
-        if !annotations_match || !lists_match || !selector_match {
-            return Some(Miss::AnnotationsNotMatched);
-        }
-        None
+        let mut trace = Trace::first_miss_only();
+        self.walk(s, lists, &mut trace);
+        trace.misses.first().copied()
     }
+
+    /// Every criterion of the rule on the subject, and the fields that did not match (`explain`).
+    pub(crate) fn criteria(&self, s: &Subject<'_>) -> (Vec<Miss>, Vec<Criterion>) {
+        let mut trace = Trace::every_criterion();
+        self.walk(s, true, &mut trace);
+        (trace.misses, trace.criteria.unwrap_or_default())
+    }
+
+    /// Checks each criterion in turn, noting each in `trace` (which says when to stop): the one
+    /// implementation of matching, for `inject` and `explain` alike.
+    fn walk(&self, s: &Subject<'_>, lists: bool, t: &mut Trace) {
+        let _ = self
+            .walk_object(s, t)
+            .and_then(|()| self.walk_annotations(s, lists, t));
+    }
+
+    /// Kind, namespace, name, labels and whether the pod runs to completion.
+    fn walk_object(&self, s: &Subject<'_>, t: &mut Trace) -> Option<()> {
+        let namespace = (!s.namespace.is_empty()).then(|| s.namespace.to_owned());
+        let no_namespace = namespace
+            .is_none()
+            .then_some("the object has no namespace: pass -n NAMESPACE");
+        if !self.kinds.is_empty() {
+            let ok = self.kinds.iter().any(|k| k == s.kind);
+            let d = || Criterion::new("kinds", ok, Some(s.kind.to_owned()), one_of(&self.kinds));
+            stop(t.note(Miss::KindNotMatched, ok, d))?;
+        }
+        if !self.namespaces.is_empty() {
+            let ok = self.namespaces.iter().any(|g| g.is_match(s.namespace));
+            let d = || {
+                Criterion::new(
+                    "namespaces",
+                    ok,
+                    namespace.clone(),
+                    globs("one of", &self.namespaces),
+                )
+                .hint(no_namespace.filter(|_| !ok))
+            };
+            stop(t.note(Miss::NamespaceNotMatched, ok, d))?;
+        }
+        if !self.exclude_namespaces.is_empty() {
+            let ok = !self
+                .exclude_namespaces
+                .iter()
+                .any(|g| g.is_match(s.namespace));
+            let d = || {
+                let want = globs("none of", &self.exclude_namespaces);
+                Criterion::new("excludeNamespaces", ok, namespace.clone(), want)
+            };
+            stop(t.note(Miss::NamespaceExcluded, ok, d))?;
+        }
+        if let Some(sel) = &self.namespace_selector {
+            let labels = namespace_labels(s);
+            let hint = no_namespace.or(Some(
+                "namespace labels come from Namespace objects in the input and --namespace-labels",
+            ));
+            walk_selector(
+                t,
+                Miss::NamespaceLabelsNotMatched,
+                "namespaceSelector",
+                sel,
+                &labels,
+                hint,
+            )?;
+        }
+        if !self.names.is_empty() {
+            let ok = self.names.iter().any(|g| g.is_match(s.name));
+            let d = || {
+                Criterion::new(
+                    "names",
+                    ok,
+                    Some(s.name.to_owned()),
+                    globs("one of", &self.names),
+                )
+            };
+            stop(t.note(Miss::NameNotMatched, ok, d))?;
+        }
+        if let Some(sel) = &self.selector {
+            walk_selector(
+                t,
+                Miss::LabelsNotMatched,
+                "labelSelector",
+                sel,
+                &s.labels,
+                None,
+            )?;
+        }
+        if let Some(want) = self.runs_to_completion {
+            let ok = want == s.runs_to_completion;
+            let d = || {
+                let actual = Some(s.runs_to_completion.to_string());
+                Criterion::new("runsToCompletion", ok, actual, want.to_string())
+            };
+            stop(t.note(Miss::RunsToCompletionNotMatched, ok, d))?;
+        }
+        Some(())
+    }
+
+    /// `annotations`, `annotationLists` (when `lists`) and `annotationSelector`.
+    fn walk_annotations(&self, s: &Subject<'_>, lists: bool, t: &mut Trace) -> Option<()> {
+        let miss = Miss::AnnotationsNotMatched;
+        let actual = |k: &str| s.annotation(k).map(|v| format!("{k}={v}"));
+        for (k, g) in &self.annotations {
+            let ok = s.annotation(k).is_some_and(|v| g.is_match(v));
+            let d = || Criterion::new("annotations", ok, actual(k), format!("{k}={}", g.glob()));
+            stop(t.note(miss, ok, d))?;
+        }
+        for (k, item) in self.annotation_lists.iter().filter(|_| lists) {
+            let ok = s
+                .annotation(k)
+                .is_some_and(|v| list_items(v).any(|x| x == item));
+            let d = || {
+                Criterion::new(
+                    "annotationLists",
+                    ok,
+                    actual(k),
+                    format!("{k} listing {item}"),
+                )
+            };
+            stop(t.note(miss, ok, d))?;
+        }
+        if let Some(sel) = &self.annotation_selector {
+            walk_selector(t, miss, "annotationSelector", sel, &s.annotations(), None)?;
+        }
+        Some(())
+    }
+}
+
+/// `None` (stop the walk) when `done`.
+fn stop(done: bool) -> Option<()> {
+    (!done).then_some(())
+}
+
+/// A selector's requirements, one criterion each when recording (else the selector as one).
+fn walk_selector(
+    t: &mut Trace,
+    miss: Miss,
+    field: &'static str,
+    sel: &Selector,
+    labels: &Map<String, Value>,
+    hint: Option<&'static str>,
+) -> Option<()> {
+    if t.criteria.is_none() {
+        return stop(t.note(miss, sel.matches(labels), || unreachable_criterion(field)));
+    }
+    for r in sel.requirements() {
+        let ok = r.matches(labels);
+        let d = || {
+            Criterion::new(field, ok, r.actual(labels), r.to_string()).hint(hint.filter(|_| !ok))
+        };
+        stop(t.note(miss, ok, d))?;
+    }
+    Some(())
+}
+
+/// A criterion never shown: `Trace::note` describes only when it records.
+fn unreachable_criterion(field: &'static str) -> Criterion {
+    Criterion::new(field, false, None, String::new())
+}
+
+/// `one of a, b`.
+fn one_of(items: &[String]) -> String {
+    format!("one of {}", items.join(", "))
+}
+
+/// Patterns after `what` (`one of prod-*, staging`).
+fn globs(what: &str, patterns: &[GlobMatcher]) -> String {
+    let patterns: Vec<&str> = patterns.iter().map(|g| g.glob().glob()).collect();
+    format!("{what} {}", patterns.join(", "))
 }
 
 /// The items of a comma-separated list annotation, spaces trimmed (empty ones left out).
@@ -391,8 +440,23 @@ fn namespace_labels<'a>(s: &Subject<'a>) -> std::borrow::Cow<'a, Map<String, Val
 pub struct RuleVerdict {
     pub rule: String,
     pub matched: bool,
+    /// The first field that did not match.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
+    /// Every field that did not match (`explain` only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<&'static str>,
+    /// Every criterion, matched or not (`explain` only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub criteria: Vec<Criterion>,
+}
+
+/// Everything `explain` shows of how an object was chosen: each rule's verdict, and the
+/// policies (its own annotation, the skips) that decide beside the rules.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Verdicts {
+    pub rules: Vec<RuleVerdict>,
+    pub policy: Vec<Criterion>,
 }
 
 /// What the `kinject.dev/inject` annotation says.
@@ -448,28 +512,6 @@ mod tests {
             host_network: false,
             runs_to_completion: false,
         }
-    }
-
-    #[test]
-    fn selectors_follow_kubernetes() {
-        let sel = Selector::parse(&json!({"matchExpressions": [{"key": "sidecar.me/inject", "operator": "In", "values": ["true", "True"]}]})).unwrap();
-        assert!(sel.matches(json!({"sidecar.me/inject": "True"}).as_object().unwrap()));
-        assert!(!sel.matches(json!({}).as_object().unwrap()));
-        let not_in = Selector::parse(
-            &json!({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": ["x"]}]}),
-        )
-        .unwrap();
-        assert!(not_in.matches(json!({}).as_object().unwrap()));
-        assert!(
-            Selector::parse(&json!({"matchExpressions": [{"key": "a", "operator": "In"}]}))
-                .is_err()
-        );
-        assert!(
-            Selector::parse(
-                &json!({"matchExpressions": [{"key": "a", "operator": "Equals", "values": ["x"]}]})
-            )
-            .is_err()
-        );
     }
 
     #[test]

@@ -146,6 +146,74 @@ fn malformed_requests_get_a_refusal_not_a_crash() {
     }
 }
 
+/// A malformed request is said on stderr too, not only in the response.
+#[test]
+fn a_malformed_request_is_said_on_stderr() {
+    let broken = std::fs::read(dir().join("malformed.json")).expect("read");
+    let out = kinject(&["admission", "-c", "config.yaml"], &broken);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "error: the request cannot be answered: the AdmissionReview is not valid JSON"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A configuration that cannot be loaded still answers the request (a webhook wrapper has a
+/// response to return): refused with code 500 and the located error, exit 2, the diagnostic
+/// on stderr. A request without a `uid` cannot be answered: nothing on stdout.
+#[test]
+fn a_broken_configuration_refuses_with_the_located_error() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let config = scratch.path().join("bad.yaml");
+    std::fs::write(
+        &config,
+        "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars: [{name: x, containerz: []}]\n",
+    )
+    .expect("write");
+    let config = config.to_str().expect("utf-8");
+    let pod = std::fs::read(dir().join("pod.json")).expect("read");
+    for config in [config, "missing.yaml"] {
+        let out = kinject(&["admission", "-c", config], &pod);
+        assert_eq!(out.status.code(), Some(2));
+        let response: Value = serde_json::from_slice(&out.stdout).expect("a response");
+        let response = &response["response"];
+        assert_eq!(response["uid"], load("pod.json")["request"]["uid"]);
+        assert_eq!(response["allowed"], false);
+        assert_eq!(response["status"]["code"], 500);
+        let message = response["status"]["message"].as_str().expect("message");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(message.contains(&format!("{config}:")), "{message}");
+        assert!(stderr.contains("kinject::config::"), "{stderr}");
+    }
+    let out = kinject(
+        &["admission", "-c", config],
+        br#"{"kind": "AdmissionReview"}"#,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no `uid`"));
+}
+
+/// The request can be a file, as a PATH or `-f`, like every other subcommand's input.
+#[test]
+fn the_request_can_be_a_file() {
+    let from_stdin = kinject(
+        &["admission", "-c", "config.yaml"],
+        &std::fs::read(dir().join("pod.json")).expect("read"),
+    );
+    assert!(from_stdin.status.success());
+    for args in [
+        &["admission", "-c", "config.yaml", "pod.json"][..],
+        &["admission", "-c", "config.yaml", "-f", "pod.json"],
+    ] {
+        let out = kinject(args, b"");
+        assert!(out.status.success(), "{args:?}");
+        assert_eq!(out.stdout, from_stdin.stdout, "{args:?}");
+    }
+}
+
 #[test]
 fn a_conflict_refuses_the_pod_with_the_reason() {
     let mut request = load("pod.json");

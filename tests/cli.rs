@@ -1,5 +1,6 @@
 //! Where the configuration comes from: given with `-c` (not standard input when the
-//! manifests are read from it), or found beside the work, never far above it.
+//! manifests are read from it), or found beside the work, never far above it. And the
+//! conventions users bring from kubectl: `kinject version`, the plugin's name in help.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -311,5 +312,104 @@ fn the_json_report_is_all_of_stderr_whatever_fails() {
                 .any(|i| i["action"] == "error" && i["code"].is_string()),
             "{args:?}: no located error: {items:?}"
         );
+    }
+}
+
+/// `kinject version` says what `--version` says; `-o json` the same facts as JSON.
+#[test]
+fn version_subcommand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| common::kinject_with_stdin(dir.path(), args, b"");
+    let flag = run(&["--version"]);
+    let sub = run(&["version"]);
+    assert!(sub.status.success());
+    assert_eq!(sub.stdout, flag.stdout);
+    let text = String::from_utf8_lossy(&flag.stdout).into_owned();
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["version", "-o", "json"]).stdout).expect("json");
+    let version = json["kinject"]["version"].as_str().expect("version");
+    assert!(
+        text.starts_with(&format!("kinject {version}")),
+        "{text} vs {json}"
+    );
+}
+
+/// Run as kubectl's plugin (`kubectl-kinject`), help and usage errors say `kubectl kinject`,
+/// what the user types; run as `kinject`, they say `kinject`.
+#[cfg(unix)]
+#[test]
+fn help_names_the_command_as_it_was_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plugin = dir.path().join("kubectl-kinject");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kinject"), &plugin).expect("symlink");
+    for (program, usage) in [
+        (plugin.as_path(), "Usage: kubectl kinject inject "),
+        (
+            Path::new(env!("CARGO_BIN_EXE_kinject")),
+            "Usage: kinject inject ",
+        ),
+    ] {
+        let out = Command::new(program)
+            .args(["inject", "--help"])
+            .output()
+            .expect("run");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(usage),
+            "{usage}"
+        );
+        let out = Command::new(program)
+            .args(["inject", "--no-such-flag"])
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(usage),
+            "{usage}"
+        );
+    }
+}
+
+/// Every subcommand's `--help` ends with examples, and every example's kinject command line
+/// is one kinject accepts (run in an empty directory, it may fail for want of files, never for
+/// a flag it does not know).
+#[test]
+fn every_help_has_examples_kinject_accepts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| common::kinject_with_stdin(dir.path(), args, b"");
+    for sub in [
+        "inject",
+        "uninject",
+        "explain",
+        "krm",
+        "admission",
+        "schema",
+        "version",
+        "completions",
+    ] {
+        let help = String::from_utf8_lossy(&run(&[sub, "--help"]).stdout).into_owned();
+        let (_, examples) = help
+            .split_once("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{sub}: no Examples: section"));
+        let mut checked = 0;
+        for line in examples.lines() {
+            let command = line.split(" # ").next().unwrap_or_default();
+            let Some(at) = command.find("kinject ") else {
+                continue;
+            };
+            let words: Vec<&str> = command[at + "kinject ".len()..]
+                .split(['|', '<', '>'])
+                .next()
+                .unwrap_or_default()
+                .split_whitespace()
+                .collect();
+            let out = run(&words);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !stderr.contains("For more information, try '--help'"),
+                "{sub}: `{line}`: {stderr}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 0, "{sub}: no kinject example");
     }
 }

@@ -1,28 +1,48 @@
 //! `kinject admission`: wiring only.
 
-use super::output::stdout;
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::integrations::admission;
+
+use super::output::{diagnostics, stdout};
 use super::run::read_stdin;
 use super::{AdmissionArgs, ExitStatus, eprint};
 
+/// The status code of a refusal because kinject's own configuration is broken: the webhook's
+/// fault, not the request's (docs/admission.md).
+const CONFIG_BROKEN: u16 = 500;
+
 pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
-    let Some(config) = args.config.load(true) else {
-        return ExitStatus::Error;
-    };
-    let bytes = match read_stdin() {
+    let path = args.path.as_ref().or(args.filename.as_ref());
+    let from_stdin = path.is_none_or(|p| p.as_os_str() == "-");
+    let bytes = match read(path.filter(|_| !from_stdin)) {
         Ok(b) => b,
         Err(e) => {
-            eprint(&format!("error: cannot read <stdin>: {e}\n"));
+            eprint(&format!("error: {e}\n"));
             return ExitStatus::Error;
         }
+    };
+    let config = match load(args, from_stdin) {
+        Ok(c) => c,
+        Err(message) => return refuse(&bytes, message),
     };
     let mut labels = crate::inject::NamespaceLabels::new();
     if let Err(e) = super::parse_namespace_labels(&args.namespace_labels, &mut labels) {
         eprint(&format!("error: {e}\n"));
-        return ExitStatus::Error;
+        return refuse(&bytes, e);
     }
-    let answer = crate::integrations::admission::review(&bytes, &config, &labels);
+    let answer = admission::review(&bytes, &config, &labels);
     for w in &answer.warnings {
         eprint(&format!("warning: {w}\n"));
+    }
+    if !answer.well_formed {
+        let message = answer.response["response"]["status"]["message"]
+            .as_str()
+            .unwrap_or("malformed");
+        eprint(&format!(
+            "error: the request cannot be answered: {message}\n"
+        ));
     }
     let text = serde_json::to_string_pretty(&answer.response).unwrap_or_default();
     let code = stdout(&format!("{text}\n"));
@@ -31,4 +51,57 @@ pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
     } else {
         ExitStatus::Error
     }
+}
+
+/// The request's bytes, from `path` or standard input.
+fn read(path: Option<&PathBuf>) -> Result<Vec<u8>, String> {
+    match path {
+        None => read_stdin().map_err(|e| format!("cannot read <stdin>: {e}")),
+        Some(p) => std::fs::read(p).map_err(|e| {
+            let name = crate::diagnostic::printable_name(&p.display().to_string()).into_owned();
+            format!("cannot read {name}: {e}")
+        }),
+    }
+}
+
+/// The configuration, its warnings and errors said on stderr; on error, what they say, for
+/// the refusal's message.
+fn load(args: &AdmissionArgs, from_stdin: bool) -> Result<Config, String> {
+    let paths = args.config.paths(from_stdin).inspect_err(|e| {
+        eprint(&format!("error: {e}\n"));
+    })?;
+    let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    match crate::config::load(&paths, &args.config.sets) {
+        Ok(mut c) => {
+            diagnostics(std::mem::take(&mut c.warnings));
+            Ok(c)
+        }
+        Err(errors) => {
+            let said: Vec<String> = errors
+                .iter()
+                .map(|e| {
+                    let help = e
+                        .help
+                        .as_ref()
+                        .map(|h| format!(": {h}"))
+                        .unwrap_or_default();
+                    format!("{}: {} ({}){help}", e.location, e.message, e.code)
+                })
+                .collect();
+            diagnostics(errors);
+            Err(format!("kinject's configuration: {}", said.join("; ")))
+        }
+    }
+}
+
+/// Exit 2, having answered the request with a refusal when it can be answered at all.
+fn refuse(bytes: &[u8], message: String) -> ExitStatus {
+    match admission::refusal(bytes, CONFIG_BROKEN, message) {
+        Some(response) => {
+            let text = serde_json::to_string_pretty(&response).unwrap_or_default();
+            let _ = stdout(&format!("{text}\n"));
+        }
+        None => eprint("error: the request has no `uid`: no AdmissionReview can answer it\n"),
+    }
+    ExitStatus::Error
 }

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::inject::{Action, Mode};
 use crate::pipeline::{Identity, Values};
-use crate::select::RuleVerdict;
+use crate::select::{Criterion, RuleVerdict};
 
 use super::output::{diagnostics, stdout};
 use super::run::{process_inputs, read_while, take_errors};
@@ -24,6 +24,9 @@ struct Explanation {
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'static str>,
     rules: Vec<RuleVerdict>,
+    /// The object's own annotation and the skips that apply to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    policy: Vec<Criterion>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
@@ -58,6 +61,7 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
                     sidecars: Vec::new(),
                     reason: None,
                     rules: Vec::new(),
+                    policy: Vec::new(),
                     error: None,
                 };
                 match &o.outcome {
@@ -70,7 +74,8 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
                         };
                         e.sidecars = outcome.action.sidecars().to_vec();
                         e.reason = outcome.action.reason().map(|r| r.code());
-                        e.rules = outcome.verdicts.clone();
+                        e.rules = outcome.verdicts.rules.clone();
+                        e.policy = outcome.verdicts.policy.clone();
                     }
                 }
                 out.push(e);
@@ -97,11 +102,11 @@ fn text(items: &[Explanation]) -> String {
             ("skip", _) => lines.push(format!("  skip: {}", e.reason.unwrap_or("unknown"))),
             (d, _) => lines.push(format!("  {d}: {}", e.sidecars.join(", "))),
         }
+        for c in &e.policy {
+            lines.push(format!("  policy: {}", not_matched(c)));
+        }
         for r in &e.rules {
-            match r.reason {
-                None => lines.push(format!("  rule {}: matched", r.rule)),
-                Some(why) => lines.push(format!("  rule {}: not matched ({why})", r.rule)),
-            }
+            rule_lines(r, &mut lines);
         }
     }
     // A value with a line break in it (a name, an annotation in a message) stays on its line.
@@ -109,4 +114,43 @@ fn text(items: &[Explanation]) -> String {
         .iter()
         .map(|l| format!("{}\n", crate::diagnostic::one_line(l)))
         .collect()
+}
+
+/// A rule's verdict: a line for each criterion it failed, one for those it met.
+fn rule_lines(r: &RuleVerdict, lines: &mut Vec<String>) {
+    if r.matched {
+        lines.push(format!("  rule {}: matched", r.rule));
+    } else {
+        lines.push(format!(
+            "  rule {}: not matched ({})",
+            r.rule,
+            r.reasons.join(", ")
+        ));
+    }
+    for c in r.criteria.iter().filter(|c| !c.matched) {
+        lines.push(format!("    no: {}", not_matched(c)));
+    }
+    let met: Vec<String> = r
+        .criteria
+        .iter()
+        .filter(|c| c.matched)
+        .map(|c| format!("{} {}", c.field, c.actual.as_ref().unwrap_or(&c.expected)))
+        .collect();
+    if !met.is_empty() {
+        lines.push(format!("    ok: {}", met.join(", ")));
+    }
+}
+
+/// `field wants …, has …` and the hint.
+fn not_matched(c: &Criterion) -> String {
+    let mut line = format!(
+        "{} wants {}, has {}",
+        c.field,
+        c.expected,
+        c.actual.as_deref().unwrap_or("none")
+    );
+    if let Some(hint) = c.hint {
+        line.push_str(&format!(" ({hint})"));
+    }
+    line
 }

@@ -30,7 +30,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
                         input,
                         &args.config.configs,
                         &args.config.sets,
-                        input_args.namespace.clone(),
+                        input_args.scope.namespace.clone(),
                     );
                 }
                 stdin = Some(StdinWindows::from_whole(input));

@@ -18,7 +18,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Inject sidecar containers into Kubernetes manifests, offline, keeping your files as you
 /// wrote them.
@@ -37,22 +37,54 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Inject sidecars into manifests (stdin, files or directories) and write the result.
+    #[command(after_help = "Examples:
+  kinject inject -c sidecars.yaml deploy.yaml
+  kustomize build overlays/prod | kinject inject -c sidecars.yaml | kubectl apply -f -
+  kinject inject -c sidecars.yaml -n prod-eu -l app=web -o patch k8s/
+  kinject inject -c sidecars.yaml --check k8s/       # exit 1 when a file would change
+  kinject inject -c sidecars.yaml -i k8s/            # rewrite the files in place")]
     Inject(InjectArgs),
     /// Remove everything kinject injected (as its status annotation records it).
+    #[command(after_help = "Examples:
+  kinject uninject -c sidecars.yaml injected.yaml
+  kinject uninject -c sidecars.yaml -i k8s/")]
     Uninject(UninjectArgs),
     /// Say, for every object, which rules match, which do not and why, and what would be
     /// injected.
+    #[command(after_help = "Examples:
+  kinject explain -c sidecars.yaml deploy.yaml
+  kinject explain -c sidecars.yaml -n prod-eu --report json k8s/")]
     Explain(ExplainArgs),
     /// Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration),
     /// the ResourceList with injected items and results on stdout. Also what `kinject` with no
     /// subcommand does when stdin is not a terminal.
+    #[command(after_help = "Examples:
+  kinject krm < resource-list.yaml
+  kinject krm -c sidecars.yaml < resource-list.yaml")]
     Krm(KrmArgs),
     /// Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating
     /// webhook returns: `allowed`, and the base64 JSONPatch when the object changes.
+    #[command(after_help = "Examples:
+  kinject admission -c sidecars.yaml < review.json
+  kinject admission -c sidecars.yaml -f review.json")]
     Admission(AdmissionArgs),
     /// Print the JSON Schema of the configuration file (for editors and CI validation).
+    #[command(after_help = "Examples:
+  kinject schema > kinject.schema.json")]
     Schema,
+    /// Print kinject's version, the commit it was built from and its date (as `--version`).
+    #[command(after_help = "Examples:
+  kinject version
+  kinject version -o json")]
+    Version {
+        /// `text` (as `--version`) or `json` (`{"kinject": {"version": …, "build": …}}`).
+        #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+        output: ReportFormat,
+    },
     /// Print a shell completion script.
+    #[command(after_help = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
+  kinject completions bash > ~/.local/share/bash-completion/completions/kinject")]
     Completions {
         /// The shell to complete for.
         shell: clap_complete::Shell,
@@ -74,6 +106,24 @@ pub struct InputArgs {
     /// Accepted for kubectl compatibility: directories are always walked recursively.
     #[arg(short = 'R', long)]
     pub recursive: bool,
+    /// Only objects whose own labels (`metadata.labels`) this kubectl label selector selects
+    /// (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by
+    /// commas); the others pass through unchanged, reported as `not_selected`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Not flags here: the namespace facts the rules read, given by the commands that have
+    /// rules (`inject`, `explain`: `RuleScopeArgs`); `uninject` has none and offers none.
+    #[arg(skip)]
+    pub scope: RuleScopeArgs,
+    /// Not a flag: whether the command rewrites the inputs in place (then only regular files
+    /// are read; a FIFO is refused before it is opened).
+    #[arg(skip)]
+    pub rewrite: bool,
+}
+
+/// What rules that match namespaces read of the objects' namespaces.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RuleScopeArgs {
     /// Namespace of objects that do not name one (for rules that match namespaces).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
@@ -81,10 +131,6 @@ pub struct InputArgs {
     /// in the input count too).
     #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE")]
     pub namespace_labels: Vec<String>,
-    /// Not a flag: whether the command rewrites the inputs in place (then only regular files
-    /// are read; a FIFO is refused before it is opened).
-    #[arg(skip)]
-    pub rewrite: bool,
 }
 
 /// File names looked for when no `-c` is given.
@@ -206,8 +252,14 @@ impl InputArgs {
         inputs: &[crate::read::Input],
     ) -> Result<crate::inject::Settings<'c>, String> {
         let mut given = crate::inject::NamespaceLabels::new();
-        parse_namespace_labels(&self.namespace_labels, &mut given)?;
-        let settings = crate::inject::Settings::new(config, self.namespace.clone(), mode);
+        parse_namespace_labels(&self.scope.namespace_labels, &mut given)?;
+        let namespace = self.scope.namespace.clone();
+        let mut settings = crate::inject::Settings::new(config, namespace, mode);
+        if let Some(text) = &self.selector {
+            let selector = crate::select::Selector::parse_kubectl(text)
+                .map_err(|e| format!("-l/--selector: {e}"))?;
+            settings.selector = Some(selector);
+        }
         Ok(settings.with_namespace_labels(inputs, given))
     }
 
@@ -302,6 +354,8 @@ pub struct InjectArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub scope: RuleScopeArgs,
+    #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -336,6 +390,12 @@ pub struct UninjectArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct AdmissionArgs {
+    /// The AdmissionReview request: a file, or `-` or nothing for standard input.
+    #[arg(value_name = "PATH", conflicts_with = "filename")]
+    pub path: Option<PathBuf>,
+    /// The AdmissionReview request file, as kubectl takes it (same as PATH).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filename: Option<PathBuf>,
     #[command(flatten)]
     pub config: ConfigArgs,
     /// A label of a namespace, for rules' `namespaceSelector` (repeatable).
@@ -358,9 +418,19 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
+    pub scope: RuleScopeArgs,
+    #[command(flatten)]
     pub config: ConfigArgs,
-    /// Explanation format on stdout.
-    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    /// Explanation format on stdout (`--report`, as `inject` names its report's; `-o` and
+    /// `--output` say the same).
+    #[arg(
+        short = 'o',
+        long = "report",
+        visible_alias = "output",
+        value_enum,
+        default_value_t = ReportFormat::Text,
+        value_name = "FORMAT"
+    )]
     pub output: ReportFormat,
 }
 
@@ -409,7 +479,11 @@ pub fn main() -> ExitCode {
                 .build(),
         )
     }));
-    let cli = Cli::parse_from(plugin_args().unwrap_or_else(|| std::env::args_os().collect()));
+    let cli = Cli::from_arg_matches(
+        &command_as_run()
+            .get_matches_from(plugin_args().unwrap_or_else(|| std::env::args_os().collect())),
+    )
+    .unwrap_or_else(|e| e.exit());
     let command = match cli.command {
         Some(c) => c,
         // kustomize and kpt run an exec function with no arguments.
@@ -417,7 +491,7 @@ pub fn main() -> ExitCode {
             Command::Krm(KrmArgs::default())
         }
         None => {
-            let _ = Cli::command().print_help();
+            let _ = command_as_run().print_help();
             return ExitCode::from(ExitStatus::Error);
         }
     };
@@ -432,14 +506,21 @@ pub fn main() -> ExitCode {
     let code = match command {
         Command::Krm(args) => krm::run(&args),
         Command::Admission(args) => admission::run(&args),
-        Command::Inject(args) => inject::run_inject(&args),
+        Command::Inject(mut args) => {
+            args.input.scope = args.scope.clone();
+            inject::run_inject(&args)
+        }
         Command::Uninject(args) => inject::run_uninject(&args),
-        Command::Explain(args) => explain::run(&args),
+        Command::Explain(mut args) => {
+            args.input.scope = args.scope.clone();
+            explain::run(&args)
+        }
         Command::Schema => {
             let text =
                 serde_json::to_string_pretty(&crate::model::schema::document()).unwrap_or_default();
             output::stdout(&format!("{text}\n"))
         }
+        Command::Version { output } => output::stdout(&version(output)),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "kinject", &mut buf);
@@ -448,6 +529,43 @@ pub fn main() -> ExitCode {
     };
     json_stderr::finish();
     ExitCode::from(code)
+}
+
+/// `--version`'s text, or the same facts as JSON.
+fn version(format: ReportFormat) -> String {
+    let full = env!("KINJECT_VERSION");
+    match format {
+        ReportFormat::Text => format!("kinject {full}\n"),
+        ReportFormat::Json => {
+            let (version, build) = full.split_once(' ').unwrap_or((full, ""));
+            let build = build.trim_start_matches('(').trim_end_matches(')');
+            let value = serde_json::json!({"kinject": {"version": version, "build": build}});
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&value).unwrap_or_default()
+            )
+        }
+    }
+}
+
+/// The name kubectl runs a plugin by: installed as `kubectl-kinject`, kinject is `kubectl
+/// kinject`.
+const KUBECTL_PLUGIN_NAME: &str = "kubectl-kinject";
+
+/// The command line's definition, named as the user ran it: `kubectl kinject` as kubectl's
+/// plugin (help and errors then show what to type), else `kinject`.
+fn command_as_run() -> clap::Command {
+    let argv0 = std::env::args_os().next().map(PathBuf::from);
+    let as_plugin = argv0
+        .as_deref()
+        .and_then(std::path::Path::file_name)
+        .is_some_and(|n| n == KUBECTL_PLUGIN_NAME);
+    let command = Cli::command();
+    if as_plugin {
+        command.bin_name("kubectl kinject")
+    } else {
+        command
+    }
 }
 
 /// The file name kustomize gives a legacy exec transformer plugin of kind `InjectionConfig`.

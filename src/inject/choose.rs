@@ -9,7 +9,7 @@ use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::WorkloadKind;
 use crate::model::RequestList;
-use crate::select::{self, Reason, Request, RuleVerdict, Subject};
+use crate::select::{self, Criterion, Reason, Request, RuleVerdict, Subject, Verdicts};
 
 /// The rules' verdicts for an object whose pod template is `pod`, the sidecars it gets (or
 /// why none), and warnings about its requests.
@@ -24,23 +24,18 @@ pub(super) fn choose<'c>(
     let config = settings.config;
     let mut subject = subject(object, pod, wk, namespace);
     subject.namespace_labels = settings.namespace_labels.get(namespace);
-    let verdicts: Vec<RuleVerdict> = config
-        .rules
-        .iter()
-        .map(|r| {
-            let miss = r.matcher.check(&subject);
-            RuleVerdict {
-                // Names only for `explain`: other runs keep no verdicts.
-                rule: if explain {
-                    r.spec.name.clone()
-                } else {
-                    String::new()
-                },
-                matched: miss.is_none(),
-                reason: miss.map(|m| m.code()),
-            }
-        })
-        .collect();
+    let verdicts = Verdicts {
+        rules: config
+            .rules
+            .iter()
+            .map(|r| verdict(config, r, &subject, explain))
+            .collect(),
+        policy: if explain {
+            policy(config, &subject)
+        } else {
+            Vec::new()
+        },
+    };
     // A request annotation sits on the pod template, or on the workload.
     let at = |annotation: &str| {
         let key = crate::json::escape(annotation);
@@ -67,7 +62,7 @@ pub(super) fn choose<'c>(
         }
         warnings.push(message);
     }
-    let selection = select_sidecars(config, &subject, &verdicts).map_err(|e| {
+    let selection = select_sidecars(config, &subject, &verdicts.rules).map_err(|e| {
         if e.code == codes::INJECT_UNKNOWN_SIDECAR {
             e.at(at(select::INJECT_ANNOTATION))
         } else {
@@ -75,6 +70,85 @@ pub(super) fn choose<'c>(
         }
     })?;
     Ok((verdicts, selection, warnings))
+}
+
+/// One rule's verdict on the subject; with `explain`, its name, every criterion and the skip
+/// that keeps it out when one does.
+fn verdict(config: &Config, rule: &RuleDef, s: &Subject<'_>, explain: bool) -> RuleVerdict {
+    if !explain {
+        let miss = rule.matcher.check(s);
+        return RuleVerdict {
+            rule: String::new(),
+            matched: miss.is_none(),
+            reason: miss.map(|m| m.code()),
+            reasons: Vec::new(),
+            criteria: Vec::new(),
+        };
+    }
+    let (misses, mut criteria) = rule.matcher.criteria(s);
+    // The defaults' skips are the object's policy; a rule's own are its criteria.
+    if misses.is_empty()
+        && rule.spec.skips.is_some()
+        && let Some(skip) = rule_skip(config, rule, s)
+    {
+        criteria.push(skip_criterion(s, skip, true));
+    }
+    RuleVerdict {
+        rule: rule.spec.name.clone(),
+        matched: misses.is_empty(),
+        reason: misses.first().map(|m| m.code()),
+        reasons: misses.iter().map(|m| m.code()).collect(),
+        criteria,
+    }
+}
+
+/// The policies beside the rules that decide for the subject: its `kinject.dev/inject`
+/// annotation, and the configuration's skips when they apply to it.
+fn policy(config: &Config, s: &Subject<'_>) -> Vec<Criterion> {
+    let mut out = Vec::new();
+    let request = select::request(s);
+    if request != Request::None {
+        let value = s.annotation(select::INJECT_ANNOTATION).map(str::to_owned);
+        let (ok, expected, hint) = match &request {
+            Request::OptOut => (false, "anything but false", "the object opts out"),
+            Request::OptIn => (true, "true", "the rules that match inject"),
+            _ => (true, "sidecar names", "these are injected too"),
+        };
+        let fact = Criterion::new(select::INJECT_ANNOTATION, ok, value, expected.to_owned());
+        out.push(fact.hint(Some(hint)));
+    }
+    let defaults = &config.defaults;
+    if let Some(skip) = skip_reason(s, defaults.skip_host_network, &defaults.skip_namespaces) {
+        out.push(skip_criterion(s, skip, false));
+    }
+    out
+}
+
+/// The skip that keeps the subject out, as a criterion: of the rule's own `skips`, or of the
+/// configuration's `defaults`.
+fn skip_criterion(s: &Subject<'_>, skip: Reason, own: bool) -> Criterion {
+    let (host_network, namespaces) = if own {
+        (
+            "the rule's skips.hostNetwork",
+            "the rule's skips.namespaces",
+        )
+    } else {
+        ("defaults.skipHostNetwork", "defaults.skipNamespaces")
+    };
+    match skip {
+        Reason::HostNetwork => Criterion::new(
+            "skipHostNetwork",
+            false,
+            Some("hostNetwork: true".to_owned()),
+            format!("a pod not on the host network ({host_network})"),
+        ),
+        _ => Criterion::new(
+            "skipNamespaces",
+            false,
+            Some(s.namespace.to_owned()),
+            format!("a namespace not skipped ({namespaces})"),
+        ),
+    }
 }
 
 /// A name a request list (`requestList`) asks for that no rule lists.
@@ -230,7 +304,7 @@ pub(super) type Selection<'c> = Result<(Vec<Chosen<'c>>, Vec<String>), Reason>;
 
 /// What `choose` decides for an object: the rules' verdicts, its selection, and warnings
 /// about its requests.
-pub(super) type Choice<'c> = (Vec<RuleVerdict>, Selection<'c>, Vec<String>);
+pub(super) type Choice<'c> = (Verdicts, Selection<'c>, Vec<String>);
 
 /// The sidecars to inject, each with whether it becomes native, or the reason for none.
 fn select_sidecars<'c>(

@@ -22,7 +22,7 @@ pub(crate) use sidecar::StaticRenders;
 pub(crate) use status::{Record, STATUS_ANNOTATION, Status};
 
 use crate::config::Config;
-use crate::select::{Reason, RuleVerdict};
+use crate::select::{Reason, Verdicts};
 
 /// A problem injecting into one object; the caller adds where the object is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +83,9 @@ pub struct Settings<'c> {
     /// Labels of namespaces, for rules' `namespaceSelector` (`with_namespace_labels`).
     pub namespace_labels: NamespaceLabels,
     pub mode: Mode,
+    /// Only objects whose labels this selects are acted on (`-l/--selector`); the others
+    /// are skipped as `not_selected`.
+    pub(crate) selector: Option<crate::select::Selector>,
 }
 
 /// Labels of namespaces, by namespace name.
@@ -96,6 +99,7 @@ impl<'c> Settings<'c> {
             namespace,
             namespace_labels: std::collections::HashMap::new(),
             mode,
+            selector: None,
         }
     }
 
@@ -173,7 +177,7 @@ pub struct Outcome {
     /// Sidecar containers the pod's own same-name containers override (`sameName: override`).
     pub overridden: Vec<String>,
     pub warnings: Vec<String>,
-    pub verdicts: Vec<RuleVerdict>,
+    pub verdicts: Verdicts,
     /// Nulls of `target` that were written other than empty before kinject filled them
     /// (`null`, `~`), and how, by pointer: a text editor writes them so again.
     pub null_as: BTreeMap<String, String>,
@@ -187,7 +191,7 @@ impl Outcome {
             removed: Vec::new(),
             overridden: Vec::new(),
             warnings: Vec::new(),
-            verdicts: Vec::new(),
+            verdicts: Verdicts::default(),
             null_as: BTreeMap::new(),
         }
     }

@@ -14,7 +14,7 @@ use super::{apply, pod, shape, strip, trust};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::{WorkloadKind, workload_kind};
-use crate::select::{Reason, RuleVerdict};
+use crate::select::{Reason, Verdicts};
 use crate::template;
 
 /// Decides and performs injection (or uninjection) for one object.
@@ -32,6 +32,14 @@ pub(crate) fn plan_in_text(
     explain: bool,
     null_text: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Outcome, InjectError> {
+    if let Some(selector) = &settings.selector {
+        let labels = object
+            .at_pointer("/metadata/labels")
+            .and_then(Value::as_object);
+        if !selector.matches(labels.unwrap_or(&serde_json::Map::new())) {
+            return Ok(Outcome::new(Action::Skipped(Reason::NotSelected)));
+        }
+    }
     let found = match find_pod_template(object, settings)? {
         Ok(found) => found,
         Err(outcome) => return Ok(outcome),
@@ -148,6 +156,16 @@ fn choose_uncopied<'c>(
     Ok(ControlFlow::Continue((verdicts, selection, warnings)))
 }
 
+/// Whether `object` is an AdmissionReview (`admission.k8s.io`), which `kinject admission`
+/// answers and `inject` would pass on untouched.
+fn is_admission_review(object: &Value) -> bool {
+    object.field("kind").and_then(Value::as_str) == Some("AdmissionReview")
+        && object
+            .field("apiVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.starts_with("admission.k8s.io/"))
+}
+
 /// An object's pod template, found, and what is known of it before anything is changed.
 struct Found<'a> {
     object: &'a Value,
@@ -184,7 +202,14 @@ fn find_pod_template<'a>(
             })
     });
     let Some(wk) = found else {
-        return Ok(Err(Outcome::new(Action::Skipped(Reason::NotAWorkload))));
+        let mut outcome = Outcome::new(Action::Skipped(Reason::NotAWorkload));
+        if is_admission_review(object) {
+            outcome.warnings.push(
+                "this is an AdmissionReview: use `kinject admission` to answer it (`inject` takes manifests)"
+                    .to_owned(),
+            );
+        }
+        return Ok(Err(outcome));
     };
     let Some(pod) = object
         .at_pointer(&wk.pod_template)
@@ -408,7 +433,7 @@ struct Finish<'a> {
     changed: &'a dyn Fn(&Value) -> bool,
     pod_template: &'a str,
     respelled: BTreeMap<String, String>,
-    verdicts: Option<Vec<RuleVerdict>>,
+    verdicts: Option<Verdicts>,
 }
 
 /// The outcome with what was removed, whether anything changed, and the verdicts.

@@ -86,6 +86,17 @@ pub(crate) fn review(
     }
 }
 
+/// The refusal of the AdmissionReview in `bytes` when kinject cannot answer it (its
+/// configuration cannot be loaded): `allowed: false` with `code` and `message`, when the
+/// request can be read far enough to know its `uid` (a response without it is no answer).
+pub(crate) fn refusal(bytes: &[u8], code: u16, message: String) -> Option<Value> {
+    let (api_version, uid) = match parse(bytes) {
+        Ok(r) => (r.api_version, r.uid),
+        Err((api_version, uid, _)) => (api_version, uid),
+    };
+    (!uid.is_empty()).then(|| respond(&api_version, &uid, false, None, Some((code, message))))
+}
+
 /// Gives `object` the `apiVersion` and `kind` it lacks from the request's `kind` (group,
 /// version, kind), as the API server and the injectors' webhooks take the object to be of the
 /// kind the request says: a hand-made review often leaves them out of the object (tumblr's and
