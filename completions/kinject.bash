@@ -85,7 +85,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__admission)
-            opts="-c -h -V --config --set --namespace-labels --help --version"
+            opts="-c -h -V --config --set --set-json --namespace-labels --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -100,6 +100,10 @@ _kinject() {
                     return 0
                     ;;
                 --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -129,7 +133,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__explain)
-            opts="-f -R -n -c -o -h -V --filename --recursive --namespace --namespace-labels --config --set --output --help --version"
+            opts="-f -R -n -c -o -h -V --filename --recursive --namespace --namespace-labels --config --set --set-json --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -164,6 +168,10 @@ _kinject() {
                     return 0
                     ;;
                 --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -309,7 +317,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --set --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
+            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --set --set-json --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -344,6 +352,10 @@ _kinject() {
                     return 0
                     ;;
                 --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -176,6 +176,35 @@ impl Templates {
         }
     }
 
+    /// The `values.*` paths the templates read, dotted inside `values` (`image.tag`); `""`
+    /// when one reads `values` other than by attribute (`values[k]`, `values | items`), which
+    /// may be any of it.
+    pub fn values_read(&self) -> Vec<String> {
+        let mut read: Vec<String> = self
+            .template_names()
+            .filter_map(|n| self.env.get_template(n).ok())
+            .flat_map(|t| t.undeclared_variables(true))
+            .filter_map(|v| match v.strip_prefix("values") {
+                Some("") => Some(String::new()),
+                Some(rest) => rest.strip_prefix('.').map(str::to_owned),
+                None => None,
+            })
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        read
+    }
+
+    /// The names of every compiled template, field and whole.
+    fn template_names(&self) -> impl Iterator<Item = &str> {
+        self.sidecars.values().flat_map(|t| {
+            t.fields
+                .iter()
+                .map(|(_, name, _)| name.as_str())
+                .chain(t.whole.as_deref())
+        })
+    }
+
     /// Whether sidecar `name` renders the same for every object (it has no template).
     pub fn is_static(&self, name: &str) -> bool {
         self.sidecars

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::loaded::Config;
 use super::merge::{Document, Loading, check_format};
+use super::set::Set;
 use crate::config::compat;
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
@@ -71,9 +72,9 @@ fn no_configuration_file(dir: &Path) -> Located {
     )
 }
 
-/// Loads configuration files (a directory: its YAML files); `sets` are `--set key=value`
-/// overrides of `values`.
-pub(crate) fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
+/// Loads configuration files (a directory: its YAML files); `sets` are `--set` and
+/// `--set-json` overrides of `values`.
+pub(crate) fn load(paths: &[&Path], sets: &[Set]) -> Result<Config, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let expanded = expand(paths)?;
@@ -165,7 +166,7 @@ fn not_in_tumblr_glob(name: &str, text: &Arc<str>) -> Located {
 /// Loads configuration from (name, text) pairs: every document is read first (what salesforce
 /// sidecar files and `formats` say applies to the documents before them too), then each is
 /// added in turn, then what rules name is checked against what all of them define.
-pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Config, Vec<Located>> {
+pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[Set]) -> Result<Config, Vec<Located>> {
     let mut loading = Loading::new();
     let Documents {
         catalogs,
@@ -286,13 +287,13 @@ mod tests {
     fn load_one(text: &str) -> Result<Config, Vec<Located>> {
         load_texts(
             &[("c.yaml".to_owned(), Arc::from(text))],
-            &["port=80".to_owned()],
+            &[Set::json("port=80")],
         )
     }
 
     #[test]
     fn loads_and_sets_values() {
-        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: x\nrules:\n- name: r\n  inject: [p]\n").unwrap();
+        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: x\n    ports: [{containerPort: '{{ values.port }}'}]\nrules:\n- name: r\n  inject: [p]\n").unwrap();
         assert_eq!(c.sidecars.len(), 1);
         assert_eq!(c.values["port"], 80);
     }

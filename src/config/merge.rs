@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::loaded::{Config, Defaults, Origin, RuleDef, SidecarDef};
+use super::set::{self, Set};
 use crate::config::compat;
 use crate::diagnostic::codes;
 use crate::diagnostic::{Located, suggest};
@@ -16,7 +17,7 @@ use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, KIND, Rule, Sidecar};
 use crate::select::Matcher;
 use crate::template::SyntaxError;
-use crate::yaml::{Node, scalar::resolve_plain};
+use crate::yaml::Node;
 
 /// One document of a configuration file, and the way from its paths to places in the file.
 pub(super) struct Document<'a> {
@@ -390,20 +391,16 @@ impl Loading {
         }
     }
 
-    /// `--set key=value` overrides of `values`.
-    pub(super) fn apply_sets(&mut self, sets: &[String]) {
-        for set in sets {
-            if let Err(e) = apply_set(&mut self.config.values, set) {
-                let text: Arc<str> = Arc::from(set.as_str());
-                self.errors.push(Located::new(
-                    codes::CONFIG_SET,
-                    "--set",
-                    &text,
-                    (0, set.len()),
-                    e,
-                ));
-            }
-        }
+    /// `--set` and `--set-json` overrides of `values`, each key one a template reads (checked
+    /// once the templates compiled: with errors already, what they read is not known).
+    pub(super) fn apply_sets(&mut self, sets: &[Set]) {
+        let read = if self.errors.is_empty() {
+            self.config.templates.values_read()
+        } else {
+            vec![String::new()]
+        };
+        let mut errors = set::apply(&mut self.config.values, sets, &read);
+        self.errors.append(&mut errors);
     }
 
     /// The configuration, its defaults decided; or every error, after the warnings.
@@ -461,25 +458,6 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     } else {
         v.join(", ")
     }
-}
-
-/// `a.b=c`: sets `values.a.b`, the value read as a YAML scalar (`80` is a number).
-fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
-    let (key, raw) = set.split_once('=').ok_or("expected key=value")?;
-    let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().filter(|l| !l.is_empty()).ok_or("empty key")?;
-    let mut map = values;
-    for p in parts {
-        let slot = map
-            .entry(p.to_owned())
-            .or_insert_with(|| Value::Object(Map::new()));
-        if !slot.is_object() {
-            *slot = Value::Object(Map::new());
-        }
-        map = slot.as_object_mut().ok_or("not a mapping")?;
-    }
-    map.insert(last.to_owned(), resolve_plain(raw));
-    Ok(())
 }
 
 pub(super) fn check_format(value: &Value) -> Result<(), String> {

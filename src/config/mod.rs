@@ -5,6 +5,7 @@ pub(crate) mod compat;
 mod load;
 mod loaded;
 mod merge;
+mod set;
 
 pub(crate) use crate::model::{
     API_VERSION, AnnotationPolicy, JobPolicy, KIND, Position, SameName, ServiceAccountPolicy,
@@ -15,3 +16,4 @@ pub use load::load_texts;
 pub use loaded::Config;
 pub(crate) use loaded::{RuleDef, SidecarDef};
 pub(crate) use merge::located_violation;
+pub(crate) use set::Set;

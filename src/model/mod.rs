@@ -26,7 +26,7 @@ pub(crate) struct ConfigFile {
     /// Free-form metadata (kustomize needs `metadata.name` on a plugin's configuration).
     #[serde(default)]
     pub metadata: Map<String, Value>,
-    /// Values for templates (`{{ values.x }}`); `--set key=value` overrides them.
+    /// Values for templates (`{{ values.x }}`); `--set key=value` (a string) and `--set-json key=json` override them.
     #[serde(default)]
     pub values: Map<String, Value>,
     /// What can be injected.
