@@ -89,7 +89,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
         if paths.is_empty() {
             Ok(Config::empty())
         } else {
-            config::load(&paths, &[])
+            config::load_untried(&paths)
         }
     });
     let mode = if args.trust_status {

@@ -73,8 +73,19 @@ fn no_configuration_file(dir: &Path) -> Located {
 }
 
 /// Loads configuration files (a directory: its YAML files); `sets` are `--set` and
-/// `--set-json` overrides of `values`.
+/// `--set-json` overrides of `values`. Every template is tried for a typical object
+/// (`trial_render`).
 pub(crate) fn load(paths: &[&Path], sets: &[Set]) -> Result<Config, Vec<Located>> {
+    load_files(paths, sets, true)
+}
+
+/// Loads configuration files for `uninject`, which renders no template for what it reports,
+/// so they are not tried: values given by `--set` at injection may be missing.
+pub(crate) fn load_untried(paths: &[&Path]) -> Result<Config, Vec<Located>> {
+    load_files(paths, &[], false)
+}
+
+fn load_files(paths: &[&Path], sets: &[Set], tried: bool) -> Result<Config, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let expanded = expand(paths)?;
@@ -119,7 +130,7 @@ pub(crate) fn load(paths: &[&Path], sets: &[Set]) -> Result<Config, Vec<Located>
         }
     }
     let texts: Vec<(String, Arc<str>)> = files.into_iter().map(|f| (f.name, f.text)).collect();
-    match load_texts(&texts, sets) {
+    match load_texts_with(&texts, sets, tried) {
         Ok(mut c) if errors.is_empty() => {
             skipped.append(&mut c.warnings);
             c.warnings = skipped;
@@ -167,6 +178,15 @@ fn not_in_tumblr_glob(name: &str, text: &Arc<str>) -> Located {
 /// sidecar files and `formats` say applies to the documents before them too), then each is
 /// added in turn, then what rules name is checked against what all of them define.
 pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[Set]) -> Result<Config, Vec<Located>> {
+    load_texts_with(texts, sets, true)
+}
+
+/// `load_texts`, its templates tried when `tried`.
+fn load_texts_with(
+    texts: &[(String, Arc<str>)],
+    sets: &[Set],
+    tried: bool,
+) -> Result<Config, Vec<Located>> {
     let mut loading = Loading::new();
     let Documents {
         catalogs,
@@ -203,6 +223,9 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[Set]) -> Result<Config, 
     }
     loading.check_rules();
     loading.apply_sets(sets);
+    if tried {
+        loading.trial_render();
+    }
     loading.finish(texts)
 }
 

@@ -16,7 +16,7 @@ use crate::kinds::known_kinds;
 use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, KIND, Rule, Sidecar};
 use crate::select::Matcher;
-use crate::template::SyntaxError;
+use crate::template::{Fault, SyntaxError};
 use crate::yaml::Node;
 
 /// One document of a configuration file, and the way from its paths to places in the file.
@@ -57,15 +57,9 @@ impl Document<'_> {
 
     /// A template of the sidecar at `path` that does not compile, pointed at inside its string.
     fn template_error(&self, path: &[String], e: &SyntaxError) -> Located {
-        let mut p = path.to_vec();
-        p.extend(crate::json::tokens(&e.pointer));
-        let node = self.root.at(&p).unwrap_or(self.root);
-        let pos = self.base
-            + crate::yaml::offset_in_scalar(
-                self.source,
-                node,
-                e.range.as_ref().map_or(0, |r| r.start),
-            );
+        let sidecar = self.root.at(path).unwrap_or(self.root);
+        let start = e.range.as_ref().map_or(0, |r| r.start);
+        let pos = self.base + in_template(self.source, sidecar, &e.pointer, start);
         Located::new(
             codes::CONFIG_TEMPLATE_SYNTAX,
             self.name,
@@ -73,6 +67,58 @@ impl Document<'_> {
             (pos, pos + 1),
             format!("template error: {}", e.message),
         )
+    }
+
+    /// Where the sidecar at `path` is written, to point into its templates later.
+    fn template_place(&self, path: &[String]) -> TemplatePlace {
+        TemplatePlace {
+            file: self.name.to_owned(),
+            text: Arc::clone(self.text),
+            base: self.base,
+            len: self.source.len(),
+            node: self.root.at(path).unwrap_or(self.root).clone(),
+        }
+    }
+}
+
+/// Offset in the document `source` of byte `offset` of the template at `pointer` inside the
+/// sidecar written at `sidecar`.
+fn in_template(source: &str, sidecar: &Node, pointer: &str, offset: usize) -> usize {
+    let p = crate::json::tokens(pointer);
+    let node = sidecar.at(&p).unwrap_or(sidecar);
+    crate::yaml::offset_in_scalar(source, node, offset)
+}
+
+/// Where a sidecar's templates are written: its file, its document, and its node there.
+struct TemplatePlace {
+    file: String,
+    text: Arc<str>,
+    /// Where its document starts in `text`, and the document's length.
+    base: usize,
+    len: usize,
+    node: Node,
+}
+
+impl TemplatePlace {
+    /// A fault the trial render found, at its place in the template.
+    fn fault(&self, sidecar: &str, f: &Fault) -> Located {
+        let source = &self.text[self.base..self.base + self.len];
+        let (start, end) = f.range.as_ref().map_or((0, 0), |r| (r.start, r.end));
+        let at = |offset| self.base + in_template(source, &self.node, &f.pointer, offset);
+        let (from, to) = (at(start), at(end.max(start + 1) - 1) + 1);
+        let within = if f.pointer == "/template" {
+            "its template".to_owned()
+        } else {
+            format!("`{}`", f.pointer)
+        };
+        Located::new(
+            codes::CONFIG_TEMPLATE,
+            &self.file,
+            &self.text,
+            (from, to.max(from + 1)),
+            format!("sidecar `{sidecar}` at {within}: {}", f.message),
+        )
+        .help(f.help.clone())
     }
 }
 
@@ -96,6 +142,9 @@ pub(super) struct Loading {
     /// Each rule's names, in `config.rules`' order: checked once every file (and its custom
     /// kinds) is read.
     rule_places: Vec<RulePlaces>,
+    /// Where each templated sidecar is written: its templates are tried once `values` is
+    /// complete.
+    template_places: HashMap<String, TemplatePlace>,
 }
 
 impl Loading {
@@ -107,6 +156,7 @@ impl Loading {
             first_seen: HashMap::new(),
             read_configurations: 0,
             rule_places: Vec::new(),
+            template_places: HashMap::new(),
         }
     }
 
@@ -267,6 +317,10 @@ impl Loading {
                 self.errors.push(document.template_error(&path, &e));
             }
         }
+        if !spec.literal {
+            self.template_places
+                .insert(spec.name.clone(), document.template_place(&path));
+        }
         self.config.sidecars.push(SidecarDef {
             spec,
             definition,
@@ -401,6 +455,21 @@ impl Loading {
         };
         let mut errors = set::apply(&mut self.config.values, sets, &read);
         self.errors.append(&mut errors);
+    }
+
+    /// Every template rendered for a typical object once `values` is complete: what fails
+    /// whatever the object (an unknown filter, an undefined `values.x`) is an error here, once,
+    /// at the template, not once per object.
+    pub(super) fn trial_render(&mut self) {
+        for sidecar in &self.config.sidecars {
+            let name = &sidecar.spec.name;
+            let Some(place) = self.template_places.get(name) else {
+                continue;
+            };
+            for fault in self.config.templates.trial(name, &self.config.values) {
+                self.errors.push(place.fault(name, &fault));
+            }
+        }
     }
 
     /// The configuration, its defaults decided; or every error, after the warnings.

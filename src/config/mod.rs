@@ -11,8 +11,8 @@ pub(crate) use crate::model::{
     API_VERSION, AnnotationPolicy, JobPolicy, KIND, Position, SameName, ServiceAccountPolicy,
     Sidecar, SidecarBody,
 };
-pub(crate) use load::load;
 pub use load::load_texts;
+pub(crate) use load::{load, load_untried};
 pub use loaded::Config;
 pub(crate) use loaded::{RuleDef, SidecarDef};
 pub(crate) use merge::located_violation;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Located, codes, suggest};
+use crate::diagnostic::{Located, codes};
+use crate::template::suggest_value;
 
 /// One `--set` or `--set-json` argument, as given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,7 +130,8 @@ fn unread(set: &Set, path: &[String], read: &[String], defined: &[String]) -> Op
     } else {
         ""
     };
-    let help = match suggest(&key, candidates.iter().copied()) {
+    let candidates: Vec<String> = candidates.into_iter().map(str::to_owned).collect();
+    let help = match suggest_value(&key, &candidates) {
         Some(h) => h.replacen('`', &format!("`{prefix}"), 1),
         None if read.is_empty() => "no template reads `values` at all".to_owned(),
         None => format!(
