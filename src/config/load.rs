@@ -117,17 +117,13 @@ fn load_files(paths: &[&Path], sets: &[Set], tried: bool) -> Result<Config, Vec<
                     ));
                 }
             },
-            Err(e) => {
-                let text: Arc<str> = Arc::from("");
-                errors.push(Located::new(
-                    codes::CONFIG_IO,
-                    &name,
-                    &text,
-                    (0, 0),
-                    format!("cannot read: {e}"),
-                ));
-            }
+            Err(e) => errors.push(unreadable(path, &e)),
         }
+    }
+    if files.is_empty() && !errors.is_empty() {
+        // Nothing read: that it holds no configuration would say nothing more.
+        skipped.append(&mut errors);
+        return Err(skipped);
     }
     let texts: Vec<(String, Arc<str>)> = files.into_iter().map(|f| (f.name, f.text)).collect();
     match load_texts_with(&texts, sets, tried) {
@@ -289,18 +285,67 @@ fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Do
                 }
                 Err(e) => {
                     let at = range.start + e.offset;
-                    errors.push(Located::new(
+                    let mut located = Located::new(
                         codes::CONFIG_SYNTAX,
                         name,
                         text,
                         (at, at),
                         format!("invalid YAML: {}", e.message),
-                    ));
+                    );
+                    if let Some(help) = quoting_help(text, at) {
+                        located = located.help(help);
+                    }
+                    errors.push(located);
                 }
             }
         }
     }
     found
+}
+
+/// A help for a YAML error on a line that holds a template: its quotes most likely closed the
+/// YAML string around it (`"x:{{ v | default("1") }}"`).
+fn quoting_help(text: &str, at: usize) -> Option<&'static str> {
+    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line = &text[start..end];
+    (line.contains("{{") || line.contains("{%")).then_some(
+        "a template's quotes end the YAML string around it: inside a \"…\" value write the \
+         template's strings with single quotes (`\"x:{{ v | default('1') }}\"`), or quote the \
+         value with single quotes (`'x:{{ v | default(\"1\") }}'`), or use a block scalar (`|`)",
+    )
+}
+
+/// The error for a configuration file that cannot be read: it is the one given with `-c`, and
+/// a file of a close name beside it is suggested.
+fn unreadable(path: &Path, e: &std::io::Error) -> Located {
+    let name = path.display().to_string();
+    let mut located = Located::new(
+        codes::CONFIG_IO,
+        &name,
+        &Arc::<str>::from(""),
+        (0, 0),
+        format!("cannot read the configuration file `{name}`: {e}"),
+    );
+    if let Some(help) = similar_file(path) {
+        located = located.help(help);
+    }
+    located
+}
+
+/// "did you mean" a file beside `path` of a close name.
+fn similar_file(path: &Path) -> Option<String> {
+    let wanted = path.file_name()?.to_str()?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let entries = std::fs::read_dir(dir.unwrap_or(Path::new("."))).ok()?;
+    let names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    let found = crate::diagnostic::suggest(wanted, names.iter().map(String::as_str))?;
+    let prefix = dir.map(|d| format!("{}/", d.display())).unwrap_or_default();
+    Some(found.replacen('`', &format!("`{prefix}"), 1))
 }
 
 #[cfg(test)]

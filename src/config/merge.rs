@@ -219,15 +219,16 @@ impl Loading {
     /// A native configuration read into its types, once it is of the format and holds to the
     /// schema; `None` when it does not (its errors recorded).
     fn configuration_file(&mut self, document: &Document<'_>, value: &Value) -> Option<ConfigFile> {
-        if let Err(e) = check_format(value) {
-            let help = format!(
-                "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
-            );
+        if let Some(f) = format_fault(value) {
+            // The field at fault (its line), else the document's first line: never the
+            // whole document.
+            let mut o = document.origin(&f.field.map(|k| vec![k.to_owned()]).unwrap_or_default());
+            if f.field.is_none() {
+                o.span = (o.span.0, o.span.0);
+            }
             self.errors.push(
-                document
-                    .origin(&[])
-                    .error(codes::CONFIG_UNSUPPORTED_FORMAT, e)
-                    .help(help),
+                o.error(codes::CONFIG_UNSUPPORTED_FORMAT, f.message)
+                    .help(f.help),
             );
             return None;
         }
@@ -530,14 +531,89 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
 }
 
 pub(super) fn check_format(value: &Value) -> Result<(), String> {
+    format_fault(value).map_or(Ok(()), |f| Err(f.message))
+}
+
+/// Why a document is not a native configuration: what to say, which field to point at
+/// (`apiVersion` or `kind`; none: the document's start), and a help.
+pub(super) struct FormatFault {
+    pub(super) message: String,
+    pub(super) field: Option<&'static str>,
+    pub(super) help: String,
+}
+
+/// What is wrong with the `apiVersion` and `kind` of `value`, if anything.
+pub(super) fn format_fault(value: &Value) -> Option<FormatFault> {
     let api = value.get("apiVersion").and_then(Value::as_str);
     let kind = value.get("kind").and_then(Value::as_str);
+    let start = format!(
+        "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
+    );
+    let fault = |message: String, field, help: Option<String>| FormatFault {
+        message,
+        field,
+        help: help.unwrap_or_else(|| start.clone()),
+    };
+    let close = |given: &str, want: &str| {
+        given.eq_ignore_ascii_case(want) || strsim::jaro_winkler(given, want) > 0.85
+    };
     match (api, kind) {
-        (Some(API_VERSION), Some(KIND)) => Ok(()),
-        (Some(a), Some(k)) => Err(format!(
-            "`{a}` `{k}` is not a configuration format kinject reads (it reads kinject.dev/v1alpha1 InjectionConfig, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
+        (Some(API_VERSION), Some(KIND)) => None,
+        (None, None) => Some(fault(
+            "not a kinject configuration: `apiVersion` and `kind` are missing".to_owned(),
+            None,
+            None,
         )),
-        _ => Err("not a kinject configuration: `apiVersion` and `kind` are missing".to_owned()),
+        (None, Some(k)) => Some(fault(
+            format!("`apiVersion` is missing (the document has `kind: {k}`)"),
+            Some("kind"),
+            (k == KIND).then(|| format!("add `apiVersion: {API_VERSION}` above `kind`")),
+        )),
+        (Some(a), None) => Some(fault(
+            format!("`kind` is missing (the document has `apiVersion: {a}`)"),
+            Some("apiVersion"),
+            (a == API_VERSION).then(|| format!("add `kind: {KIND}` below `apiVersion`")),
+        )),
+        (Some(a), Some(k)) => {
+            let message = format!(
+                "`{a}` `{k}` is not a configuration format kinject reads (it reads {API_VERSION} {KIND}, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
+            );
+            if a == API_VERSION || (close(a, API_VERSION) && k == KIND) {
+                let help = close(k, KIND).then(|| format!("did you mean `kind: {KIND}`?"));
+                let field = if a == API_VERSION {
+                    "kind"
+                } else {
+                    "apiVersion"
+                };
+                let help = help.or_else(|| {
+                    (field == "apiVersion")
+                        .then(|| format!("did you mean `apiVersion: {API_VERSION}`?"))
+                });
+                Some(fault(message, Some(field), help))
+            } else if close(k, KIND) {
+                Some(fault(
+                    message,
+                    Some("kind"),
+                    Some(format!(
+                        "did you mean `apiVersion: {API_VERSION}` and `kind: {KIND}`?"
+                    )),
+                ))
+            } else if crate::kinds::known_kinds(&[])
+                .iter()
+                .any(|known| known == k)
+            {
+                Some(fault(
+                    message,
+                    Some("kind"),
+                    Some(format!(
+                        "this is a `{k}`, a manifest: give it as an input (`kinject inject -c CONFIG {}`), and the configuration with `-c`",
+                        "FILE"
+                    )),
+                ))
+            } else {
+                Some(fault(message, Some("apiVersion"), None))
+            }
+        }
     }
 }
 
