@@ -91,7 +91,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__admission)
-            opts="-f -c -h -V --filename --config --set --namespace-labels --help --version"
+            opts="-f -c -h -V --filename --config --set --set-json --namespace-labels --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,6 +114,10 @@ _kinject() {
                     return 0
                     ;;
                 --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -143,7 +147,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__explain)
-            opts="-f -R -l -n -c -o -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --output --report --help --version"
+            opts="-f -R -l -n -c -o -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -186,6 +190,10 @@ _kinject() {
                     return 0
                     ;;
                 --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -349,7 +357,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -l -n -c -o -q -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
+            opts="-f -R -l -n -c -o -q -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -392,6 +400,10 @@ _kinject() {
                     return 0
                     ;;
                 --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -40,7 +40,8 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -s l -l selector
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
-complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set -d 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error' -r
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set-json -d 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json \'ports=[80,443]\'` (applied before `--set`)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
@@ -75,7 +76,8 @@ complete -c kinject -n "__fish_kinject_using_subcommand explain" -s l -l selecto
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
-complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error' -r
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set-json -d 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json \'ports=[80,443]\'` (applied before `--set`)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l report -l output -d 'Explanation format on stdout (`--report`, as `inject` names its report\'s; `-o` and `--output` say the same)' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
@@ -87,7 +89,8 @@ complete -c kinject -n "__fish_kinject_using_subcommand krm" -s h -l help -d 'Pr
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s f -l filename -d 'The AdmissionReview request file, as kubectl takes it (same as PATH)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: the nearest `.kinject.yaml` or `kinject.yaml` in this directory or above (up to the repository\'s root; outside a repository, this directory only)' -r -F
-complete -c kinject -n "__fish_kinject_using_subcommand admission" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand admission" -l set -d 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error' -r
+complete -c kinject -n "__fish_kinject_using_subcommand admission" -l set-json -d 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json \'ports=[80,443]\'` (applied before `--set`)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s V -l version -d 'Print version'

@@ -21,6 +21,9 @@ use crate::json::Pointer;
 use crate::json::patch::{self};
 use crate::model::schema::is_template;
 
+mod trial;
+pub(crate) use trial::{Fault, suggest_value};
+
 const RENDER: &str = codes::TEMPLATE_RENDER;
 
 /// Upper bound on template work per render (minijinja fuel units).
@@ -59,10 +62,19 @@ pub struct RenderError {
     pub message: String,
 }
 
+/// A field template, compiled.
+struct Field {
+    /// Where it is in the sidecar definition.
+    pointer: String,
+    /// Its name in the environment.
+    name: String,
+    /// For a single `{{ expr }}` (rendered to a typed value): where `expr` is in the text.
+    typed: Option<std::ops::Range<usize>>,
+}
+
 #[derive(Default)]
 struct SidecarTemplates {
-    /// (pointer in the definition, template name, renders a typed value)
-    fields: Vec<(String, String, bool)>,
+    fields: Vec<Field>,
     whole: Option<String>,
 }
 
@@ -102,6 +114,7 @@ impl Templates {
         env.add_filter("b64encode", b64encode);
         env.add_filter("b64decode", b64decode);
         env.add_filter("from_json", from_json);
+        env.add_filter("typed_json", typed_json);
         env.add_filter("from_yaml", from_yaml);
         env.add_filter("yaml_scalar", yaml_scalar);
         env.add_filter("go_range", go_range);
@@ -130,14 +143,26 @@ impl Templates {
         for (pointer, text) in strings {
             let template_name = format!("field:{name}:{pointer}");
             let (source, typed) = match single_expression(&text) {
-                Some(expr) => (format!("{{{{ ({expr}) | tojson }}}}"), true),
-                None => (text.clone(), false),
+                // Undefined is refused by `typed_json` (`tojson` would give `null`, which
+                // leaves the field out), naming the expression as written.
+                Some(expr) => (
+                    format!(
+                        "{{{{ ({expr}) | typed_json({}) }}}}",
+                        Value::String(expr.to_owned())
+                    ),
+                    Some(expression_range(&text, expr)),
+                ),
+                None => (text.clone(), None),
             };
             match self.env.add_template_owned(template_name.clone(), source) {
-                Ok(()) => compiled.fields.push((pointer, template_name, typed)),
+                Ok(()) => compiled.fields.push(Field {
+                    pointer,
+                    name: template_name,
+                    typed,
+                }),
                 Err(e) => {
                     // A typed expression re-wrapped: report against the original text.
-                    let range = if typed { None } else { e.range() };
+                    let range = if typed.is_some() { None } else { e.range() };
                     errors.push(SyntaxError {
                         pointer,
                         message: describe(&e),
@@ -176,6 +201,35 @@ impl Templates {
         }
     }
 
+    /// The `values.*` paths the templates read, dotted inside `values` (`image.tag`); `""`
+    /// when one reads `values` other than by attribute (`values[k]`, `values | items`), which
+    /// may be any of it.
+    pub fn values_read(&self) -> Vec<String> {
+        let mut read: Vec<String> = self
+            .template_names()
+            .filter_map(|n| self.env.get_template(n).ok())
+            .flat_map(|t| t.undeclared_variables(true))
+            .filter_map(|v| match v.strip_prefix("values") {
+                Some("") => Some(String::new()),
+                Some(rest) => rest.strip_prefix('.').map(str::to_owned),
+                None => None,
+            })
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        read
+    }
+
+    /// The names of every compiled template, field and whole.
+    fn template_names(&self) -> impl Iterator<Item = &str> {
+        self.sidecars.values().flat_map(|t| {
+            t.fields
+                .iter()
+                .map(|f| f.name.as_str())
+                .chain(t.whole.as_deref())
+        })
+    }
+
     /// Whether sidecar `name` renders the same for every object (it has no template).
     pub fn is_static(&self, name: &str) -> bool {
         self.sidecars
@@ -200,7 +254,12 @@ impl Templates {
             return Ok(out);
         };
         // Last first, so removing a list item leaves the pointers still to fill valid.
-        for (pointer, template_name, typed) in compiled.fields.iter().rev() {
+        for Field {
+            pointer,
+            name: template_name,
+            typed,
+        } in compiled.fields.iter().rev()
+        {
             let text = self
                 .render_named(template_name, ctx)
                 .map_err(|message| RenderError {
@@ -208,7 +267,7 @@ impl Templates {
                     pointer: pointer.clone(),
                     message,
                 })?;
-            let value = if *typed {
+            let value = if typed.is_some() {
                 serde_json::from_str(&text).map_err(|e| RenderError {
                     code: RENDER,
                     pointer: pointer.clone(),
@@ -878,6 +937,28 @@ fn single_expression(text: &str) -> Option<&str> {
     let inner = inner.strip_suffix('-').unwrap_or(inner);
     (!inner.contains("{{") && !inner.contains("}}") && !inner.contains("{%"))
         .then_some(inner.trim())
+}
+
+/// Where `expr` (a slice of `text`) is in `text`.
+fn expression_range(text: &str, expr: &str) -> std::ops::Range<usize> {
+    let start = (expr.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    start..start + expr.len()
+}
+
+/// `expr | typed_json(text)`: the value as JSON, for a single-expression field; an undefined
+/// value is an error naming the expression (`text`), as printing it would be.
+fn typed_json(value: &minijinja::Value, text: &str) -> Result<minijinja::Value, minijinja::Error> {
+    if value.is_undefined() {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::UndefinedError,
+            format!("`{text}` is undefined"),
+        ));
+    }
+    minijinja::filters::tojson(
+        value,
+        None,
+        minijinja::value::Kwargs::from_iter(std::iter::empty::<(&str, minijinja::Value)>()),
+    )
 }
 
 fn template_strings(value: &Value, pointer: String, out: &mut Vec<(String, String)>) {

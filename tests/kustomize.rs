@@ -446,3 +446,32 @@ fn plugin_errors_name_the_users_file() {
     assert!(stderr.contains(&at), "wanted `{at}` in:\n{stderr}");
     assert!(stderr.contains("imagePullPolicy"), "did you mean: {stderr}");
 }
+
+/// kustomize reads `argsOneLiner` from the plugin's configuration and passes it after the
+/// file's path: the configuration keeps the field (kinject ignores it there) and kinject reads
+/// the arguments as flags.
+#[test]
+fn transformer_plugin_takes_args_one_liner() {
+    let home = plugin_home();
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(&root().join("testdata/kustomize/transformer"), dir.path());
+    let config = dir.path().join("sidecars.yaml");
+    let text = std::fs::read_to_string(&config).expect("read sidecars.yaml");
+    let text = text
+        .replace(
+            "image: example.com/log-shipper:2.1",
+            "image: \"example.com/log-shipper:{{ values.version }}\"",
+        )
+        .replace(
+            "metadata:\n  name: sidecars\n",
+            "metadata:\n  name: sidecars\nargsOneLiner: --set version=3.10\nvalues:\n  version: \"2.1\"\n",
+        );
+    std::fs::write(&config, text).expect("write sidecars.yaml");
+    let output = kustomize(dir.path(), home.path());
+    let deployment = objects(&output)
+        .into_iter()
+        .find(|o| o["kind"] == "Deployment")
+        .expect("deployment");
+    let containers = &deployment["spec"]["template"]["spec"]["containers"];
+    assert_eq!(containers[1]["image"], "example.com/log-shipper:3.10");
+}

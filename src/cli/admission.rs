@@ -71,7 +71,7 @@ fn load(args: &AdmissionArgs, from_stdin: bool) -> Result<Config, String> {
         eprint(&format!("error: {e}\n"));
     })?;
     let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    match crate::config::load(&paths, &args.config.sets) {
+    match crate::config::load(&paths, &args.config.overrides()) {
         Ok(mut c) => {
             diagnostics(std::mem::take(&mut c.warnings));
             Ok(c)

@@ -29,7 +29,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
                     return super::krm::run_input(
                         input,
                         &args.config.configs,
-                        &args.config.sets,
+                        &args.config.overrides(),
                         input_args.scope.namespace.clone(),
                     );
                 }
@@ -72,6 +72,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
     let found = super::ConfigArgs {
         configs: args.configs.clone(),
         sets: Vec::new(),
+        set_json: Vec::new(),
     }
     .paths(input_args.reads_stdin());
     let found = match found {
@@ -88,7 +89,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
         if paths.is_empty() {
             Ok(Config::empty())
         } else {
-            config::load(&paths, &[])
+            config::load_untried(&paths)
         }
     });
     let mode = if args.trust_status {

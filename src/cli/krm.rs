@@ -32,7 +32,7 @@ pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
 pub(crate) fn run_input(
     input: Input,
     configs: &[PathBuf],
-    sets: &[String],
+    sets: &[config::Set],
     namespace: Option<String>,
 ) -> ExitStatus {
     let loaded = if configs.is_empty() && sets.is_empty() {

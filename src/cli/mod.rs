@@ -149,7 +149,7 @@ impl ConfigArgs {
             }
         };
         let paths: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
-        match crate::config::load(&paths, &self.sets) {
+        match crate::config::load(&paths, &self.overrides()) {
             Ok(mut c) => {
                 output::diagnostics(std::mem::take(&mut c.warnings));
                 Some(c)
@@ -292,9 +292,23 @@ pub struct ConfigArgs {
     /// repository, this directory only).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
-    /// Override a template value: `--set image.tag=1.2` (the value is read as YAML).
+    /// Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`;
+    /// the leading `values.` may be written). A key no template reads is an error.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Override a template value with a JSON value: `--set-json replicas=3`,
+    /// `--set-json 'ports=[80,443]'` (applied before `--set`).
+    #[arg(long = "set-json", value_name = "KEY=JSON")]
+    pub set_json: Vec<String>,
+}
+
+impl ConfigArgs {
+    /// The `--set` and `--set-json` arguments, for loading.
+    pub(crate) fn overrides(&self) -> Vec<crate::config::Set> {
+        let json = self.set_json.iter().map(crate::config::Set::json);
+        json.chain(self.sets.iter().map(crate::config::Set::string))
+            .collect()
+    }
 }
 
 /// What to write, and how to report.

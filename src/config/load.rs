@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::loaded::Config;
 use super::merge::{Document, Loading, check_format};
+use super::set::Set;
 use crate::config::compat;
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
@@ -71,9 +72,20 @@ fn no_configuration_file(dir: &Path) -> Located {
     )
 }
 
-/// Loads configuration files (a directory: its YAML files); `sets` are `--set key=value`
-/// overrides of `values`.
-pub(crate) fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Located>> {
+/// Loads configuration files (a directory: its YAML files); `sets` are `--set` and
+/// `--set-json` overrides of `values`. Every template is tried for a typical object
+/// (`trial_render`).
+pub(crate) fn load(paths: &[&Path], sets: &[Set]) -> Result<Config, Vec<Located>> {
+    load_files(paths, sets, true)
+}
+
+/// Loads configuration files for `uninject`, which renders no template for what it reports,
+/// so they are not tried: values given by `--set` at injection may be missing.
+pub(crate) fn load_untried(paths: &[&Path]) -> Result<Config, Vec<Located>> {
+    load_files(paths, &[], false)
+}
+
+fn load_files(paths: &[&Path], sets: &[Set], tried: bool) -> Result<Config, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let expanded = expand(paths)?;
@@ -105,20 +117,16 @@ pub(crate) fn load(paths: &[&Path], sets: &[String]) -> Result<Config, Vec<Locat
                     ));
                 }
             },
-            Err(e) => {
-                let text: Arc<str> = Arc::from("");
-                errors.push(Located::new(
-                    codes::CONFIG_IO,
-                    &name,
-                    &text,
-                    (0, 0),
-                    format!("cannot read: {e}"),
-                ));
-            }
+            Err(e) => errors.push(unreadable(path, &e)),
         }
     }
+    if files.is_empty() && !errors.is_empty() {
+        // Nothing read: that it holds no configuration would say nothing more.
+        skipped.append(&mut errors);
+        return Err(skipped);
+    }
     let texts: Vec<(String, Arc<str>)> = files.into_iter().map(|f| (f.name, f.text)).collect();
-    match load_texts(&texts, sets) {
+    match load_texts_with(&texts, sets, tried) {
         Ok(mut c) if errors.is_empty() => {
             skipped.append(&mut c.warnings);
             c.warnings = skipped;
@@ -165,7 +173,16 @@ fn not_in_tumblr_glob(name: &str, text: &Arc<str>) -> Located {
 /// Loads configuration from (name, text) pairs: every document is read first (what salesforce
 /// sidecar files and `formats` say applies to the documents before them too), then each is
 /// added in turn, then what rules name is checked against what all of them define.
-pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Config, Vec<Located>> {
+pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[Set]) -> Result<Config, Vec<Located>> {
+    load_texts_with(texts, sets, true)
+}
+
+/// `load_texts`, its templates tried when `tried`.
+fn load_texts_with(
+    texts: &[(String, Arc<str>)],
+    sets: &[Set],
+    tried: bool,
+) -> Result<Config, Vec<Located>> {
     let mut loading = Loading::new();
     let Documents {
         catalogs,
@@ -202,6 +219,9 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[String]) -> Result<Confi
     }
     loading.check_rules();
     loading.apply_sets(sets);
+    if tried {
+        loading.trial_render();
+    }
     loading.finish(texts)
 }
 
@@ -265,18 +285,67 @@ fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Do
                 }
                 Err(e) => {
                     let at = range.start + e.offset;
-                    errors.push(Located::new(
+                    let mut located = Located::new(
                         codes::CONFIG_SYNTAX,
                         name,
                         text,
                         (at, at),
                         format!("invalid YAML: {}", e.message),
-                    ));
+                    );
+                    if let Some(help) = quoting_help(text, at) {
+                        located = located.help(help);
+                    }
+                    errors.push(located);
                 }
             }
         }
     }
     found
+}
+
+/// A help for a YAML error on a line that holds a template: its quotes most likely closed the
+/// YAML string around it (`"x:{{ v | default("1") }}"`).
+fn quoting_help(text: &str, at: usize) -> Option<&'static str> {
+    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line = &text[start..end];
+    (line.contains("{{") || line.contains("{%")).then_some(
+        "a template's quotes end the YAML string around it: inside a \"…\" value write the \
+         template's strings with single quotes (`\"x:{{ v | default('1') }}\"`), or quote the \
+         value with single quotes (`'x:{{ v | default(\"1\") }}'`), or use a block scalar (`|`)",
+    )
+}
+
+/// The error for a configuration file that cannot be read: it is the one given with `-c`, and
+/// a file of a close name beside it is suggested.
+fn unreadable(path: &Path, e: &std::io::Error) -> Located {
+    let name = path.display().to_string();
+    let mut located = Located::new(
+        codes::CONFIG_IO,
+        &name,
+        &Arc::<str>::from(""),
+        (0, 0),
+        format!("cannot read the configuration file `{name}`: {e}"),
+    );
+    if let Some(help) = similar_file(path) {
+        located = located.help(help);
+    }
+    located
+}
+
+/// "did you mean" a file beside `path` of a close name.
+fn similar_file(path: &Path) -> Option<String> {
+    let wanted = path.file_name()?.to_str()?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let entries = std::fs::read_dir(dir.unwrap_or(Path::new("."))).ok()?;
+    let names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    let found = crate::diagnostic::suggest(wanted, names.iter().map(String::as_str))?;
+    let prefix = dir.map(|d| format!("{}/", d.display())).unwrap_or_default();
+    Some(found.replacen('`', &format!("`{prefix}"), 1))
 }
 
 #[cfg(test)]
@@ -286,13 +355,13 @@ mod tests {
     fn load_one(text: &str) -> Result<Config, Vec<Located>> {
         load_texts(
             &[("c.yaml".to_owned(), Arc::from(text))],
-            &["port=80".to_owned()],
+            &[Set::json("port=80")],
         )
     }
 
     #[test]
     fn loads_and_sets_values() {
-        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: x\nrules:\n- name: r\n  inject: [p]\n").unwrap();
+        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: x\n    ports: [{containerPort: '{{ values.port }}'}]\nrules:\n- name: r\n  inject: [p]\n").unwrap();
         assert_eq!(c.sidecars.len(), 1);
         assert_eq!(c.values["port"], 80);
     }

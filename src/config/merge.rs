@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::loaded::{Config, Defaults, Origin, RuleDef, SidecarDef};
+use super::set::{self, Set};
 use crate::config::compat;
 use crate::diagnostic::codes;
 use crate::diagnostic::{Located, suggest};
@@ -15,8 +16,8 @@ use crate::kinds::known_kinds;
 use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, KIND, Rule, Sidecar};
 use crate::select::Matcher;
-use crate::template::SyntaxError;
-use crate::yaml::{Node, scalar::resolve_plain};
+use crate::template::{Fault, SyntaxError};
+use crate::yaml::Node;
 
 /// One document of a configuration file, and the way from its paths to places in the file.
 pub(super) struct Document<'a> {
@@ -56,15 +57,9 @@ impl Document<'_> {
 
     /// A template of the sidecar at `path` that does not compile, pointed at inside its string.
     fn template_error(&self, path: &[String], e: &SyntaxError) -> Located {
-        let mut p = path.to_vec();
-        p.extend(crate::json::tokens(&e.pointer));
-        let node = self.root.at(&p).unwrap_or(self.root);
-        let pos = self.base
-            + crate::yaml::offset_in_scalar(
-                self.source,
-                node,
-                e.range.as_ref().map_or(0, |r| r.start),
-            );
+        let sidecar = self.root.at(path).unwrap_or(self.root);
+        let start = e.range.as_ref().map_or(0, |r| r.start);
+        let pos = self.base + in_template(self.source, sidecar, &e.pointer, start);
         Located::new(
             codes::CONFIG_TEMPLATE_SYNTAX,
             self.name,
@@ -72,6 +67,58 @@ impl Document<'_> {
             (pos, pos + 1),
             format!("template error: {}", e.message),
         )
+    }
+
+    /// Where the sidecar at `path` is written, to point into its templates later.
+    fn template_place(&self, path: &[String]) -> TemplatePlace {
+        TemplatePlace {
+            file: self.name.to_owned(),
+            text: Arc::clone(self.text),
+            base: self.base,
+            len: self.source.len(),
+            node: self.root.at(path).unwrap_or(self.root).clone(),
+        }
+    }
+}
+
+/// Offset in the document `source` of byte `offset` of the template at `pointer` inside the
+/// sidecar written at `sidecar`.
+fn in_template(source: &str, sidecar: &Node, pointer: &str, offset: usize) -> usize {
+    let p = crate::json::tokens(pointer);
+    let node = sidecar.at(&p).unwrap_or(sidecar);
+    crate::yaml::offset_in_scalar(source, node, offset)
+}
+
+/// Where a sidecar's templates are written: its file, its document, and its node there.
+struct TemplatePlace {
+    file: String,
+    text: Arc<str>,
+    /// Where its document starts in `text`, and the document's length.
+    base: usize,
+    len: usize,
+    node: Node,
+}
+
+impl TemplatePlace {
+    /// A fault the trial render found, at its place in the template.
+    fn fault(&self, sidecar: &str, f: &Fault) -> Located {
+        let source = &self.text[self.base..self.base + self.len];
+        let (start, end) = f.range.as_ref().map_or((0, 0), |r| (r.start, r.end));
+        let at = |offset| self.base + in_template(source, &self.node, &f.pointer, offset);
+        let (from, to) = (at(start), at(end.max(start + 1) - 1) + 1);
+        let within = if f.pointer == "/template" {
+            "its template".to_owned()
+        } else {
+            format!("`{}`", f.pointer)
+        };
+        Located::new(
+            codes::CONFIG_TEMPLATE,
+            &self.file,
+            &self.text,
+            (from, to.max(from + 1)),
+            format!("sidecar `{sidecar}` at {within}: {}", f.message),
+        )
+        .help(f.help.clone())
     }
 }
 
@@ -95,6 +142,9 @@ pub(super) struct Loading {
     /// Each rule's names, in `config.rules`' order: checked once every file (and its custom
     /// kinds) is read.
     rule_places: Vec<RulePlaces>,
+    /// Where each templated sidecar is written: its templates are tried once `values` is
+    /// complete.
+    template_places: HashMap<String, TemplatePlace>,
 }
 
 impl Loading {
@@ -106,6 +156,7 @@ impl Loading {
             first_seen: HashMap::new(),
             read_configurations: 0,
             rule_places: Vec::new(),
+            template_places: HashMap::new(),
         }
     }
 
@@ -168,15 +219,16 @@ impl Loading {
     /// A native configuration read into its types, once it is of the format and holds to the
     /// schema; `None` when it does not (its errors recorded).
     fn configuration_file(&mut self, document: &Document<'_>, value: &Value) -> Option<ConfigFile> {
-        if let Err(e) = check_format(value) {
-            let help = format!(
-                "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
-            );
+        if let Some(f) = format_fault(value) {
+            // The field at fault (its line), else the document's first line: never the
+            // whole document.
+            let mut o = document.origin(&f.field.map(|k| vec![k.to_owned()]).unwrap_or_default());
+            if f.field.is_none() {
+                o.span = (o.span.0, o.span.0);
+            }
             self.errors.push(
-                document
-                    .origin(&[])
-                    .error(codes::CONFIG_UNSUPPORTED_FORMAT, e)
-                    .help(help),
+                o.error(codes::CONFIG_UNSUPPORTED_FORMAT, f.message)
+                    .help(f.help),
             );
             return None;
         }
@@ -265,6 +317,10 @@ impl Loading {
             for e in errs {
                 self.errors.push(document.template_error(&path, &e));
             }
+        }
+        if !spec.literal {
+            self.template_places
+                .insert(spec.name.clone(), document.template_place(&path));
         }
         self.config.sidecars.push(SidecarDef {
             spec,
@@ -390,18 +446,29 @@ impl Loading {
         }
     }
 
-    /// `--set key=value` overrides of `values`.
-    pub(super) fn apply_sets(&mut self, sets: &[String]) {
-        for set in sets {
-            if let Err(e) = apply_set(&mut self.config.values, set) {
-                let text: Arc<str> = Arc::from(set.as_str());
-                self.errors.push(Located::new(
-                    codes::CONFIG_SET,
-                    "--set",
-                    &text,
-                    (0, set.len()),
-                    e,
-                ));
+    /// `--set` and `--set-json` overrides of `values`, each key one a template reads (checked
+    /// once the templates compiled: with errors already, what they read is not known).
+    pub(super) fn apply_sets(&mut self, sets: &[Set]) {
+        let read = if self.errors.is_empty() {
+            self.config.templates.values_read()
+        } else {
+            vec![String::new()]
+        };
+        let mut errors = set::apply(&mut self.config.values, sets, &read);
+        self.errors.append(&mut errors);
+    }
+
+    /// Every template rendered for a typical object once `values` is complete: what fails
+    /// whatever the object (an unknown filter, an undefined `values.x`) is an error here, once,
+    /// at the template, not once per object.
+    pub(super) fn trial_render(&mut self) {
+        for sidecar in &self.config.sidecars {
+            let name = &sidecar.spec.name;
+            let Some(place) = self.template_places.get(name) else {
+                continue;
+            };
+            for fault in self.config.templates.trial(name, &self.config.values) {
+                self.errors.push(place.fault(name, &fault));
             }
         }
     }
@@ -463,34 +530,90 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-/// `a.b=c`: sets `values.a.b`, the value read as a YAML scalar (`80` is a number).
-fn apply_set(values: &mut Map<String, Value>, set: &str) -> Result<(), String> {
-    let (key, raw) = set.split_once('=').ok_or("expected key=value")?;
-    let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().filter(|l| !l.is_empty()).ok_or("empty key")?;
-    let mut map = values;
-    for p in parts {
-        let slot = map
-            .entry(p.to_owned())
-            .or_insert_with(|| Value::Object(Map::new()));
-        if !slot.is_object() {
-            *slot = Value::Object(Map::new());
-        }
-        map = slot.as_object_mut().ok_or("not a mapping")?;
-    }
-    map.insert(last.to_owned(), resolve_plain(raw));
-    Ok(())
+pub(super) fn check_format(value: &Value) -> Result<(), String> {
+    format_fault(value).map_or(Ok(()), |f| Err(f.message))
 }
 
-pub(super) fn check_format(value: &Value) -> Result<(), String> {
+/// Why a document is not a native configuration: what to say, which field to point at
+/// (`apiVersion` or `kind`; none: the document's start), and a help.
+pub(super) struct FormatFault {
+    pub(super) message: String,
+    pub(super) field: Option<&'static str>,
+    pub(super) help: String,
+}
+
+/// What is wrong with the `apiVersion` and `kind` of `value`, if anything.
+pub(super) fn format_fault(value: &Value) -> Option<FormatFault> {
     let api = value.get("apiVersion").and_then(Value::as_str);
     let kind = value.get("kind").and_then(Value::as_str);
+    let start = format!(
+        "a kinject configuration starts with `apiVersion: {API_VERSION}` and `kind: {KIND}`"
+    );
+    let fault = |message: String, field, help: Option<String>| FormatFault {
+        message,
+        field,
+        help: help.unwrap_or_else(|| start.clone()),
+    };
+    let close = |given: &str, want: &str| {
+        given.eq_ignore_ascii_case(want) || strsim::jaro_winkler(given, want) > 0.85
+    };
     match (api, kind) {
-        (Some(API_VERSION), Some(KIND)) => Ok(()),
-        (Some(a), Some(k)) => Err(format!(
-            "`{a}` `{k}` is not a configuration format kinject reads (it reads kinject.dev/v1alpha1 InjectionConfig, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
+        (Some(API_VERSION), Some(KIND)) => None,
+        (None, None) => Some(fault(
+            "not a kinject configuration: `apiVersion` and `kind` are missing".to_owned(),
+            None,
+            None,
         )),
-        _ => Err("not a kinject configuration: `apiVersion` and `kind` are missing".to_owned()),
+        (None, Some(k)) => Some(fault(
+            format!("`apiVersion` is missing (the document has `kind: {k}`)"),
+            Some("kind"),
+            (k == KIND).then(|| format!("add `apiVersion: {API_VERSION}` above `kind`")),
+        )),
+        (Some(a), None) => Some(fault(
+            format!("`kind` is missing (the document has `apiVersion: {a}`)"),
+            Some("apiVersion"),
+            (a == API_VERSION).then(|| format!("add `kind: {KIND}` below `apiVersion`")),
+        )),
+        (Some(a), Some(k)) => {
+            let message = format!(
+                "`{a}` `{k}` is not a configuration format kinject reads (it reads {API_VERSION} {KIND}, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
+            );
+            if a == API_VERSION || (close(a, API_VERSION) && k == KIND) {
+                let help = close(k, KIND).then(|| format!("did you mean `kind: {KIND}`?"));
+                let field = if a == API_VERSION {
+                    "kind"
+                } else {
+                    "apiVersion"
+                };
+                let help = help.or_else(|| {
+                    (field == "apiVersion")
+                        .then(|| format!("did you mean `apiVersion: {API_VERSION}`?"))
+                });
+                Some(fault(message, Some(field), help))
+            } else if close(k, KIND) {
+                Some(fault(
+                    message,
+                    Some("kind"),
+                    Some(format!(
+                        "did you mean `apiVersion: {API_VERSION}` and `kind: {KIND}`?"
+                    )),
+                ))
+            } else if crate::kinds::known_kinds(&[])
+                .iter()
+                .any(|known| known == k)
+            {
+                Some(fault(
+                    message,
+                    Some("kind"),
+                    Some(format!(
+                        "this is a `{k}`, a manifest: give it as an input (`kinject inject -c CONFIG {}`), and the configuration with `-c`",
+                        "FILE"
+                    )),
+                ))
+            } else {
+                Some(fault(message, Some("apiVersion"), None))
+            }
+        }
     }
 }
 

@@ -5,13 +5,15 @@ pub(crate) mod compat;
 mod load;
 mod loaded;
 mod merge;
+mod set;
 
 pub(crate) use crate::model::{
     API_VERSION, AnnotationPolicy, JobPolicy, KIND, Position, SameName, ServiceAccountPolicy,
     Sidecar, SidecarBody,
 };
-pub(crate) use load::load;
 pub use load::load_texts;
+pub(crate) use load::{load, load_untried};
 pub use loaded::Config;
 pub(crate) use loaded::{RuleDef, SidecarDef};
 pub(crate) use merge::located_violation;
+pub(crate) use set::Set;

@@ -41,6 +41,9 @@ codes! {
     CONFIG_DUPLICATE_SIDECAR = "kinject::config::duplicate_sidecar";
     CONFIG_TEMPLATE_SYNTAX = "kinject::config::template_syntax";
     CONFIG_TEMPLATE_AND_FIELDS = "kinject::config::template_and_fields";
+    /// A template that fails for every object (an unknown filter, an undefined `values.x`),
+    /// found by rendering it for a typical object when the configuration loads.
+    CONFIG_TEMPLATE = "kinject::config::template";
     CONFIG_INVALID_MATCH = "kinject::config::invalid_match";
     CONFIG_UNSUPPORTED_FORMAT = "kinject::config::unsupported_format";
     /// A field of another injector's format kinject cannot reproduce.

@@ -164,10 +164,14 @@ impl Diagnostic for Located {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(&self.shown().0)
+        // No text (a file that cannot be read): no empty box.
+        (!self.text.as_str().is_empty()).then(|| &self.shown().0 as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.text.as_str().is_empty() {
+            return None;
+        }
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
             Some(self.label.clone()),
             self.shown().1,

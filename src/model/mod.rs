@@ -26,7 +26,7 @@ pub(crate) struct ConfigFile {
     /// Free-form metadata (kustomize needs `metadata.name` on a plugin's configuration).
     #[serde(default)]
     pub metadata: Map<String, Value>,
-    /// Values for templates (`{{ values.x }}`); `--set key=value` overrides them.
+    /// Values for templates (`{{ values.x }}`); `--set key=value` (a string) and `--set-json key=json` override them.
     #[serde(default)]
     pub values: Map<String, Value>,
     /// What can be injected.
@@ -45,6 +45,15 @@ pub(crate) struct ConfigFile {
     /// those injectors were run with.
     #[serde(default, skip_serializing_if = "Formats::is_empty")]
     pub formats: Formats,
+    /// For kustomize, not read by kinject: run as a legacy exec transformer plugin, kinject
+    /// gets these arguments from kustomize after this file's path, split on spaces, and reads
+    /// them as flags (`--set version=1.2 -n prod`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args_one_liner: Option<String>,
+    /// For kustomize, not read by kinject: a file (beside the kustomization) whose lines
+    /// kustomize passes as arguments, as `argsOneLiner`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args_from_file: Option<String>,
 }
 
 /// Flags of other injectors, for reading their files as they run them.
