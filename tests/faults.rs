@@ -61,7 +61,7 @@ fn a_read_only_file_is_not_replaced() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("1 file(s) changed, 0 unchanged, 1 not written"),
+        stderr.contains("1 file changed, 0 unchanged, 1 not written"),
         "{stderr}"
     );
     // The report says which objects were not written, in text and in JSON.
@@ -179,7 +179,7 @@ fn a_full_disk_leaves_the_file_that_did_not_fit_as_it_was() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("1 file(s) changed, 0 unchanged, 1 not written"),
+        stderr.contains("1 file changed, 0 unchanged, 1 not written"),
         "{stderr}"
     );
     assert_eq!(
@@ -213,7 +213,7 @@ fn a_read_only_file_system_leaves_every_file_as_it_was() {
         );
     }
     assert!(
-        stderr.contains("0 file(s) changed, 0 unchanged, 2 not written"),
+        stderr.contains("0 files changed, 0 unchanged, 2 not written"),
         "{stderr}"
     );
     assert_eq!(
@@ -536,7 +536,7 @@ fn a_file_size_limit_fails_the_file_that_exceeds_it_only() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("1 file(s) changed, 0 unchanged, 1 not written"),
+        stderr.contains("1 file changed, 0 unchanged, 1 not written"),
         "{stderr}"
     );
     assert_eq!(

@@ -318,7 +318,7 @@ fn a_walk_follows_no_link_out_of_the_directory_given() {
         "a link inside the tree is followed"
     );
     assert!(
-        stderr.contains("2 file(s) changed, 1 unchanged"),
+        stderr.contains("2 files changed, 1 unchanged"),
         "{stderr}"
     );
     assert_eq!(common::entries(&outside), ["sub", "victim.yaml"]);
@@ -467,7 +467,7 @@ fn one_file_named_many_ways_is_processed_once() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("1 file(s) changed, 0 unchanged"),
+        stderr.contains("1 file changed, 0 unchanged"),
         "{stderr}"
     );
     assert_eq!(stderr.matches("injected").count(), 1, "{stderr}");

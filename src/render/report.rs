@@ -240,10 +240,7 @@ impl Tally {
         };
         let mut skipped = format!("{} skipped", self.skipped);
         if !self.skipped_by.is_empty() {
-            let mut by: Vec<(&&str, &usize)> = self.skipped_by.iter().collect();
-            by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-            let by: Vec<String> = by.iter().map(|(r, n)| format!("{n} {r}")).collect();
-            skipped.push_str(&format!(" ({})", by.join(", ")));
+            skipped.push_str(&format!(" ({})", by_count(self.skipped_by.iter())));
         }
         parts.push(skipped);
         parts.push(plural(self.errors, "error"));
@@ -282,12 +279,25 @@ impl Tally {
                 plural(self.objects, "object")
             )
         } else {
+            let skips = by_count(
+                self.skipped_by
+                    .iter()
+                    .filter(|(reason, _)| **reason != "not_a_workload"),
+            );
             format!(
-                "nothing was injected: {} and none was selected by a rule (`kinject explain` shows why)",
+                "nothing was injected: {}, all skipped ({skips}; `kinject explain` shows why)",
                 plural(workloads, "workload")
             )
         })
     }
+}
+
+/// `20 not_a_workload, 2 opted_out`: counts by reason, most first.
+fn by_count<'a>(counts: impl Iterator<Item = (&'a &'static str, &'a usize)>) -> String {
+    let mut by: Vec<_> = counts.collect();
+    by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let by: Vec<String> = by.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    by.join(", ")
 }
 
 /// `1 error`, `2 errors`.
@@ -349,7 +359,11 @@ mod tests {
         assert!(services.is_some_and(|w| w.contains("3 objects and no workload")));
         let unmatched = tally(&[("not_a_workload", 3), ("no_rule_matched", 2)], 0);
         let w = unmatched.nothing_injected().expect("a warning");
-        assert!(w.contains("2 workloads") && w.contains("kinject explain"), "{w}");
+        assert_eq!(
+            w,
+            "nothing was injected: 2 workloads, all skipped (2 no_rule_matched; \
+             `kinject explain` shows why)"
+        );
         assert_eq!(tally(&[("no_rule_matched", 2)], 1).nothing_injected(), None);
         let mut failed = tally(&[], 0);
         failed.errors = 1;
