@@ -309,7 +309,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --set --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
+            opts="-f -R -n -c -o -q -v -i -h -V --filename --recursive --namespace --namespace-labels --config --set --output --report --report-file --quiet --verbose --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -357,6 +357,10 @@ _kinject() {
                     ;;
                 --report)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --report-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --emit-kustomize)
@@ -415,7 +419,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -n -c -o -q -i -h -V --filename --recursive --namespace --namespace-labels --config --trust-status --output --report --quiet --in-place --check --diff --help --version"
+            opts="-f -R -n -c -o -q -v -i -h -V --filename --recursive --namespace --namespace-labels --config --trust-status --output --report --report-file --quiet --verbose --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,6 +463,10 @@ _kinject() {
                     ;;
                 --report)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --report-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -90,15 +90,24 @@ fn a_read_only_file_is_not_replaced() {
         ],
         b"",
     );
-    let stderr = String::from_utf8_lossy(&json.stderr);
-    let start = stderr.find('[').expect("a JSON report");
-    let end = stderr.rfind(']').expect("a JSON report") + 1;
-    let report: serde_json::Value = serde_json::from_str(&stderr[start..end]).expect("JSON");
-    assert_eq!(report[0]["action"], "error", "{stderr}");
+    let report = common::report_lines(&json.stderr);
+    let entry = report
+        .iter()
+        .find(|l| l["kind"] == "Deployment")
+        .expect("the object's entry");
+    assert_eq!(entry["action"], "error", "{report:?}");
+    assert_eq!(entry["code"], "kinject::output::write", "{report:?}");
     assert_eq!(
-        report[0]["error"],
+        entry["error"],
         "not written: the file is read-only (the file is unchanged)"
     );
+    let said = report
+        .iter()
+        .find(|l| l["action"] == "error" && l["file"] == "locked.yaml" && l["kind"].is_null())
+        .expect("the file's error");
+    assert_eq!(said["code"], "kinject::output::write", "{report:?}");
+    let summary = report.last().expect("a summary");
+    assert_eq!(summary["files"]["notWritten"], 1, "{summary}");
     let mode = std::fs::metadata(d.join("locked.yaml"))
         .expect("meta")
         .permissions()

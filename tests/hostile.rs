@@ -253,7 +253,15 @@ fn null_containers_and_empty_lists_are_reported_and_left_as_they_are() {
     let config = cases().join("hostile-alias-bomb/config.yaml");
     let config = config.to_str().expect("UTF-8");
     // `-v`: skips are listed, not only counted.
-    let args = ["inject", "-v", "--in-place", "-c", config, "null.yaml", "lists.yaml"];
+    let args = [
+        "inject",
+        "-v",
+        "--in-place",
+        "-c",
+        config,
+        "null.yaml",
+        "lists.yaml",
+    ];
     let out = common::kinject_with_stdin(d, &args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");

@@ -476,10 +476,8 @@ fn plugin_args() -> Option<Vec<std::ffi::OsString>> {
         return None;
     }
     let config = args.next()?;
-    let mut out: Vec<std::ffi::OsString> = ["kinject", "inject", "-c"]
-        .iter()
-        .map(Into::into)
-        .collect();
+    let mut out: Vec<std::ffi::OsString> =
+        ["kinject", "inject", "-c"].iter().map(Into::into).collect();
     out.push(config);
     out.extend(args);
     out.push("-".into());

@@ -109,7 +109,11 @@ impl Held {
     /// as they come); `false` when they cannot be held.
     fn report(&mut self, file: &FileResult) -> bool {
         let mut entries = report::entries(std::slice::from_ref(file));
-        hold(&mut self.report, &report_sink::entries(&mut entries), "report")
+        hold(
+            &mut self.report,
+            &report_sink::entries(&mut entries),
+            "report",
+        )
     }
 
     /// Holds back a window's output: its YAML (`yaml`, made while processing), its JSON
