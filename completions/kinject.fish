@@ -44,7 +44,7 @@ json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format: `text`, for people (the objects acted on, warnings, errors and a summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and warning, each with a `code`, then a summary; nothing else on its stream)' -r -f -a "text\t''
 json\t''"
-complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l emit-kustomize -d 'Write a kustomize overlay to DIR whose patches apply the injection to the given bases (directories with a kustomization.yaml), instead of printing the injected manifests' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
@@ -63,7 +63,7 @@ json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format: `text`, for people (the objects acted on, warnings, errors and a summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and warning, each with a `code`, then a summary; nothing else on its stream)' -r -f -a "text\t''
 json\t''"
-complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q)' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l trust-status -d 'Remove what the status annotation says was added for sidecars no configuration given defines, on its word: kinject then checks only that its records are consistent, not that kinject added what they name (a manifest\'s annotation could name the pod\'s own containers)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s q -l quiet -d 'No report on stderr (errors are still shown)'

@@ -256,8 +256,9 @@ pub struct OutputArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text, value_name = "FORMAT")]
     pub report: ReportFormat,
     /// Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and
-    /// warnings, as with -q).
-    #[arg(long, value_name = "FILE")]
+    /// warnings, as with -q). As kustomize's plugin, whose stderr kustomize shows only when
+    /// it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds.
+    #[arg(long, value_name = "FILE", env = "KINJECT_REPORT_FILE")]
     pub report_file: Option<PathBuf>,
     /// No report on stderr (errors are still shown).
     #[arg(short, long)]
@@ -467,8 +468,9 @@ pub(crate) const KUSTOMIZE_PLUGIN_NAME: &str = "InjectionConfig";
 
 /// Installed (or symlinked) as kustomize's plugin file `InjectionConfig`, kinject is run as
 /// `InjectionConfig <config file> [args…]` with the resources on stdin: that is
-/// `kinject inject -c <config file> [args…] -`. Its report (kustomize shows the plugin's
-/// stderr) says what was injected, and warns when nothing was.
+/// `kinject inject -c <config file> [args…] -`. Its report says what was injected, and
+/// warns when nothing was: kustomize (v4 and later) shows a plugin's stderr when it fails;
+/// `KINJECT_REPORT_FILE` (`--report-file`) keeps the report of a build that succeeds.
 fn plugin_args() -> Option<Vec<std::ffi::OsString>> {
     let mut args = std::env::args_os();
     let argv0 = PathBuf::from(args.next()?);

@@ -151,8 +151,13 @@ fn said_with(action: &str, code: &'static str, file: Option<&str>, message: &str
     if action == "error" {
         s.tally.errors += 1;
     }
+    let line = format!("{action}: {one_line}\n");
     if s.people_on_stderr() {
-        super::write_stderr(&format!("{action}: {one_line}\n"));
+        super::write_stderr(&line);
+    }
+    // A text report in a file has its warnings and errors too.
+    if !s.json && s.file.is_some() {
+        s.write(&line);
     }
     if s.json {
         let mut item = json!({"action": action, "code": code, action: message});
