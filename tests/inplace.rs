@@ -464,7 +464,7 @@ fn one_file_named_many_ways_is_processed_once() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("1 file changed, 0 unchanged"), "{stderr}");
-    assert_eq!(stderr.matches("injected").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(" injected: ").count(), 1, "{stderr}");
 }
 
 /// A file whose name is as long as a name may be (the temporary file's name is kept short).
