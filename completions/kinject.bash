@@ -357,7 +357,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -l -n -c -o -q -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --quiet --in-place --check --diff --emit-kustomize --help --version"
+            opts="-f -R -l -n -c -o -q -v -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --report-file --quiet --verbose --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -419,6 +419,10 @@ _kinject() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --report-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --emit-kustomize)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -475,7 +479,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -l -c -o -q -i -h -V --filename --recursive --selector --config --trust-status --output --report --quiet --in-place --check --diff --help --version"
+            opts="-f -R -l -c -o -q -v -i -h -V --filename --recursive --selector --config --trust-status --output --report --report-file --quiet --verbose --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,6 +519,10 @@ _kinject() {
                     ;;
                 --report)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --report-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

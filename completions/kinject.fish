@@ -45,11 +45,13 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set-json -d '
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
-complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format on stderr' -r -f -a "text\t''
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format: `text`, for people (the objects acted on, warnings, errors and a summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and warning, each with a `code`, then a summary; nothing else on its stream)' -r -f -a "text\t''
 json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l emit-kustomize -d 'Write a kustomize overlay to DIR whose patches apply the injection to the given bases (directories with a kustomization.yaml), instead of printing the injected manifests' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -s v -l verbose -d 'Report every object, those skipped and unchanged too (by default only the objects acted on, opted out or in error are listed; the summary counts the others)'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s i -l in-place -d 'Rewrite the files in place (atomically; files that would not change are not touched). Exits 1 when a file changed, as pre-commit expects from a fixer'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l check -d 'Write nothing; print the paths of the files that would change and exit 1 if any would'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l diff -d 'Print a unified diff of what would change (coloured on a terminal); exit 1 if anything would change. With --in-place, the diff of what was changed'
@@ -61,11 +63,13 @@ complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
-complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format on stderr' -r -f -a "text\t''
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format: `text`, for people (the objects acted on, warnings, errors and a summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and warning, each with a `code`, then a summary; nothing else on its stream)' -r -f -a "text\t''
 json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l trust-status -d 'Remove what the status annotation says was added for sidecars no configuration given defines, on its word: kinject then checks only that its records are consistent, not that kinject added what they name (a manifest\'s annotation could name the pod\'s own containers)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s v -l verbose -d 'Report every object, those skipped and unchanged too (by default only the objects acted on, opted out or in error are listed; the summary counts the others)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s i -l in-place -d 'Rewrite the files in place (atomically; files that would not change are not touched). Exits 1 when a file changed, as pre-commit expects from a fixer'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l check -d 'Write nothing; print the paths of the files that would change and exit 1 if any would'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l diff -d 'Print a unified diff of what would change (coloured on a terminal); exit 1 if anything would change. With --in-place, the diff of what was changed'

@@ -260,9 +260,9 @@ fn an_endless_binary_stdin_is_refused_at_once() {
     }
 }
 
-/// `--report json`: everything a run says on stderr is one JSON list — report entries,
-/// diagnostics with their code, warnings and errors — whatever went wrong, so a machine can
-/// read it (the diagnostics were drawn as text before the list). Through files, in place,
+/// `--report json`: everything a run says on stderr is JSON Lines — report entries,
+/// diagnostics, warnings and errors, each with its code, then the summary — whatever went
+/// wrong, so a machine can read it (the diagnostics were drawn as text before the list). Through files, in place,
 /// with a configuration that fails, a file that cannot be read, and a long stream on stdin
 /// (read a window at a time).
 #[test]
@@ -299,13 +299,14 @@ fn the_json_report_is_all_of_stderr_whatever_fails() {
         args.extend(["--report", "json"]);
         let out = common::kinject_with_stdin(d, &args, stdin);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let items: serde_json::Value = serde_json::from_slice(&out.stderr)
-            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
-        let items = items.as_array().expect("a list");
+        let items = common::report_lines(&out.stderr);
         assert!(
-            items.iter().all(|i| i["action"].is_string()),
+            items
+                .iter()
+                .all(|i| i["action"].is_string() && i["code"].is_string()),
             "{args:?}: {items:?}"
         );
+        assert_eq!(items.last().map(|i| &i["action"]), Some(&"summary".into()));
         assert!(
             items
                 .iter()

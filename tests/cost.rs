@@ -295,7 +295,16 @@ fn memory_per_document_has_a_bound() {
         let mut peaks = Vec::new();
         for n in [100_000, 300_000] {
             std::fs::write(d.join("tiny.yaml"), "a: 1\n---\n".repeat(n)).expect("write");
-            let args = ["inject", "--report", report, "-c", config, "tiny.yaml"];
+            // `-v`: the text report lists every document, as the JSON one does.
+            let args = [
+                "inject",
+                "-v",
+                "--report",
+                report,
+                "-c",
+                config,
+                "tiny.yaml",
+            ];
             let (out, kb) = common::with_peak_memory(d, &args);
             assert_eq!(out.status.code(), Some(0), "{report}");
             let lines = String::from_utf8_lossy(&out.stderr)

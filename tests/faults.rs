@@ -61,7 +61,7 @@ fn a_read_only_file_is_not_replaced() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("1 file(s) changed, 0 unchanged, 1 not written"),
+        stderr.contains("1 file changed, 0 unchanged, 1 not written"),
         "{stderr}"
     );
     // The report says which objects were not written, in text and in JSON.
@@ -90,15 +90,24 @@ fn a_read_only_file_is_not_replaced() {
         ],
         b"",
     );
-    let stderr = String::from_utf8_lossy(&json.stderr);
-    let start = stderr.find('[').expect("a JSON report");
-    let end = stderr.rfind(']').expect("a JSON report") + 1;
-    let report: serde_json::Value = serde_json::from_str(&stderr[start..end]).expect("JSON");
-    assert_eq!(report[0]["action"], "error", "{stderr}");
+    let report = common::report_lines(&json.stderr);
+    let entry = report
+        .iter()
+        .find(|l| l["kind"] == "Deployment")
+        .expect("the object's entry");
+    assert_eq!(entry["action"], "error", "{report:?}");
+    assert_eq!(entry["code"], "kinject::output::write", "{report:?}");
     assert_eq!(
-        report[0]["error"],
+        entry["error"],
         "not written: the file is read-only (the file is unchanged)"
     );
+    let said = report
+        .iter()
+        .find(|l| l["action"] == "error" && l["file"] == "locked.yaml" && l["kind"].is_null())
+        .expect("the file's error");
+    assert_eq!(said["code"], "kinject::output::write", "{report:?}");
+    let summary = report.last().expect("a summary");
+    assert_eq!(summary["files"]["notWritten"], 1, "{summary}");
     let mode = std::fs::metadata(d.join("locked.yaml"))
         .expect("meta")
         .permissions()
@@ -179,7 +188,7 @@ fn a_full_disk_leaves_the_file_that_did_not_fit_as_it_was() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("1 file(s) changed, 0 unchanged, 1 not written"),
+        stderr.contains("1 file changed, 0 unchanged, 1 not written"),
         "{stderr}"
     );
     assert_eq!(
@@ -213,7 +222,7 @@ fn a_read_only_file_system_leaves_every_file_as_it_was() {
         );
     }
     assert!(
-        stderr.contains("0 file(s) changed, 0 unchanged, 2 not written"),
+        stderr.contains("0 files changed, 0 unchanged, 2 not written"),
         "{stderr}"
     );
     assert_eq!(
@@ -536,7 +545,7 @@ fn a_file_size_limit_fails_the_file_that_exceeds_it_only() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("1 file(s) changed, 0 unchanged, 1 not written"),
+        stderr.contains("1 file changed, 0 unchanged, 1 not written"),
         "{stderr}"
     );
     assert_eq!(

@@ -250,11 +250,19 @@ fn null_containers_and_empty_lists_are_reported_and_left_as_they_are() {
     let lists = b"apiVersion: v1\nkind: List\nitems: null\n---\napiVersion: v1\nkind: ConfigMapList\nitems: []\n";
     std::fs::write(d.join("null.yaml"), &null).expect("write");
     std::fs::write(d.join("lists.yaml"), lists).expect("write");
-    let out = common::in_place(
-        d,
-        &cases().join("hostile-alias-bomb/config.yaml"),
-        &["null.yaml", "lists.yaml"],
-    );
+    let config = cases().join("hostile-alias-bomb/config.yaml");
+    let config = config.to_str().expect("UTF-8");
+    // `-v`: skips are listed, not only counted.
+    let args = [
+        "inject",
+        "-v",
+        "--in-place",
+        "-c",
+        config,
+        "null.yaml",
+        "lists.yaml",
+    ];
+    let out = common::kinject_with_stdin(d, &args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     for line in [
@@ -262,7 +270,7 @@ fn null_containers_and_empty_lists_are_reported_and_left_as_they_are() {
         "null.yaml:13: deployment/web skipped: no_containers",
         "lists.yaml:1: list/<unnamed> skipped: not_a_workload",
         "lists.yaml:5: configmaplist/<unnamed> skipped: not_a_workload",
-        "0 file(s) changed, 2 unchanged",
+        "0 files changed, 2 unchanged",
     ] {
         assert!(stderr.contains(line), "no {line:?}: {stderr}");
     }

@@ -28,6 +28,7 @@ mod oracle;
 mod package;
 mod precommit;
 mod properties;
+mod report;
 mod seeds;
 mod stable;
 mod stream;

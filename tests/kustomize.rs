@@ -27,10 +27,16 @@ fn plugin_home() -> tempfile::TempDir {
 }
 
 fn kustomize(dir: &Path, home: &Path) -> String {
+    kustomize_with(dir, home, &[])
+}
+
+/// `kustomize` with the environment variables `env` set.
+fn kustomize_with(dir: &Path, home: &Path, env: &[(&str, &Path)]) -> String {
     let out = Command::new(common::kubectl())
         .args(["kustomize", "--enable-alpha-plugins"])
         .arg(dir)
         .env("XDG_CONFIG_HOME", home)
+        .envs(env.iter().copied())
         .output()
         .expect("run kubectl");
     assert!(
@@ -67,6 +73,43 @@ fn transformer_plugin_injects() {
         service["metadata"].get("annotations").is_none(),
         "{service}"
     );
+}
+
+/// As kustomize's plugin kinject reports what it did, as `kinject inject` does, and the build
+/// still succeeds. kustomize shows a plugin's stderr only when the plugin fails, so the report
+/// of a build that succeeds is kept in `KINJECT_REPORT_FILE`; a build where nothing matched
+/// says so there.
+#[test]
+fn transformer_plugin_reports_what_it_did() {
+    let home = plugin_home();
+    let work = tempfile::tempdir().expect("tempdir");
+    let report = work.path().join("report.txt");
+    let env = [("KINJECT_REPORT_FILE", report.as_path())];
+    let output = kustomize_with(
+        &root().join("testdata/kustomize/transformer"),
+        home.path(),
+        &env,
+    );
+    assert!(output.contains("log-shipper"));
+    let said = std::fs::read_to_string(&report).expect("the report");
+    assert_eq!(
+        said.lines().last(),
+        Some("summary: 1 injected, 0 unchanged, 1 skipped (1 not_a_workload), 0 errors"),
+        "{said}"
+    );
+    // The same build with a rule that matches nothing.
+    let dir = work.path().join("overlay");
+    copy_dir(&root().join("testdata/kustomize/transformer"), &dir);
+    let config = std::fs::read_to_string(dir.join("sidecars.yaml")).expect("read");
+    let config = config.replace("kinds: [Deployment]", "kinds: [StatefulSet]");
+    std::fs::write(dir.join("sidecars.yaml"), config).expect("write");
+    kustomize_with(&dir, home.path(), &env);
+    let said = std::fs::read_to_string(&report).expect("the report");
+    assert!(
+        said.contains("warning: nothing was injected: 1 workload, all skipped (1 no_rule_matched"),
+        "{said}"
+    );
+    assert!(said.ends_with("0 errors\n"), "{said}");
 }
 
 fn copy_dir(from: &Path, to: &Path) {

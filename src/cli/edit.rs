@@ -8,19 +8,20 @@ use crate::pipeline::FileResult;
 use crate::render::RenderError;
 use crate::render::yaml::YamlOutput;
 
-use super::{EditArgs, ExitStatus, OutputArgs, ReportFormat, eprint, output};
+use crate::diagnostic::codes;
+use crate::render::report::Files;
+
+use super::{EditArgs, ExitStatus, output, report_sink};
 
 /// Handles every file, with its YAML output (`made`, in the same order); `failed` says
 /// whether errors were already reported. Returns the exit code. The report comes after the
-/// writes, so that it names the files not written.
+/// writes, so that it names the files not written; its summary counts the files.
 pub(crate) fn run(
     files: &[FileResult],
     made: Vec<Result<YamlOutput, RenderError>>,
     args: &EditArgs,
     mut failed: bool,
-    output_args: &OutputArgs,
 ) -> ExitStatus {
-    let quiet = output_args.quiet;
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = String::new();
     let (mut changed, mut unchanged) = (0usize, 0usize);
@@ -32,14 +33,18 @@ pub(crate) fn run(
         }
         let path = f.input.source.path.as_ref();
         if path.is_none() && args.in_place {
-            eprint("error: --in-place needs files, not standard input\n");
+            report_sink::error(
+                codes::USAGE,
+                None,
+                "--in-place needs files, not standard input",
+            );
             failed = true;
             continue;
         }
         let new = match made {
             Ok(y) => y.into_text(&f.input),
             Err(e) => {
-                eprint(&format!("error: {e}\n"));
+                report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
                 failed = true;
                 continue;
             }
@@ -66,34 +71,22 @@ pub(crate) fn run(
         };
         if let Err(e) = atomic_write(path, &bytes, &expected) {
             let e = e.to_string();
-            // With `--report json` the file's entries say it (`not written: …`).
-            if output_args.report != ReportFormat::Json {
-                eprint(&format!(
-                    "error: {name}: cannot write: {e} (the file is unchanged)\n"
-                ));
-            }
+            report_sink::error(
+                codes::OUTPUT_WRITE,
+                Some(name),
+                &format!("{name}: cannot write: {e} (the file is unchanged)"),
+            );
             failed = true;
             changed -= 1;
             unwritten.push((name.clone(), e));
         }
     }
-    output::report(files, output_args, &[], &unwritten);
-    // The summary is for people; `--report json` writes only the report on stderr.
-    if !quiet && output_args.report != ReportFormat::Json {
-        let verb = if args.in_place {
-            "changed"
-        } else {
-            "would change"
-        };
-        let unwritten = if unwritten.is_empty() {
-            String::new()
-        } else {
-            format!(", {} not written", unwritten.len())
-        };
-        eprint(&format!(
-            "{changed} file(s) {verb}, {unchanged} unchanged{unwritten}\n"
-        ));
-    }
+    report_sink::files(Files {
+        changed,
+        unchanged,
+        not_written: unwritten.len(),
+    });
+    output::report(files, &[], &unwritten);
     let code = output::stdout(&out);
     if failed || code != ExitStatus::Success {
         ExitStatus::Error

@@ -10,7 +10,9 @@ use super::output::{diagnostics, report, stdout, write_slices, write_stdout};
 use super::run::{Loaded, StdinWindows, process_inputs, read_while};
 use super::{
     EditArgs, ExitStatus, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
+    report_sink,
 };
+use crate::diagnostic::codes;
 
 pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
     let input_args = &args.input.for_edit(&args.edit);
@@ -144,8 +146,10 @@ fn run(
         early,
     } = inputs;
     if edit.any() && output.output != Format::Yaml {
-        eprint(
-            "error: --in-place, --check and --diff work on YAML output, not -o json or -o patch\n",
+        report_sink::error(
+            codes::USAGE,
+            None,
+            "--in-place, --check and --diff work on YAML output, not -o json or -o patch",
         );
         return ExitStatus::Error;
     }
@@ -183,17 +187,17 @@ fn run(
         diagnostics(f.errors.clone());
     }
     if edit.any() {
-        return super::edit::run(&files, made, edit, failed, output);
+        return super::edit::run(&files, made, edit, failed);
     }
     let (text, notes, render_errors) = render_all(&files, made, output.output);
     failed |= !render_errors.is_empty();
     for e in &render_errors {
-        eprint(&format!("error: {e}\n"));
+        report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
     }
-    report(&files, output, &notes, &[]);
+    report(&files, &notes, &[]);
     if failed {
         // Nothing on stdout: a partial stream piped into `kubectl apply` would be worse.
-        eprint("error: nothing was written because of the errors above\n");
+        report_sink::people("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
     match text {

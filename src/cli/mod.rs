@@ -5,11 +5,11 @@ mod admission;
 mod edit;
 mod explain;
 mod inject;
-mod json_stderr;
 mod krm;
 mod output;
 mod overlay;
 mod plugin;
+mod report_sink;
 mod run;
 mod stream;
 pub(crate) mod write;
@@ -317,12 +317,23 @@ pub struct OutputArgs {
     /// Output format on stdout.
     #[arg(short = 'o', long, value_enum, default_value_t = Format::Yaml)]
     pub output: Format,
-    /// Report format on stderr.
+    /// Report format: `text`, for people (the objects acted on, warnings, errors and a
+    /// summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and
+    /// warning, each with a `code`, then a summary; nothing else on its stream).
     #[arg(long, value_enum, default_value_t = ReportFormat::Text, value_name = "FORMAT")]
     pub report: ReportFormat,
+    /// Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and
+    /// warnings, as with -q). As kustomize's plugin, whose stderr kustomize shows only when
+    /// it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds.
+    #[arg(long, value_name = "FILE", env = "KINJECT_REPORT_FILE")]
+    pub report_file: Option<PathBuf>,
     /// No report on stderr (errors are still shown).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Report every object, those skipped and unchanged too (by default only the objects
+    /// acted on, opted out or in error are listed; the summary counts the others).
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
 }
 
 /// Rewriting files instead of printing them: the pre-commit workflow.
@@ -510,12 +521,19 @@ pub fn main() -> ExitCode {
         }
     };
     let report = match &command {
-        Command::Inject(args) => Some(args.output.report),
-        Command::Uninject(args) => Some(args.output.report),
+        Command::Inject(args) => Some((&args.output, &args.edit, false)),
+        Command::Uninject(args) => Some((&args.output, &args.edit, true)),
         _ => None,
     };
-    if report == Some(ReportFormat::Json) {
-        json_stderr::start();
+    if let Some((output, edit, uninject)) = report {
+        let wording = crate::render::report::Wording {
+            uninject,
+            dry_run: (edit.check || edit.diff) && !edit.in_place,
+        };
+        if let Err(e) = report_sink::start(output, wording) {
+            eprint(&format!("error: {e}\n"));
+            return ExitCode::from(ExitStatus::Error);
+        }
     }
     let code = match command {
         Command::Krm(args) => krm::run(&args),
@@ -541,7 +559,7 @@ pub fn main() -> ExitCode {
             output::stdout(&String::from_utf8_lossy(&buf))
         }
     };
-    json_stderr::finish();
+    report_sink::finish(code);
     ExitCode::from(code)
 }
 
@@ -587,7 +605,9 @@ pub(crate) const KUSTOMIZE_PLUGIN_NAME: &str = "InjectionConfig";
 
 /// Installed (or symlinked) as kustomize's plugin file `InjectionConfig`, kinject is run as
 /// `InjectionConfig <config file> [args…]` with the resources on stdin: that is
-/// `kinject inject -q -c <config file> [args…] -`.
+/// `kinject inject -c <config file> [args…] -`. Its report says what was injected, and
+/// warns when nothing was: kustomize (v4 and later) shows a plugin's stderr when it fails;
+/// `KINJECT_REPORT_FILE` (`--report-file`) keeps the report of a build that succeeds.
 fn plugin_args() -> Option<Vec<std::ffi::OsString>> {
     let mut args = std::env::args_os();
     let argv0 = PathBuf::from(args.next()?);
@@ -595,22 +615,17 @@ fn plugin_args() -> Option<Vec<std::ffi::OsString>> {
         return None;
     }
     let config = args.next()?;
-    let mut out: Vec<std::ffi::OsString> = ["kinject", "inject", "-q", "-c"]
-        .iter()
-        .map(Into::into)
-        .collect();
+    let mut out: Vec<std::ffi::OsString> =
+        ["kinject", "inject", "-c"].iter().map(Into::into).collect();
     out.push(plugin::config_file(config));
     out.extend(args);
     out.push("-".into());
     Some(out)
 }
 
+/// Says `text` (`error: …` and `warning: …` lines) on stderr, or in the JSON report.
 fn eprint(text: &str) {
-    if json_stderr::on() {
-        json_stderr::said(text);
-    } else {
-        write_stderr(text);
-    }
+    report_sink::said(text);
 }
 
 /// `text` on stderr as it is.

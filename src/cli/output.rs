@@ -3,10 +3,11 @@
 
 use std::io::Write;
 
+use crate::diagnostic::codes;
 use crate::pipeline::FileResult;
 use crate::render::report;
 
-use super::{ExitStatus, OutputArgs, ReportFormat, eprint};
+use super::{ExitStatus, report_sink};
 
 /// Writes `text` to stdout; returns the exit code (0, or 0 on a broken pipe, 2 otherwise).
 pub(crate) fn stdout(text: &str) -> ExitStatus {
@@ -21,7 +22,11 @@ pub(crate) fn write_stdout(
         Ok(()) => ExitStatus::Success,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
         Err(e) => {
-            super::eprint(&format!("error: cannot write output: {e}\n"));
+            report_sink::error(
+                codes::OUTPUT_WRITE,
+                None,
+                &format!("cannot write output: {e}"),
+            );
             ExitStatus::Error
         }
     }
@@ -54,18 +59,40 @@ pub(crate) fn write_slices(out: &mut dyn Write, slices: &[&[u8]]) -> std::io::Re
     out.flush()
 }
 
-/// Prints diagnostics to stderr.
-pub(crate) fn diagnostics<D: miette::Diagnostic + Send + Sync + 'static>(errors: Vec<D>) {
-    if super::json_stderr::on() {
-        let items: Vec<_> = errors
-            .iter()
-            .map(|e| super::json_stderr::diagnostic(e))
-            .collect();
-        super::json_stderr::items(&items);
-        return;
+/// Where a diagnostic points, for `--report json`.
+pub(crate) trait Positioned {
+    fn position(&self) -> report_sink::Position;
+}
+
+impl Positioned for crate::diagnostic::Located {
+    fn position(&self) -> report_sink::Position {
+        let (file, line, column) = crate::diagnostic::Located::position(self);
+        Some((file.to_owned(), Some(line), Some(column)))
     }
+}
+
+impl Positioned for crate::read::InputError {
+    fn position(&self) -> report_sink::Position {
+        use crate::read::InputError;
+        Some(match self {
+            InputError::Io { name, .. } | InputError::OptionAfterSeparator { name } => {
+                (name.clone(), None, None)
+            }
+            InputError::Encoding {
+                name, line, column, ..
+            } => (name.clone(), Some(*line), Some(*column)),
+        })
+    }
+}
+
+/// Prints diagnostics to stderr (or writes them into the JSON report).
+pub(crate) fn diagnostics<D>(errors: Vec<D>)
+where
+    D: miette::Diagnostic + Positioned + Send + Sync + 'static,
+{
     for e in errors {
-        super::eprint(&format!("{:?}\n", miette::Report::new(e)));
+        let at = e.position();
+        report_sink::diagnostic(e, at);
     }
 }
 
@@ -73,15 +100,7 @@ pub(crate) fn diagnostics<D: miette::Diagnostic + Send + Sync + 'static>(errors:
 const REPORT_PART: usize = 4096;
 
 /// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
-pub(crate) fn report(
-    files: &[FileResult],
-    output: &OutputArgs,
-    notes: &[String],
-    unwritten: &[(String, String)],
-) {
-    if output.quiet {
-        return;
-    }
+pub(crate) fn report(files: &[FileResult], notes: &[String], unwritten: &[(String, String)]) {
     // A part at a time, so that the report of a million documents is not held whole.
     for f in files {
         for docs in f.docs.chunks(REPORT_PART) {
@@ -90,23 +109,20 @@ pub(crate) fn report(
                 if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
                     && matches!(e.action, "injected" | "uninjected")
                 {
-                    e.action = "error";
-                    e.sidecars.clear();
-                    e.error = Some(format!("not written: {why} (the file is unchanged)"));
+                    e.not_written(codes::OUTPUT_WRITE, why);
                 }
             }
-            match output.report {
-                ReportFormat::Text => eprint(&report::text(&entries)),
-                ReportFormat::Json => super::json_stderr::items(&entries),
-            }
+            report_sink::text(&report_sink::entries(&mut entries));
         }
     }
-    print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
+    if !report_sink::quiet() {
+        print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
+    }
 }
 
 pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
     for w in warnings {
-        eprint(&format!("warning: {}\n", crate::diagnostic::one_line(w)));
+        report_sink::warning(codes::WARNING, w);
     }
 }
 

@@ -85,13 +85,10 @@ pub(crate) fn run(
         eprint(&format!("error: --emit-kustomize: {e}\n"));
         failed = true;
     }
-    if !output.quiet {
-        eprint(&crate::render::report::text(
-            &crate::render::report::entries(&files),
-        ));
-    }
+    let mut entries = crate::render::report::entries(&files);
+    super::report_sink::text(&super::report_sink::entries(&mut entries));
     if failed {
-        eprint("error: nothing was written because of the errors above\n");
+        super::report_sink::people("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
     let text = kustomize::kustomization(&resources, &patches);

@@ -15,7 +15,8 @@ use crate::render::yaml::{YamlOutput, YamlStream};
 
 use super::output::{diagnostics, print_warnings, write_stdout};
 use super::run::StdinWindows;
-use super::{ExitStatus, Format, InputArgs, OutputArgs, ReportFormat, eprint};
+use super::{ExitStatus, Format, InputArgs, OutputArgs, report_sink};
+use crate::diagnostic::codes;
 
 /// Output kept in memory before it goes to a temporary file.
 const SPOOL_IN_MEMORY: usize = 4 << 20;
@@ -30,7 +31,7 @@ pub(crate) fn run(
     let settings = match args.settings(config, mode, &[]) {
         Ok(s) => s,
         Err(e) => {
-            eprint(&format!("error: {e}\n"));
+            report_sink::error(codes::USAGE, None, &e);
             return ExitStatus::Error;
         }
     };
@@ -69,9 +70,7 @@ pub(crate) fn run(
             failed = true;
             diagnostics(std::mem::take(&mut file.errors));
         }
-        if !output.quiet {
-            failed |= !held.report(&file, output.report);
-        }
+        failed |= !held.report(&file);
         warnings.append(&mut file.warnings);
         // Once anything failed nothing will be written: the rest is only checked.
         if failed {
@@ -84,12 +83,12 @@ pub(crate) fn run(
         held.patches.finish(&mut held.text);
         failed |= held.output.write(held.text.as_bytes()).is_err();
     }
+    report_sink::copy_to(|out| held.report.copy_to(out));
     if !output.quiet {
-        let _ = held.report.copy_to(&mut std::io::stderr().lock());
         print_warnings(warnings.iter().chain(&notes));
     }
     if failed {
-        eprint("error: nothing was written because of the errors above\n");
+        report_sink::people("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
     write_stdout(|out| held.output.copy_to(out))
@@ -106,17 +105,15 @@ struct Held {
 }
 
 impl Held {
-    /// Holds back a window's report entries (text), or writes them (one JSON list of
-    /// everything, in the order it happens); `false` when they cannot be held.
-    fn report(&mut self, file: &FileResult, format: ReportFormat) -> bool {
-        let entries = report::entries(std::slice::from_ref(file));
-        match format {
-            ReportFormat::Text => hold(&mut self.report, &report::text(&entries), "report"),
-            ReportFormat::Json => {
-                super::json_stderr::items(&entries);
-                true
-            }
-        }
+    /// Counts a window's report entries, and holds back their text (JSON lines are written
+    /// as they come); `false` when they cannot be held.
+    fn report(&mut self, file: &FileResult) -> bool {
+        let mut entries = report::entries(std::slice::from_ref(file));
+        hold(
+            &mut self.report,
+            &report_sink::entries(&mut entries),
+            "report",
+        )
     }
 
     /// Holds back a window's output: its YAML (`yaml`, made while processing), its JSON
@@ -139,7 +136,7 @@ impl Held {
                 held
             }
             Some(Err(e)) => {
-                eprint(&format!("error: {e}\n"));
+                report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
                 false
             }
             None if json => {
@@ -160,9 +157,11 @@ fn hold(spool: &mut Spool, text: &str, what: &str) -> bool {
     match spool.write(text.as_bytes()) {
         Ok(()) => true,
         Err(e) => {
-            eprint(&format!(
-                "error: cannot hold the {what} back in a temporary file: {e}\n"
-            ));
+            report_sink::error(
+                codes::OUTPUT_WRITE,
+                None,
+                &format!("cannot hold the {what} back in a temporary file: {e}"),
+            );
             false
         }
     }

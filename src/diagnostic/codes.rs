@@ -83,4 +83,16 @@ codes! {
 
     /// A check of kinject's own result failed: nothing is written.
     INTERNAL = "kinject::internal";
+
+    // The run (the report's codes for what is neither an object nor a diagnostic).
+    /// A command line that asks for what cannot be done (`--in-place` of standard input).
+    USAGE = "kinject::usage";
+    /// A file that cannot be written in place, or output that cannot be written.
+    OUTPUT_WRITE = "kinject::output::write";
+    /// A warning: a run with no error injected nothing, and found nothing injected before.
+    NOTHING_INJECTED = "kinject::nothing_injected";
+    /// An error with no code of its own.
+    ERROR = "kinject::error";
+    /// A warning with no code of its own.
+    WARNING = "kinject::warning";
 }

@@ -132,6 +132,11 @@ impl Located {
         })
     }
 
+    /// The file it points into, and the line and column (from 1).
+    pub(crate) fn position(&self) -> (&str, usize, usize) {
+        (&self.name, self.line + 1, self.column + 1)
+    }
+
     pub(crate) fn warning(mut self) -> Self {
         self.warning = true;
         self

@@ -1,4 +1,7 @@
-//! The per-object report on stderr: one line a human can scan, or JSON for machines.
+//! The report of a run: one entry per object (a line a human can scan, or a JSON line for
+//! machines), which entries a person is shown, and the tally its summary line is made from.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -17,6 +20,11 @@ pub(crate) struct Entry {
     pub identity: Identity,
     /// `injected`, `unchanged`, `skipped`, `uninjected`, `not_injected` or `error`.
     pub action: &'static str,
+    /// The skip reason of `skipped`, the diagnostic code of `error`, else the action.
+    pub code: &'static str,
+    /// `--check` and `--diff`: what the action says would be done, nothing was written.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sidecars: Vec<String>,
     /// Skip reason code.
@@ -35,6 +43,43 @@ pub(crate) struct Entry {
     pub error: Option<String>,
 }
 
+/// Skips a person is shown without `-v`: an object the configuration or its own annotation
+/// picked, which was then kept from its sidecars. The others (not a workload, no rule for
+/// it, a system namespace…) are most of any input and are only counted.
+const SKIPS_SHOWN: [&str; 2] = ["opted_out", "job_needs_native_sidecar"];
+
+impl Entry {
+    /// Whether a person is shown this entry without `-v`: what was done (or would be), what
+    /// went wrong, what was said about it, and the skips in `SKIPS_SHOWN`.
+    pub(crate) fn acted_on(&self) -> bool {
+        match self.action {
+            "unchanged" | "not_injected" | "skipped" => {
+                !self.warnings.is_empty()
+                    || !self.removed.is_empty()
+                    || self.reason.is_some_and(|r| SKIPS_SHOWN.contains(&r))
+            }
+            _ => true,
+        }
+    }
+
+    /// The action's words on a report line: `injected`, or `would inject` in a dry run.
+    fn verb(&self) -> String {
+        match (self.dry_run, self.action) {
+            (true, "injected") => "would inject".to_owned(),
+            (true, "uninjected") => "would uninject".to_owned(),
+            (_, action) => action.replace('_', " "),
+        }
+    }
+
+    /// Marks this entry an error: its file was not written (`why`).
+    pub(crate) fn not_written(&mut self, code: &'static str, why: &str) {
+        self.action = "error";
+        self.code = code;
+        self.sidecars.clear();
+        self.error = Some(format!("not written: {why} (the file is unchanged)"));
+    }
+}
+
 pub(crate) fn entries(files: &[FileResult]) -> Vec<Entry> {
     files.iter().flat_map(|f| entries_of(f, &f.docs)).collect()
 }
@@ -43,55 +88,55 @@ pub(crate) fn entries(files: &[FileResult]) -> Vec<Entry> {
 /// the entries of a million documents took 350 MB when made at once).
 pub(crate) fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
     let mut out = Vec::new();
-    {
-        for d in docs {
-            for o in &d.objects {
-                let base = Entry {
-                    file: f.input.source.raw_name(),
-                    line: o.line,
-                    document: d.index,
-                    path: o.pointer.clone(),
-                    identity: o.identity.clone(),
-                    action: "error",
-                    sidecars: Vec::new(),
-                    reason: None,
-                    removed: Vec::new(),
-                    overridden: Vec::new(),
-                    warnings: Vec::new(),
-                    error: None,
-                };
-                out.push(match &o.outcome {
-                    Err(e) => Entry {
-                        error: Some(format!("{} ({})", e.message, e.code)),
-                        ..base
-                    },
-                    Ok(outcome) => Entry {
+    for d in docs {
+        for o in &d.objects {
+            let base = Entry {
+                file: f.input.source.raw_name(),
+                line: o.line,
+                document: d.index,
+                path: o.pointer.clone(),
+                identity: o.identity.clone(),
+                action: "error",
+                code: "error",
+                dry_run: false,
+                sidecars: Vec::new(),
+                reason: None,
+                removed: Vec::new(),
+                overridden: Vec::new(),
+                warnings: Vec::new(),
+                error: None,
+            };
+            out.push(match &o.outcome {
+                Err(e) => Entry {
+                    code: e.code,
+                    error: Some(e.message.clone()),
+                    ..base
+                },
+                Ok(outcome) => {
+                    let reason = outcome.action.reason().map(|r| r.code());
+                    Entry {
                         action: outcome.action.code(),
+                        code: reason.unwrap_or(outcome.action.code()),
                         sidecars: outcome.action.sidecars().to_vec(),
-                        reason: outcome.action.reason().map(|r| r.code()),
+                        reason,
                         removed: outcome.removed.clone(),
                         overridden: outcome.overridden.clone(),
                         warnings: outcome.warnings.clone(),
                         ..base
-                    },
-                });
-            }
+                    }
+                }
+            });
         }
     }
     out
 }
 
-/// `deploy.yaml:3: deployment/web injected: log-shipper`
-pub(crate) fn text(entries: &[Entry]) -> String {
+/// `deploy.yaml:3: deployment/web injected: log-shipper`, for every entry (`all`) or those
+/// a person is shown by default (`Entry::acted_on`).
+pub(crate) fn text(entries: &[Entry], all: bool) -> String {
     let mut out = String::new();
-    for e in entries {
-        let mut line = format!(
-            "{}:{}: {} {}",
-            e.file,
-            e.line,
-            e.identity.short(),
-            e.action.replace('_', " ")
-        );
+    for e in entries.iter().filter(|e| all || e.acted_on()) {
+        let mut line = format!("{}:{}: {} {}", e.file, e.line, e.identity.short(), e.verb());
         if !e.sidecars.is_empty() {
             line.push_str(&format!(": {}", e.sidecars.join(", ")));
         }
@@ -108,7 +153,7 @@ pub(crate) fn text(entries: &[Entry]) -> String {
             ));
         }
         if let Some(err) = &e.error {
-            line.push_str(&format!(": {err}"));
+            line.push_str(&format!(": {err} ({})", e.code));
         }
         out.push_str(&one_line(&line));
         out.push('\n');
@@ -117,4 +162,211 @@ pub(crate) fn text(entries: &[Entry]) -> String {
         }
     }
     out
+}
+
+/// What a run did, counted: the summary line's numbers, and the last line of `--report
+/// json`.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Tally {
+    /// Objects read (those with an error among them).
+    pub objects: usize,
+    pub injected: usize,
+    pub unchanged: usize,
+    pub uninjected: usize,
+    pub not_injected: usize,
+    pub skipped: usize,
+    /// The skips, by reason code.
+    pub skipped_by: BTreeMap<&'static str, usize>,
+    /// Errors reported (each diagnostic and each error line once; an object's error is one).
+    pub errors: usize,
+    /// `--in-place`, `--check`, `--diff`: the files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<Files>,
+}
+
+/// Files compared (and written) by `--in-place`, `--check` or `--diff`.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Files {
+    /// Changed (`--in-place`), or that would change.
+    pub changed: usize,
+    pub unchanged: usize,
+    /// Would have changed, but could not be written.
+    pub not_written: usize,
+}
+
+/// How a run's summary words what it did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Wording {
+    /// `uninject` (else `inject`).
+    pub uninject: bool,
+    /// `--check` or `--diff`: nothing is written.
+    pub dry_run: bool,
+}
+
+impl Tally {
+    pub(crate) fn add(&mut self, entries: &[Entry]) {
+        for e in entries {
+            self.objects += 1;
+            match e.action {
+                "injected" => self.injected += 1,
+                "unchanged" => self.unchanged += 1,
+                "uninjected" => self.uninjected += 1,
+                "not_injected" => self.not_injected += 1,
+                "skipped" => {
+                    self.skipped += 1;
+                    *self.skipped_by.entry(e.code).or_default() += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `11 injected, 3 unchanged, 22 skipped (20 not_a_workload, 2 opted_out), 0 errors`,
+    /// then the files when there are (`; 2 files changed, 1 unchanged`).
+    pub(crate) fn line(&self, wording: Wording) -> String {
+        let would = if wording.dry_run { " would be" } else { "" };
+        let mut parts = if wording.uninject {
+            vec![
+                format!("{}{would} uninjected", self.uninjected),
+                format!("{} not injected", self.not_injected),
+            ]
+        } else {
+            vec![
+                format!("{}{would} injected", self.injected),
+                format!("{} unchanged", self.unchanged),
+            ]
+        };
+        let mut skipped = format!("{} skipped", self.skipped);
+        if !self.skipped_by.is_empty() {
+            skipped.push_str(&format!(" ({})", by_count(self.skipped_by.iter())));
+        }
+        parts.push(skipped);
+        parts.push(plural(self.errors, "error"));
+        let mut line = parts.join(", ");
+        if let Some(f) = self.files {
+            let verb = if wording.dry_run {
+                "would change"
+            } else {
+                "changed"
+            };
+            line.push_str(&format!(
+                "; {} {verb}, {} unchanged",
+                plural(f.changed, "file"),
+                f.unchanged
+            ));
+            if f.not_written > 0 {
+                line.push_str(&format!(", {} not written", f.not_written));
+            }
+        }
+        line
+    }
+
+    /// Why nothing was injected, when a run that had no error injected nothing, and found
+    /// nothing injected before: the warning linkerd gives as `no supported objects found`.
+    pub(crate) fn nothing_injected(&self) -> Option<String> {
+        if self.errors > 0 || self.injected + self.unchanged > 0 {
+            return None;
+        }
+        let not_workloads = self.skipped_by.get("not_a_workload").copied().unwrap_or(0);
+        let workloads = self.objects - not_workloads;
+        Some(if self.objects == 0 {
+            "nothing was injected: the input holds no Kubernetes objects".to_owned()
+        } else if workloads == 0 {
+            format!(
+                "nothing was injected: {} and no workload (an object with a pod template)",
+                plural(self.objects, "object")
+            )
+        } else {
+            let skips = by_count(
+                self.skipped_by
+                    .iter()
+                    .filter(|(reason, _)| **reason != "not_a_workload"),
+            );
+            format!(
+                "nothing was injected: {}, all skipped ({skips}; `kinject explain` shows why)",
+                plural(workloads, "workload")
+            )
+        })
+    }
+}
+
+/// `20 not_a_workload, 2 opted_out`: counts by reason, most first.
+fn by_count<'a>(counts: impl Iterator<Item = (&'a &'static str, &'a usize)>) -> String {
+    let mut by: Vec<_> = counts.collect();
+    by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let by: Vec<String> = by.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    by.join(", ")
+}
+
+/// `1 error`, `2 errors`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(skips: &[(&'static str, usize)], injected: usize) -> Tally {
+        let mut t = Tally {
+            injected,
+            ..Tally::default()
+        };
+        for (reason, n) in skips {
+            t.skipped += n;
+            t.objects += n;
+            t.skipped_by.insert(reason, *n);
+        }
+        t.objects += injected;
+        t
+    }
+
+    #[test]
+    fn the_summary_counts_skips_by_reason_most_first_and_files_when_edited() {
+        let mut t = tally(&[("opted_out", 2), ("not_a_workload", 20)], 11);
+        assert_eq!(
+            t.line(Wording::default()),
+            "11 injected, 0 unchanged, 22 skipped (20 not_a_workload, 2 opted_out), 0 errors"
+        );
+        t.errors = 1;
+        t.files = Some(Files {
+            changed: 1,
+            unchanged: 3,
+            not_written: 1,
+        });
+        let dry = Wording {
+            dry_run: true,
+            uninject: false,
+        };
+        assert_eq!(
+            t.line(dry),
+            "11 would be injected, 0 unchanged, 22 skipped (20 not_a_workload, 2 opted_out), \
+             1 error; 1 file would change, 3 unchanged, 1 not written"
+        );
+    }
+
+    #[test]
+    fn nothing_injected_says_whether_there_were_workloads() {
+        let none = Tally::default().nothing_injected().expect("a warning");
+        assert!(none.contains("no Kubernetes objects"), "{none}");
+        let services = tally(&[("not_a_workload", 3)], 0).nothing_injected();
+        assert!(services.is_some_and(|w| w.contains("3 objects and no workload")));
+        let unmatched = tally(&[("not_a_workload", 3), ("no_rule_matched", 2)], 0);
+        let w = unmatched.nothing_injected().expect("a warning");
+        assert_eq!(
+            w,
+            "nothing was injected: 2 workloads, all skipped (2 no_rule_matched; \
+             `kinject explain` shows why)"
+        );
+        assert_eq!(tally(&[("no_rule_matched", 2)], 1).nothing_injected(), None);
+        let mut failed = tally(&[], 0);
+        failed.errors = 1;
+        assert_eq!(failed.nothing_injected(), None);
+    }
 }

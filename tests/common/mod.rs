@@ -268,3 +268,16 @@ pub fn copy_executable(from: &std::path::Path, to: &std::path::Path) {
         to.display()
     );
 }
+
+/// The lines of a `--report json` (JSON Lines), each parsed; panics on a line that is not
+/// one JSON object.
+#[allow(dead_code)]
+pub fn report_lines(stderr: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(v) if v.is_object() => v,
+            other => panic!("not a JSON object: {l:?} ({other:?})"),
+        })
+        .collect()
+}

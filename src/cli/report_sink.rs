@@ -1,0 +1,268 @@
+//! Where `inject`'s and `uninject`'s report goes, and in what form: text lines for people, or
+//! JSON Lines (`--report json`) — one object per line, written as the run goes, every one
+//! with a `code`: the objects' entries, the diagnostics, errors and warnings, and a summary
+//! last — on stderr, or in the file `--report-file` names (stderr is then for people, as
+//! with `-q`). It also counts what the report says, for the summary line.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::diagnostic::codes;
+use crate::render::report::{self, Entry, Files, Tally, Wording};
+
+use super::{ExitStatus, OutputArgs, ReportFormat};
+
+/// The report being written, for `inject` and `uninject`.
+struct Sink {
+    json: bool,
+    quiet: bool,
+    verbose: bool,
+    wording: Wording,
+    /// `--report-file`, else stderr.
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    tally: Tally,
+    /// Whether objects were reported: the run got as far as reading its inputs.
+    reported: bool,
+}
+
+static SINK: Mutex<Option<Sink>> = Mutex::new(None);
+
+fn sink() -> std::sync::MutexGuard<'static, Option<Sink>> {
+    SINK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// From now on, the run's report goes where `output` says, worded as `wording` says.
+pub(crate) fn start(output: &OutputArgs, wording: Wording) -> Result<(), String> {
+    let file = match &output.report_file {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .map_err(|e| format!("--report-file {}: {e}", path.display()))?,
+        )),
+        None => None,
+    };
+    *sink() = Some(Sink {
+        json: output.report == ReportFormat::Json,
+        quiet: output.quiet,
+        verbose: output.verbose,
+        wording,
+        file,
+        tally: Tally::default(),
+        reported: false,
+    });
+    Ok(())
+}
+
+impl Sink {
+    /// Whether stderr is for people (it is not when it carries the JSON report).
+    fn people_on_stderr(&self) -> bool {
+        !self.json || self.file.is_some()
+    }
+
+    /// Writes `text` where the report goes.
+    fn write(&mut self, text: &str) {
+        let _ = match &mut self.file {
+            Some(f) => f.write_all(text.as_bytes()),
+            None => std::io::stderr().write_all(text.as_bytes()),
+        };
+    }
+
+    /// Writes `item` as one JSON line where the report goes.
+    fn line(&mut self, item: &impl Serialize) {
+        let mut text = serde_json::to_string(item).unwrap_or_default();
+        text.push('\n');
+        self.write(&text);
+    }
+}
+
+/// Whether the report is left out (`-q`).
+pub(crate) fn quiet() -> bool {
+    sink().as_ref().is_some_and(|s| s.quiet)
+}
+
+/// The report of `entries`: counted, written as JSON lines, or returned as the text to
+/// print (those entries a person is shown; every one with `-v`). Entries of a dry run say
+/// what would be done.
+pub(crate) fn entries(entries: &mut [Entry]) -> String {
+    let mut guard = sink();
+    let Some(s) = guard.as_mut() else {
+        return report::text(entries, true);
+    };
+    s.reported = true;
+    for e in entries.iter_mut() {
+        e.dry_run = s.wording.dry_run;
+    }
+    s.tally.add(entries);
+    if s.quiet {
+        return String::new();
+    }
+    if s.json {
+        for e in entries.iter() {
+            s.line(e);
+        }
+        return String::new();
+    }
+    report::text(entries, s.verbose)
+}
+
+/// Writes the text of a report (made by `entries`) where the report goes.
+pub(crate) fn text(text: &str) {
+    match sink().as_mut() {
+        Some(s) => s.write(text),
+        None => super::write_stderr(text),
+    }
+}
+
+/// Runs `copy` on where the report goes.
+pub(crate) fn copy_to(copy: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    let _ = match sink().as_mut().and_then(|s| s.file.as_mut()) {
+        Some(f) => copy(f),
+        None => copy(&mut std::io::stderr().lock()),
+    };
+}
+
+/// The files `--in-place`, `--check` or `--diff` compared, for the summary.
+pub(crate) fn files(files: Files) {
+    if let Some(s) = sink().as_mut() {
+        s.tally.files = Some(files);
+    }
+}
+
+/// An error: `error: message` for people, a JSON line with `code` (and `file`, when given).
+pub(crate) fn error(code: &'static str, file: Option<&str>, message: &str) {
+    said_with("error", code, file, message);
+}
+
+/// A warning, as `error` writes an error.
+pub(crate) fn warning(code: &'static str, message: &str) {
+    said_with("warning", code, None, message);
+}
+
+fn said_with(action: &str, code: &'static str, file: Option<&str>, message: &str) {
+    let one_line = crate::diagnostic::one_line(message);
+    let mut guard = sink();
+    let Some(s) = guard.as_mut() else {
+        super::write_stderr(&format!("{action}: {one_line}\n"));
+        return;
+    };
+    if action == "error" {
+        s.tally.errors += 1;
+    }
+    let line = format!("{action}: {one_line}\n");
+    if s.people_on_stderr() {
+        super::write_stderr(&line);
+    }
+    // A text report in a file has its warnings and errors too.
+    if !s.json && s.file.is_some() {
+        s.write(&line);
+    }
+    if s.json {
+        let mut item = json!({"action": action, "code": code, action: message});
+        if let Some(file) = file {
+            item["file"] = Value::String(file.to_owned());
+        }
+        s.line(&item);
+    }
+}
+
+/// Text kinject says to people (`error: …`, `warning: …` lines): as it is on stderr, or, in
+/// a JSON report, as items (an error or a warning with no code of its own gets the generic
+/// `kinject::error` or `kinject::warning`).
+pub(crate) fn said(text: &str) {
+    for l in text.lines().filter(|l| !l.trim().is_empty()) {
+        match (l.strip_prefix("error: "), l.strip_prefix("warning: ")) {
+            (Some(e), _) => error(codes::ERROR, None, e),
+            (_, Some(w)) => warning(codes::WARNING, w),
+            _ => people(&format!("{l}\n")),
+        }
+    }
+}
+
+/// Text only for people: on stderr, unless stderr carries the JSON report.
+pub(crate) fn people(text: &str) {
+    if sink().as_ref().is_none_or(Sink::people_on_stderr) {
+        super::write_stderr(text);
+    }
+}
+
+/// A diagnostic: drawn with its excerpt for people, a JSON line (its `code`, `file`, `line`
+/// and `column`, message and help) in a JSON report.
+pub(crate) fn diagnostic<D: miette::Diagnostic + Send + Sync + 'static>(d: D, at: Position) {
+    let warning = d.severity() == Some(miette::Severity::Warning);
+    let mut guard = sink();
+    if let Some(s) = guard.as_mut() {
+        if !warning {
+            s.tally.errors += 1;
+        }
+        if s.json {
+            s.line(&diagnostic_item(&d, warning, at));
+        }
+    }
+    if guard.as_ref().is_none_or(Sink::people_on_stderr) {
+        super::write_stderr(&format!("{:?}\n", miette::Report::new(d)));
+    }
+}
+
+fn diagnostic_item(d: &dyn miette::Diagnostic, warning: bool, at: Position) -> Value {
+    let action = if warning { "warning" } else { "error" };
+    let mut item = json!({
+        "action": action,
+        "code": d.code().map_or(codes::ERROR.to_owned(), |c| c.to_string()),
+    });
+    if let Some((file, line, column)) = at {
+        item["file"] = Value::String(file);
+        if let Some((line, column)) = line.zip(column) {
+            item["line"] = json!(line);
+            item["column"] = json!(column);
+        }
+    }
+    item[action] = Value::String(d.to_string());
+    if let Some(help) = d.help() {
+        item["help"] = Value::String(help.to_string());
+    }
+    item
+}
+
+/// Where a diagnostic points: file, and line and column (from 1) when it is in the text.
+pub(crate) type Position = Option<(String, Option<usize>, Option<usize>)>;
+
+/// Ends the report: says when nothing was injected, writes the summary (a line for people
+/// when objects were reported; always, as the last JSON line, in a JSON report) and flushes
+/// the report file.
+pub(crate) fn finish(exit: ExitStatus) {
+    let (warn, wording) = match sink().as_ref() {
+        Some(s) if !s.quiet && s.reported && !s.wording.uninject => {
+            (s.tally.nothing_injected(), s.wording)
+        }
+        Some(s) => (None, s.wording),
+        None => return,
+    };
+    if let Some(w) = warn {
+        warning(codes::NOTHING_INJECTED, &w);
+    }
+    let mut guard = sink();
+    let Some(mut s) = guard.take() else { return };
+    if !s.quiet && s.json {
+        let mut summary = json!({"action": "summary", "code": "summary"});
+        if let (Some(out), Value::Object(tally)) = (
+            summary.as_object_mut(),
+            serde_json::to_value(&s.tally).unwrap_or_default(),
+        ) {
+            out.extend(tally);
+        }
+        if wording.dry_run {
+            summary["dryRun"] = json!(true);
+        }
+        summary["exitCode"] = json!(exit.code());
+        s.line(&summary);
+    } else if !s.quiet && s.reported {
+        let line = format!("summary: {}\n", s.tally.line(wording));
+        s.write(&line);
+    }
+    if let Some(f) = &mut s.file {
+        let _ = f.flush();
+    }
+}
