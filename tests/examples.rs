@@ -11,6 +11,8 @@
 //!   configuration is the `sidecars.yaml` every page uses).
 //! - `<!-- example: exits N N… -->`: each command's exit code, in order (`--in-place` exits 1
 //!   when it changed a file).
+//! - `<!-- example: prints TEXT -->`: the block's output (stdout and stderr) holds TEXT — what
+//!   the example is there to show happened (`injected: log-shipper`), not just an exit 0.
 //! - `<!-- example: in the repository -->`: run in the checkout (examples that read
 //!   `testdata/`), never writing there.
 //! - `<!-- example: not run: REASON -->`, `<!-- example: skip N: REASON -->`: the block, or its
@@ -111,6 +113,7 @@ struct Plan {
     not_run: Option<String>,
     skip: Vec<(usize, String)>,
     exits: Vec<i32>,
+    prints: Vec<String>,
     in_repository: bool,
 }
 
@@ -128,6 +131,8 @@ fn plan(block: &Block) -> Result<Plan, String> {
                 .split_whitespace()
                 .map(|c| c.parse().map_err(|_| format!("exit code `{c}`")))
                 .collect::<Result<_, _>>()?;
+        } else if let Some(text) = m.strip_prefix("prints ") {
+            plan.prints.push(text.trim().to_owned());
         } else if m == "in the repository" {
             plan.in_repository = true;
         } else if !m.starts_with("file ") {
@@ -312,11 +317,22 @@ fn run_block(at: &str, commands: &[String], plan: &Plan, work: &Path, env: &Env)
         .expect("run bash");
     let codes = std::fs::read_to_string(&env.codes).unwrap_or_default();
     let codes: Vec<i32> = codes.lines().filter_map(|c| c.parse().ok()).collect();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let wrong: Vec<String> = run
         .iter()
         .enumerate()
         .filter(|(i, (_, want))| codes.get(*i) != Some(want))
         .map(|(i, (command, want))| format!("`{command}` exited {:?}, not {want}", codes.get(i)))
+        .chain(
+            plan.prints
+                .iter()
+                .filter(|p| !said.contains(p.as_str()))
+                .map(|p| format!("the output does not hold `{p}`")),
+        )
         .collect();
     if wrong.is_empty() {
         return Vec::new();
@@ -368,14 +384,18 @@ fn every_documented_command_runs() {
 
 #[test]
 fn blocks_commands_and_markers_are_read_as_documented() {
-    let page = "text\n<!-- example: exits 1 0 -->\n```sh\n# a comment\nkinject a \\\n  --b\n\nkinject c\n```\n\n```yaml\nx: 1\n```\n";
+    let page = "text\n<!-- example: prints done -->\n<!-- example: exits 1 0 -->\n```sh\n# a comment\nkinject a \\\n  --b\n\nkinject c\n```\n\n```yaml\nx: 1\n```\n";
     let blocks = blocks(page);
     assert_eq!(blocks.len(), 2);
-    assert_eq!(blocks[0].line, 3);
-    assert_eq!(blocks[0].markers, ["exits 1 0"]);
+    assert_eq!(blocks[0].line, 4);
+    assert_eq!(blocks[0].markers, ["prints done", "exits 1 0"]);
     assert!(blocks[1].markers.is_empty(), "markers are the block's own");
     assert_eq!(commands(&blocks[0].text), ["kinject a    --b", "kinject c"]);
-    assert_eq!(plan(&blocks[0]).expect("plan").exits, [1, 0]);
+    let read = plan(&blocks[0]).expect("plan");
+    assert_eq!(
+        (read.exits, read.prints),
+        (vec![1, 0], vec!["done".to_owned()])
+    );
     let unexplained = Block {
         line: 1,
         lang: "sh".into(),
