@@ -259,7 +259,17 @@ pub(crate) fn finish(exit: ExitStatus) {
         summary["exitCode"] = json!(exit.code());
         s.line(&summary);
     } else if !s.quiet && s.reported {
-        let line = format!("summary: {}\n", s.tally.line(wording));
+        // A run that failed wrote nothing on stdout: what it found is what it would have done.
+        let unwritten = exit == ExitStatus::Error && s.tally.files.is_none();
+        let line = if unwritten {
+            let would = Wording {
+                dry_run: true,
+                ..wording
+            };
+            format!("summary: nothing written: {}\n", s.tally.line(would))
+        } else {
+            format!("summary: {}\n", s.tally.line(wording))
+        };
         s.write(&line);
     }
     if let Some(f) = &mut s.file {
