@@ -13,6 +13,10 @@ use super::{
 };
 
 pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
+    if let Some(why) = args.edit.refused() {
+        eprint(&format!("error: {why}\n"));
+        return ExitStatus::Error;
+    }
     let input_args = &args.input.for_edit(&args.edit);
     let mut stdin = open_stdin(input_args, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
@@ -65,6 +69,10 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
 }
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
+    if let Some(why) = args.edit.refused() {
+        eprint(&format!("error: {why}\n"));
+        return ExitStatus::Error;
+    }
     let input_args = &args.input.for_edit(&args.edit);
     let stdin = open_stdin(input_args, &args.edit);
     // The configuration given, else the nearest default one, else none (then every record

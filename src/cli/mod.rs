@@ -265,7 +265,8 @@ pub struct EditArgs {
     /// Exits 1 when a file changed, as pre-commit expects from a fixer.
     #[arg(short = 'i', long)]
     pub in_place: bool,
-    /// Write nothing; print the paths of the files that would change and exit 1 if any would.
+    /// Write nothing; print the paths of the files that would change and exit 1 if any would
+    /// (refused with --in-place, which writes).
     #[arg(long)]
     pub check: bool,
     /// Print a unified diff of what would change (coloured on a terminal); exit 1 if anything
@@ -277,6 +278,14 @@ pub struct EditArgs {
 impl EditArgs {
     fn any(&self) -> bool {
         self.in_place || self.check || self.diff
+    }
+
+    /// Why these flags cannot go together: `--check` promises to write nothing, `--in-place`
+    /// to write (`--in-place --diff` is the diff of what was written).
+    pub(crate) fn refused(&self) -> Option<&'static str> {
+        (self.in_place && self.check).then_some(
+            "--in-place and --check cannot be used together: --in-place rewrites the files, --check writes nothing and lists the files that would change (exit 1 if any); use --check in CI, --in-place to fix the files (--in-place --diff also shows what it changed)",
+        )
     }
 }
 
