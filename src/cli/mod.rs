@@ -2,6 +2,7 @@
 //! one place that decides what the user sees and the exit code.
 
 mod admission;
+mod configs;
 mod edit;
 mod explain;
 mod inject;
@@ -84,6 +85,10 @@ pub struct InputArgs {
     /// are read; a FIFO is refused before it is opened).
     #[arg(skip)]
     pub rewrite: bool,
+    /// Not a flag: the inputs, when already found (`configs::plan`); else the paths are
+    /// walked when the inputs are read.
+    #[arg(skip)]
+    pub sources: Option<Vec<crate::read::Source>>,
 }
 
 /// File names looked for when no `-c` is given.
@@ -234,9 +239,10 @@ impl InputArgs {
 pub struct ConfigArgs {
     /// Configuration file, or directory of them (repeatable; later files add sidecars and
     /// rules, and override values and defaults). Also reads OpenKruise SidecarSets and the
-    /// salesforce, tumblr and Expedia injectors' files. Default: the nearest `.kinject.yaml`
-    /// or `kinject.yaml` in this directory or above (up to the repository's root; outside a
-    /// repository, this directory only).
+    /// salesforce, tumblr and Expedia injectors' files. Default: for each file, the nearest
+    /// `.kinject.yaml` or `kinject.yaml` in its directory or above (up to the repository's
+    /// root; outside a repository, up to this directory); for standard input, this
+    /// directory's or above.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
     /// Override a template value: `--set image.tag=1.2` (the value is read as YAML).

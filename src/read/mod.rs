@@ -28,6 +28,10 @@ pub use objects::objects;
 pub(crate) use split::documents;
 pub(crate) use window::Windows;
 
+/// The configuration files looked for beside an input when none is given (the command
+/// line's `DEFAULT_CONFIGS`, as a message says them).
+const DEFAULT_CONFIG_NAMES: &str = ".kinject.yaml or kinject.yaml";
+
 /// Where an input comes from: a file, or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
@@ -176,6 +180,9 @@ pub enum InputError {
     )]
     OptionAfterSeparator { name: String },
 
+    #[error("{name}: no configuration: no {} {looked}", DEFAULT_CONFIG_NAMES)]
+    NoConfiguration { name: String, looked: String },
+
     #[error("{name}:{line}:{column}: {problem}")]
     Encoding {
         name: String,
@@ -190,6 +197,7 @@ impl Diagnostic for InputError {
         Some(Box::new(match self {
             InputError::Io { .. } | InputError::OptionAfterSeparator { .. } => codes::INPUT_IO,
             InputError::Encoding { .. } => codes::INPUT_ENCODING,
+            InputError::NoConfiguration { .. } => codes::INPUT_NO_CONFIGURATION,
         }))
     }
 
@@ -201,6 +209,9 @@ impl Diagnostic for InputError {
             }
             InputError::Encoding { .. } => {
                 "kinject reads YAML and JSON text: UTF-8 (with or without BOM) or UTF-16 with a BOM"
+            }
+            InputError::NoConfiguration { .. } => {
+                "pass -c FILE, or add a .kinject.yaml beside the file or in a directory above it (each file uses the nearest one)"
             }
         };
         Some(Box::new(help))
