@@ -21,6 +21,7 @@ mod golden;
 mod hostile;
 mod image;
 mod inplace;
+mod inputs;
 mod krm;
 mod kustomize;
 mod oracle;

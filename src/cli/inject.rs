@@ -19,6 +19,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
         return ExitStatus::Error;
     }
     let input_args = &args.input.for_edit(&args.edit);
+    input_args.hint_on_terminal("inject");
     let mut stdin = open_stdin(input_args, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
     let resource_list = stdin.as_mut().is_some_and(|s| {
@@ -104,6 +105,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
         return ExitStatus::Error;
     }
     let input_args = &args.input.for_edit(&args.edit);
+    input_args.hint_on_terminal("uninject");
     let stdin = open_stdin(input_args, &args.edit);
     // The configuration given, else the nearest default one, else none (then every record
     // needs `--trust-status`).

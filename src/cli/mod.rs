@@ -62,8 +62,9 @@ pub enum Command {
 /// Where manifests come from.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Manifest files or directories (walked recursively for .yaml, .yml and .json); `-` or
-    /// nothing reads standard input. After `--` every name is a file, even one that starts
+    /// Manifest files or directories (walked recursively for .yaml, .yml and .json; one with
+    /// none is an error); `-` or nothing reads standard input (on a terminal, kinject says it
+    /// waits for it). After `--` every name is a file, even one that starts
     /// with `-` (the pre-commit hooks end their `entry:` with `--`; so do `xargs kinject inject
     /// -i --` and `find … -exec kinject inject -i -- {} +`).
     #[arg(value_name = "PATH")]
@@ -163,6 +164,15 @@ fn find_default() -> Result<Vec<PathBuf>, String> {
     ))
 }
 
+/// The hint for a run that reads manifests from a terminal (`waits`).
+fn stdin_hint(waits: bool, command: &str) -> Option<String> {
+    waits.then(|| {
+        format!(
+            "reading manifests from standard input (Ctrl-D to end; kinject {command} --help for usage)\n"
+        )
+    })
+}
+
 /// Whether `path` is this process's standard input (`-`, `/dev/stdin`, `/proc/self/fd/0`, or
 /// any other name of the same open file).
 fn is_stdin(path: &std::path::Path) -> bool {
@@ -231,6 +241,15 @@ impl InputArgs {
     pub(crate) fn reads_stdin(&self) -> bool {
         let paths = self.all_paths();
         paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-")
+    }
+
+    /// Says, on a terminal, that the manifests are awaited there: `kinject inject` with no
+    /// file otherwise waits in silence. `command` names the subcommand for its help.
+    pub(crate) fn hint_on_terminal(&self, command: &str) {
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
+        if let Some(hint) = stdin_hint(self.reads_stdin() && terminal, command) {
+            eprint(&hint);
+        }
     }
 }
 

@@ -180,6 +180,11 @@ pub enum InputError {
     )]
     OptionAfterSeparator { name: String },
 
+    #[error(
+        "{name}: no manifest here (a directory's .yaml, .yml and .json files are read, hidden ones skipped), so nothing would be injected"
+    )]
+    EmptyDirectory { name: String },
+
     #[error("{name}: no configuration: no {} {looked}", DEFAULT_CONFIG_NAMES)]
     NoConfiguration { name: String, looked: String },
 
@@ -195,7 +200,9 @@ pub enum InputError {
 impl Diagnostic for InputError {
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         Some(Box::new(match self {
-            InputError::Io { .. } | InputError::OptionAfterSeparator { .. } => codes::INPUT_IO,
+            InputError::Io { .. }
+            | InputError::OptionAfterSeparator { .. }
+            | InputError::EmptyDirectory { .. } => codes::INPUT_IO,
             InputError::Encoding { .. } => codes::INPUT_ENCODING,
             InputError::NoConfiguration { .. } => codes::INPUT_NO_CONFIGURATION,
         }))
@@ -204,6 +211,9 @@ impl Diagnostic for InputError {
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         let help = match self {
             InputError::Io { .. } => return None,
+            InputError::EmptyDirectory { .. } => {
+                "name the directory that holds the manifests, or the files themselves"
+            }
             InputError::OptionAfterSeparator { .. } => {
                 "options go before `--`. The pre-commit hooks end their `entry:` with `--`, so their `args:` are file names: to pass options, override the hook's `entry:` in .pre-commit-config.yaml (`entry: kinject inject --in-place -c sidecars.yaml --`)"
             }
