@@ -72,6 +72,12 @@ pub(crate) fn plan(
     let cwd = std::env::current_dir().ok()?;
     let mut nearest = Nearest::default();
     let given = &config.configs;
+    if !given.is_empty()
+        && let Err(e) = config.paths(input.reads_stdin())
+    {
+        eprint(&format!("error: {e}\n"));
+        return None;
+    }
     if edit {
         widen(&mut sources, given, &cwd, &mut nearest, quiet);
     }

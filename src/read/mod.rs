@@ -5,6 +5,7 @@ mod decode;
 mod files;
 mod objects;
 mod split;
+mod template;
 mod window;
 
 use std::io::Read;
@@ -181,6 +182,15 @@ pub enum InputError {
     OptionAfterSeparator { name: String },
 
     #[error(
+        "{name}:{line}:{column}: looks like a Helm/Go template (a `{{{{` directive where YAML is expected): render it first (`helm template`) or exclude `charts/` (pre-commit `exclude:`)"
+    )]
+    Template {
+        name: String,
+        line: usize,
+        column: usize,
+    },
+
+    #[error(
         "{name}: no manifest here (a directory's .yaml, .yml and .json files are read, hidden ones skipped), so nothing would be injected"
     )]
     EmptyDirectory { name: String },
@@ -205,12 +215,16 @@ impl Diagnostic for InputError {
             | InputError::EmptyDirectory { .. } => codes::INPUT_IO,
             InputError::Encoding { .. } => codes::INPUT_ENCODING,
             InputError::NoConfiguration { .. } => codes::INPUT_NO_CONFIGURATION,
+            InputError::Template { .. } => codes::INPUT_TEMPLATE,
         }))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         let help = match self {
             InputError::Io { .. } => return None,
+            InputError::Template { .. } => {
+                "kinject reads manifests; a template's text is not what Kubernetes will read, and injecting into it would write into the chart"
+            }
             InputError::EmptyDirectory { .. } => {
                 "name the directory that holds the manifests, or the files themselves"
             }
@@ -296,6 +310,14 @@ fn split_text(
         column: e.column,
         problem: e.problem,
     })?;
+    if let Some(at) = template::directive(&text, source.path.as_deref()) {
+        let (line, column) = crate::diagnostic::lines::line_col(&text, at);
+        return Err(InputError::Template {
+            name: source.name.clone(),
+            line: line + first_line,
+            column,
+        });
+    }
     // The decoded text itself, not a copy: inputs can be large.
     let text = Arc::new(text);
     let body_start = if encoding == Encoding::Utf8Bom { 3 } else { 0 };
