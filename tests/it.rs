@@ -22,6 +22,7 @@ mod golden;
 mod hostile;
 mod image;
 mod inplace;
+mod inputs;
 mod krm;
 mod kustomize;
 mod oracle;

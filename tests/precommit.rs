@@ -156,3 +156,146 @@ fn a_file_named_like_an_option_is_a_file() {
         "# an odd name\n"
     );
 }
+
+/// `pre-commit try-repo` of this checkout's `hook` (a `language: system` one, which runs the
+/// kinject just built: it is put first on PATH) on the staged files, or on every file.
+fn try_system_hook(dir: &Path, home: &Path, hook: &str, all_files: bool) -> (Option<i32>, String) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_kinject"))
+        .parent()
+        .expect("bin dir")
+        .to_owned();
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let checkout = root();
+    let mut args = vec!["try-repo", checkout.to_str().expect("path"), hook];
+    if all_files {
+        args.push("--all-files");
+    }
+    let out = Command::new(pre_commit())
+        .args(&args)
+        .current_dir(dir)
+        .env("PRE_COMMIT_HOME", home)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run pre-commit");
+    let log =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), log)
+}
+
+fn commit(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
+/// The upgrade path: a new sidecar version in `.kinject.yaml`, committed alone, fails the
+/// hook and rewrites every manifest the configuration applies to (pre-commit passes only the
+/// configuration, which is no workload); the next commit passes. `kinject-check-system`
+/// fails the same commit without writing.
+#[test]
+fn a_changed_configuration_fails_the_hook_until_its_manifests_follow() {
+    let (repo, home) = repository();
+    let dir = repo.path();
+    let manifest = std::fs::read_to_string(root().join("testdata/cases/kms-plugin/input.yaml"))
+        .expect("input");
+    std::fs::create_dir_all(dir.join("k8s/apps")).expect("mkdir");
+    std::fs::write(dir.join("k8s/web.yaml"), &manifest).expect("write");
+    std::fs::write(dir.join("k8s/apps/api.yaml"), &manifest).expect("write");
+    // Not tracked: never touched.
+    std::fs::write(dir.join("k8s/scratch.yaml"), &manifest).expect("write");
+    git(
+        dir,
+        &["add", ".kinject.yaml", "k8s/web.yaml", "k8s/apps/api.yaml"],
+    );
+    let (code, log) = try_system_hook(dir, home.path(), "kinject-system", false);
+    assert_eq!(code, Some(1), "the first commit injects:\n{log}");
+    git(dir, &["add", "-u"]);
+    git(dir, &["commit", "-q", "-m", "manifests"]);
+    let injected = std::fs::read_to_string(dir.join("k8s/web.yaml")).expect("read");
+    assert!(injected.contains("log-shipper:2.1"), "{injected}");
+
+    let config = std::fs::read_to_string(dir.join(".kinject.yaml")).expect("config");
+    std::fs::write(dir.join(".kinject.yaml"), config.replace(":2.1", ":2.2")).expect("write");
+    git(dir, &["add", ".kinject.yaml"]);
+    let (code, log) = try_system_hook(dir, home.path(), "kinject-check-system", false);
+    assert_eq!(code, Some(1), "the check fails:\n{log}");
+    assert!(log.contains("k8s/web.yaml"), "{log}");
+    assert!(log.contains("k8s/apps/api.yaml"), "{log}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("k8s/web.yaml")).expect("read"),
+        injected,
+        "the check writes nothing"
+    );
+
+    let (code, log) = try_system_hook(dir, home.path(), "kinject-system", false);
+    assert_eq!(code, Some(1), "the hook rewrites the manifests:\n{log}");
+    assert!(log.contains("files were modified by this hook"), "{log}");
+    assert!(log.contains("is among the files"), "{log}");
+    for file in ["k8s/web.yaml", "k8s/apps/api.yaml"] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("read");
+        assert!(text.contains("log-shipper:2.2"), "{file}:\n{text}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("k8s/scratch.yaml")).expect("read"),
+        manifest,
+        "an untracked file is not touched"
+    );
+    git(dir, &["add", "-u"]);
+    let (code, log) = try_system_hook(dir, home.path(), "kinject-system", false);
+    assert_eq!(code, Some(0), "the next commit passes:\n{log}");
+    commit(dir, "sidecar 2.2");
+}
+
+/// Each file uses the nearest configuration: run from the repository's root, `team-a/`'s
+/// manifests get team-a's sidecar and `team-b/`'s team-b's; the report names both.
+#[test]
+fn each_team_directory_uses_its_own_configuration() {
+    let (repo, home) = repository();
+    let dir = repo.path();
+    std::fs::remove_file(dir.join(".kinject.yaml")).expect("rm");
+    let config = std::fs::read_to_string(root().join("testdata/cases/kind-list/config.yaml"))
+        .expect("config");
+    let manifest = std::fs::read_to_string(root().join("testdata/cases/kms-plugin/input.yaml"))
+        .expect("input");
+    for (team, version) in [("team-a", "1.0"), ("team-b", "2.0")] {
+        std::fs::create_dir_all(dir.join(team).join("k8s")).expect("mkdir");
+        std::fs::write(
+            dir.join(team).join(".kinject.yaml"),
+            config.replace(":2.1", &format!(":{version}")),
+        )
+        .expect("write");
+        std::fs::write(dir.join(team).join("k8s/app.yaml"), &manifest).expect("write");
+    }
+    // No configuration reaches it: an error naming the file and where kinject looked.
+    std::fs::write(dir.join("orphan.yaml"), &manifest).expect("write");
+    commit(dir, "manifests");
+
+    let (code, log) = try_system_hook(dir, home.path(), "kinject-system", true);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(
+        log.contains("using team-a/.kinject.yaml for 2 files"),
+        "{log}"
+    );
+    assert!(
+        log.contains("using team-b/.kinject.yaml for 2 files"),
+        "{log}"
+    );
+    assert!(
+        log.contains("orphan.yaml: no configuration: no .kinject.yaml or kinject.yaml in ./"),
+        "{log}"
+    );
+    for (team, version) in [("team-a", "1.0"), ("team-b", "2.0")] {
+        let text = std::fs::read_to_string(dir.join(team).join("k8s/app.yaml")).expect("read");
+        assert!(
+            text.contains(&format!("log-shipper:{version}")),
+            "{team}:\n{text}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("orphan.yaml")).expect("read"),
+        manifest
+    );
+}

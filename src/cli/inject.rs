@@ -6,8 +6,9 @@ use crate::pipeline::{FileResult, Values};
 use crate::render;
 use crate::render::yaml::YamlStream;
 
+use super::configs::{self, Configs};
 use super::output::{diagnostics, report, stdout, write_slices, write_stdout};
-use super::run::{Loaded, StdinWindows, process_inputs, read_while};
+use super::run::{Loaded, StdinWindows, process_with, read_while};
 use super::{
     EditArgs, ExitStatus, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
     report_sink,
@@ -15,7 +16,12 @@ use super::{
 use crate::diagnostic::codes;
 
 pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
+    if let Some(why) = args.edit.refused() {
+        eprint(&format!("error: {why}\n"));
+        return ExitStatus::Error;
+    }
     let input_args = &args.input.for_edit(&args.edit);
+    input_args.hint_on_terminal("inject");
     let mut stdin = open_stdin(input_args, &args.edit);
     // A ResourceList on standard input: kinject is a KRM function.
     let resource_list = stdin.as_mut().is_some_and(|s| {
@@ -43,6 +49,9 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
             }
         }
     }
+    if args.emit_kustomize.is_none() && per_file(args, input_args) {
+        return run_per_file(args, input_args, stdin);
+    }
     let (config, early) = match &args.emit_kustomize {
         None => read_while(input_args, || args.config.load(input_args.reads_stdin())),
         Some(_) => (args.config.load(input_args.reads_stdin()), None),
@@ -53,7 +62,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
     match &args.emit_kustomize {
         Some(dir) => super::overlay::run(&config, input_args, dir, &args.output),
         None => run(
-            &config,
+            Configs::one(config),
             Mode::Inject,
             Inputs {
                 args: input_args,
@@ -66,8 +75,39 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
     }
 }
 
+/// Whether the inputs' configurations are decided per file (`configs::plan`): files are
+/// named and no `-c` is given, or a run that checks or rewrites files may need to widen to
+/// those a configuration among them applies to.
+fn per_file(args: &InjectArgs, input: &InputArgs) -> bool {
+    let files = input.all_paths().iter().any(|p| p.as_os_str() != "-");
+    files && (args.config.configs.is_empty() || args.edit.any())
+}
+
+/// `inject` with each file's own configuration.
+fn run_per_file(args: &InjectArgs, input: &InputArgs, stdin: Option<StdinWindows>) -> ExitStatus {
+    let edit = args.edit.any();
+    let Some((plan, input)) = configs::plan(&args.config, input, edit, args.output.quiet) else {
+        return ExitStatus::Error;
+    };
+    let (configs, early) = read_while(&input, || plan.load(&args.config.overrides()));
+    let Some(configs) = configs else {
+        return ExitStatus::Error;
+    };
+    let inputs = Inputs {
+        args: &input,
+        stdin,
+        early,
+    };
+    run(configs, Mode::Inject, inputs, &args.output, &args.edit)
+}
+
 pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
+    if let Some(why) = args.edit.refused() {
+        eprint(&format!("error: {why}\n"));
+        return ExitStatus::Error;
+    }
     let input_args = &args.input.for_edit(&args.edit);
+    input_args.hint_on_terminal("uninject");
     let stdin = open_stdin(input_args, &args.edit);
     // The configuration given, else the nearest default one, else none (then every record
     // needs `--trust-status`).
@@ -101,7 +141,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
     };
     match config {
         Ok(config) => run(
-            &config,
+            Configs::one(config),
             mode,
             Inputs {
                 args: input_args,
@@ -134,7 +174,7 @@ struct Inputs<'a> {
 }
 
 fn run(
-    config: &Config,
+    mut configs: Configs,
     mode: Mode,
     inputs: Inputs<'_>,
     output: &OutputArgs,
@@ -155,29 +195,36 @@ fn run(
     }
     // A stream longer than a window is processed window by window, unless a rule selects
     // on the labels of Namespace objects, which may come anywhere in it.
-    let needs_whole = config.selects_on_namespace_labels();
+    let needs_whole = configs.list.iter().any(Config::selects_on_namespace_labels);
     let stdin = match stdin {
         Some(s) if !s.is_whole() && !needs_whole => {
-            return super::stream::run(config, mode, input, s, output);
+            return super::stream::run(&configs.list[0], mode, input, s, output);
         }
         Some(s) => Some(s.whole()),
         None => None,
     };
     // YAML is made while processing, by the pipeline's sink; the other formats from the
     // values the results keep.
+    let list: Vec<&Config> = configs.list.iter().collect();
+    let index = |s: &crate::read::Source| configs.index(s);
+    let with = (
+        &list[..],
+        &index as &(dyn Fn(&crate::read::Source) -> usize + Sync),
+    );
     let processed = if output.output == Format::Yaml {
-        process_inputs(input, stdin, early, config, mode, YamlStream::new)
+        process_with(input, stdin, early, with, mode, YamlStream::new)
             .map(|(files, errors)| (files.into_iter().unzip(), errors))
     } else {
-        process_inputs(input, stdin, early, config, mode, Values::default).map(|(files, errors)| {
+        process_with(input, stdin, early, with, mode, Values::default).map(|(files, errors)| {
             let files = files.into_iter().map(|(f, ())| f).collect();
             ((files, Vec::new()), errors)
         })
     };
-    let ((files, made), input_errors): ((Vec<FileResult>, Vec<_>), _) = match processed {
+    let ((files, made), mut input_errors): ((Vec<FileResult>, Vec<_>), _) = match processed {
         Ok(r) => r,
         Err(code) => return code,
     };
+    input_errors.splice(0..0, std::mem::take(&mut configs.errors));
     // The process ends after this command: freeing every parsed document one by one would
     // take a fifth of the run (docs/performance.md).
     let files = std::mem::ManuallyDrop::new(files);

@@ -2,6 +2,7 @@
 //! one place that decides what the user sees and the exit code.
 
 mod admission;
+mod configs;
 mod edit;
 mod explain;
 mod inject;
@@ -94,8 +95,9 @@ pub enum Command {
 /// Where manifests come from.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Manifest files or directories (walked recursively for .yaml, .yml and .json); `-` or
-    /// nothing reads standard input. After `--` every name is a file, even one that starts
+    /// Manifest files or directories (walked recursively for .yaml, .yml and .json; one with
+    /// none is an error); `-` or nothing reads standard input (on a terminal, kinject says it
+    /// waits for it). After `--` every name is a file, even one that starts
     /// with `-` (the pre-commit hooks end their `entry:` with `--`; so do `xargs kinject inject
     /// -i --` and `find … -exec kinject inject -i -- {} +`).
     #[arg(value_name = "PATH")]
@@ -119,6 +121,10 @@ pub struct InputArgs {
     /// are read; a FIFO is refused before it is opened).
     #[arg(skip)]
     pub rewrite: bool,
+    /// Not a flag: the inputs, when already found (`configs::plan`); else the paths are
+    /// walked when the inputs are read.
+    #[arg(skip)]
+    pub sources: Option<Vec<crate::read::Source>>,
 }
 
 /// What rules that match namespaces read of the objects' namespaces.
@@ -205,6 +211,15 @@ fn find_default() -> Result<Vec<PathBuf>, String> {
     ))
 }
 
+/// The hint for a run that reads manifests from a terminal (`waits`).
+fn stdin_hint(waits: bool, command: &str) -> Option<String> {
+    waits.then(|| {
+        format!(
+            "reading manifests from standard input (Ctrl-D to end; kinject {command} --help for usage)\n"
+        )
+    })
+}
+
 /// Whether `path` is this process's standard input (`-`, `/dev/stdin`, `/proc/self/fd/0`, or
 /// any other name of the same open file).
 fn is_stdin(path: &std::path::Path) -> bool {
@@ -280,6 +295,15 @@ impl InputArgs {
         let paths = self.all_paths();
         paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-")
     }
+
+    /// Says, on a terminal, that the manifests are awaited there: `kinject inject` with no
+    /// file otherwise waits in silence. `command` names the subcommand for its help.
+    pub(crate) fn hint_on_terminal(&self, command: &str) {
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
+        if let Some(hint) = stdin_hint(self.reads_stdin() && terminal, command) {
+            eprint(&hint);
+        }
+    }
 }
 
 /// Which configuration to use.
@@ -287,9 +311,10 @@ impl InputArgs {
 pub struct ConfigArgs {
     /// Configuration file, or directory of them (repeatable; later files add sidecars and
     /// rules, and override values and defaults). Also reads OpenKruise SidecarSets and the
-    /// salesforce, tumblr and Expedia injectors' files. Default: the nearest `.kinject.yaml`
-    /// or `kinject.yaml` in this directory or above (up to the repository's root; outside a
-    /// repository, this directory only).
+    /// salesforce, tumblr and Expedia injectors' files. Default: for each file, the nearest
+    /// `.kinject.yaml` or `kinject.yaml` in its directory or above (up to the repository's
+    /// root; outside a repository, up to this directory); for standard input, this
+    /// directory's or above.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
     /// Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`;
@@ -343,7 +368,8 @@ pub struct EditArgs {
     /// Exits 1 when a file changed, as pre-commit expects from a fixer.
     #[arg(short = 'i', long)]
     pub in_place: bool,
-    /// Write nothing; print the paths of the files that would change and exit 1 if any would.
+    /// Write nothing; print the paths of the files that would change and exit 1 if any would
+    /// (refused with --in-place, which writes).
     #[arg(long)]
     pub check: bool,
     /// Print a unified diff of what would change (coloured on a terminal); exit 1 if anything
@@ -355,6 +381,14 @@ pub struct EditArgs {
 impl EditArgs {
     fn any(&self) -> bool {
         self.in_place || self.check || self.diff
+    }
+
+    /// Why these flags cannot go together: `--check` promises to write nothing, `--in-place`
+    /// to write (`--in-place --diff` is the diff of what was written).
+    pub(crate) fn refused(&self) -> Option<&'static str> {
+        (self.in_place && self.check).then_some(
+            "--in-place and --check cannot be used together: --in-place rewrites the files, --check writes nothing and lists the files that would change (exit 1 if any); use --check in CI, --in-place to fix the files (--in-place --diff also shows what it changed)",
+        )
     }
 }
 

@@ -75,12 +75,16 @@ impl Positioned for crate::read::InputError {
     fn position(&self) -> report_sink::Position {
         use crate::read::InputError;
         Some(match self {
-            InputError::Io { name, .. } | InputError::OptionAfterSeparator { name } => {
-                (name.clone(), None, None)
-            }
+            InputError::Io { name, .. }
+            | InputError::OptionAfterSeparator { name }
+            | InputError::EmptyDirectory { name }
+            | InputError::NoConfiguration { name, .. } => (name.clone(), None, None),
             InputError::Encoding {
                 name, line, column, ..
-            } => (name.clone(), Some(*line), Some(*column)),
+            }
+            | InputError::Template { name, line, column } => {
+                (name.clone(), Some(*line), Some(*column))
+            }
         })
     }
 }

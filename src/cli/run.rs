@@ -18,7 +18,10 @@ pub(crate) fn load_inputs(
     } else {
         read::Intent::Read
     };
-    let (sources, mut errors) = read::discover(&args.all_paths(), intent);
+    let (sources, mut errors) = match &args.sources {
+        Some(sources) => (sources.clone(), Vec::new()),
+        None => read::discover(&args.all_paths(), intent),
+    };
     let mut stdin = stdin;
     let mut stdin_used = false;
     let mut inputs = Vec::new();
@@ -131,15 +134,44 @@ pub(crate) fn process_inputs<S: Sink>(
 where
     S::Output: Send,
 {
+    process_with(args, stdin, early, (&[config], &|_| 0), mode, sink)
+}
+
+/// The configurations of a run, and which one an input uses (an index of them).
+pub(crate) type ConfigOf<'a, 'c> = (
+    &'a [&'c crate::config::Config],
+    &'a (dyn Fn(&read::Source) -> usize + Sync),
+);
+
+/// `process_inputs`, each input with its own configuration (`configs`).
+pub(crate) fn process_with<S: Sink>(
+    args: &InputArgs,
+    stdin: Option<Result<read::Input, InputError>>,
+    early: Option<Loaded>,
+    configs: ConfigOf<'_, '_>,
+    mode: crate::inject::Mode,
+    sink: impl Fn() -> S + Sync,
+) -> Result<Processed<S::Output>, ExitStatus>
+where
+    S::Output: Send,
+{
     let (inputs, errors) = early.unwrap_or_else(|| load_inputs(args, stdin));
     small_pages_for(&inputs);
-    let settings = args.settings(config, mode, &inputs).map_err(|e| {
-        super::eprint(&format!("error: {e}\n"));
-        super::ExitStatus::Error
-    })?;
+    let (list, index) = configs;
+    let settings = list
+        .iter()
+        .map(|config| args.settings(config, mode, &inputs))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            super::eprint(&format!("error: {e}\n"));
+            super::ExitStatus::Error
+        })?;
     // Files side by side on every core; results in the order the files were named. One
     // file is processed here (in parallel inside when it is large).
-    let process = |i| crate::pipeline::process(i, &settings, sink());
+    let process = |i: read::Input| {
+        let settings = &settings[index(&i.source).min(settings.len() - 1)];
+        crate::pipeline::process(i, settings, sink())
+    };
     let files = if inputs.len() == 1 {
         inputs.into_iter().map(process).collect()
     } else {

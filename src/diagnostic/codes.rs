@@ -21,6 +21,10 @@ codes! {
     INPUT_ENCODING = "kinject::input::encoding";
     /// A key written twice where kinject would change the document.
     INPUT_DUPLICATE_KEY = "kinject::input::duplicate_key";
+    /// An input file with no configuration (no `-c`, and no `.kinject.yaml` beside it or above).
+    INPUT_NO_CONFIGURATION = "kinject::input::no_configuration";
+    /// An input that is a Helm (Go) template, not a manifest.
+    INPUT_TEMPLATE = "kinject::input::template";
 
     // Configuration.
     CONFIG_SYNTAX = "kinject::config::syntax";

@@ -198,6 +198,8 @@ fn walk(dir: &Path, found: &mut Found) {
         Err(e) => return found.error(dir, e),
     };
     let mut outside = Vec::new();
+    // Whether a manifest was met (read now, or named before).
+    let mut any = false;
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name()
@@ -222,12 +224,20 @@ fn walk(dir: &Path, found: &mut Found) {
     for entry in walker {
         match entry {
             Ok(e) if e.file_type().is_file() && is_manifest(e.path()) => match e.metadata() {
-                Ok(m) => found.add(e.path(), &m, Some(root.clone())),
+                Ok(m) => {
+                    any = true;
+                    found.add(e.path(), &m, Some(root.clone()));
+                }
                 Err(err) => found.error(e.path(), err.into()),
             },
             Ok(_) => {}
             Err(err) => walk_error(dir, err, found),
         }
+    }
+    if !any && outside.is_empty() {
+        found.errors.push(InputError::EmptyDirectory {
+            name: printable_name(&dir.display().to_string()).into_owned(),
+        });
     }
     for (link, target) in outside {
         let why = format!(

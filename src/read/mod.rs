@@ -5,6 +5,7 @@ mod decode;
 mod files;
 mod objects;
 mod split;
+mod template;
 mod window;
 
 use std::io::Read;
@@ -27,6 +28,10 @@ pub(crate) use objects::namespace_labels;
 pub use objects::objects;
 pub(crate) use split::documents;
 pub(crate) use window::Windows;
+
+/// The configuration files looked for beside an input when none is given (the command
+/// line's `DEFAULT_CONFIGS`, as a message says them).
+const DEFAULT_CONFIG_NAMES: &str = ".kinject.yaml or kinject.yaml";
 
 /// Where an input comes from: a file, or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,6 +181,23 @@ pub enum InputError {
     )]
     OptionAfterSeparator { name: String },
 
+    #[error(
+        "{name}:{line}:{column}: looks like a Helm/Go template (a `{{{{` directive where YAML is expected): render it first (`helm template`) or exclude `charts/` (pre-commit `exclude:`)"
+    )]
+    Template {
+        name: String,
+        line: usize,
+        column: usize,
+    },
+
+    #[error(
+        "{name}: no manifest here (a directory's .yaml, .yml and .json files are read, hidden ones skipped), so nothing would be injected"
+    )]
+    EmptyDirectory { name: String },
+
+    #[error("{name}: no configuration: no {} {looked}", DEFAULT_CONFIG_NAMES)]
+    NoConfiguration { name: String, looked: String },
+
     #[error("{name}:{line}:{column}: {problem}")]
     Encoding {
         name: String,
@@ -188,19 +210,32 @@ pub enum InputError {
 impl Diagnostic for InputError {
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         Some(Box::new(match self {
-            InputError::Io { .. } | InputError::OptionAfterSeparator { .. } => codes::INPUT_IO,
+            InputError::Io { .. }
+            | InputError::OptionAfterSeparator { .. }
+            | InputError::EmptyDirectory { .. } => codes::INPUT_IO,
             InputError::Encoding { .. } => codes::INPUT_ENCODING,
+            InputError::NoConfiguration { .. } => codes::INPUT_NO_CONFIGURATION,
+            InputError::Template { .. } => codes::INPUT_TEMPLATE,
         }))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         let help = match self {
             InputError::Io { .. } => return None,
+            InputError::Template { .. } => {
+                "kinject reads manifests; a template's text is not what Kubernetes will read, and injecting into it would write into the chart"
+            }
+            InputError::EmptyDirectory { .. } => {
+                "name the directory that holds the manifests, or the files themselves"
+            }
             InputError::OptionAfterSeparator { .. } => {
                 "options go before `--`. The pre-commit hooks end their `entry:` with `--`, so their `args:` are file names: to pass options, override the hook's `entry:` in .pre-commit-config.yaml (`entry: kinject inject --in-place -c sidecars.yaml --`)"
             }
             InputError::Encoding { .. } => {
                 "kinject reads YAML and JSON text: UTF-8 (with or without BOM) or UTF-16 with a BOM"
+            }
+            InputError::NoConfiguration { .. } => {
+                "pass -c FILE, or add a .kinject.yaml beside the file or in a directory above it (each file uses the nearest one)"
             }
         };
         Some(Box::new(help))
@@ -275,6 +310,14 @@ fn split_text(
         column: e.column,
         problem: e.problem,
     })?;
+    if let Some(at) = template::directive(&text, source.path.as_deref()) {
+        let (line, column) = crate::diagnostic::lines::line_col(&text, at);
+        return Err(InputError::Template {
+            name: source.name.clone(),
+            line: line + first_line,
+            column,
+        });
+    }
     // The decoded text itself, not a copy: inputs can be large.
     let text = Arc::new(text);
     let body_start = if encoding == Encoding::Utf8Bom { 3 } else { 0 };

@@ -1,0 +1,423 @@
+//! Which configuration each input uses: those given with `-c`, or, per file, the nearest
+//! `.kinject.yaml` or `kinject.yaml` from the file's directory up (to the repository's root,
+//! never above); and, when a configuration in use is itself among the files an `--in-place`,
+//! `--check` or `--diff` run was given (pre-commit passes only what is staged), every manifest
+//! that configuration applies to.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::read::{self, InputError, Source};
+
+use super::{ConfigArgs, DEFAULT_CONFIGS, InputArgs, eprint, output};
+
+/// The configurations of a run, each loaded once, and which input uses which.
+pub(crate) struct Configs {
+    pub list: Vec<Config>,
+    /// The configuration of each input file, by its path as discovered; standard input (and
+    /// with `-c`, every input) uses the first.
+    of_path: HashMap<PathBuf, usize>,
+    /// Inputs that cannot be read or have no configuration, reported with the others.
+    pub errors: Vec<InputError>,
+}
+
+impl Configs {
+    /// One configuration for every input.
+    pub(crate) fn one(config: Config) -> Self {
+        Configs {
+            list: vec![config],
+            of_path: HashMap::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Which configuration `source` uses (an index of `list`).
+    pub(crate) fn index(&self, source: &Source) -> usize {
+        source
+            .path
+            .as_ref()
+            .and_then(|p| self.of_path.get(p))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// Which configuration files each input uses, before they are loaded.
+pub(crate) struct Plan {
+    /// Each distinct set of configuration files, with how many inputs use it.
+    groups: Vec<(Vec<PathBuf>, usize)>,
+    of_path: HashMap<PathBuf, usize>,
+    errors: Vec<InputError>,
+    /// Whether the configurations were found rather than given.
+    found: bool,
+}
+
+/// Decides the configurations of an `inject` run over files, and the inputs to read: the
+/// sources the arguments name (and, see the header, those a configuration among them applies
+/// to) go into the returned arguments. `None` when the configuration of standard input
+/// cannot be found (said).
+pub(crate) fn plan(
+    config: &ConfigArgs,
+    input: &InputArgs,
+    edit: bool,
+    quiet: bool,
+) -> Option<(Plan, InputArgs)> {
+    let intent = if input.rewrite {
+        read::Intent::Rewrite
+    } else {
+        read::Intent::Read
+    };
+    let (mut sources, errors) = read::discover(&input.all_paths(), intent);
+    let cwd = std::env::current_dir().ok()?;
+    let mut nearest = Nearest::default();
+    let given = &config.configs;
+    if !given.is_empty()
+        && let Err(e) = config.paths(input.reads_stdin())
+    {
+        eprint(&format!("error: {e}\n"));
+        return None;
+    }
+    if edit {
+        widen(&mut sources, given, &cwd, &mut nearest, quiet);
+    }
+    let mut plan = Plan {
+        groups: Vec::new(),
+        of_path: HashMap::new(),
+        errors,
+        found: given.is_empty(),
+    };
+    let mut kept = Vec::with_capacity(sources.len());
+    for source in sources {
+        let files = match (&source.path, given.is_empty()) {
+            (Some(path), true) => match nearest.of(&cwd.join(path), &cwd) {
+                Ok(found) => vec![found],
+                Err(looked) => {
+                    plan.errors.push(InputError::NoConfiguration {
+                        name: source.name.clone(),
+                        looked,
+                    });
+                    continue;
+                }
+            },
+            (None, true) => match config.paths(true) {
+                Ok(found) => found,
+                Err(e) => {
+                    eprint(&format!("error: {e}\n"));
+                    return None;
+                }
+            },
+            (_, false) => given.clone(),
+        };
+        let index = match plan.groups.iter().position(|(f, _)| *f == files) {
+            Some(i) => i,
+            None => {
+                plan.groups.push((files, 0));
+                plan.groups.len() - 1
+            }
+        };
+        plan.groups[index].1 += 1;
+        if let Some(path) = &source.path {
+            plan.of_path.insert(path.clone(), index);
+        }
+        kept.push(source);
+    }
+    if plan.groups.is_empty() && !given.is_empty() {
+        // Nothing to read: the configuration still loads, so that its mistakes are said.
+        plan.groups.push((given.clone(), 0));
+    }
+    if plan.found && !quiet {
+        for (files, count) in &plan.groups {
+            say_used(files, *count, &cwd);
+        }
+    }
+    let args = InputArgs {
+        sources: Some(kept),
+        ..input.clone()
+    };
+    Some((plan, args))
+}
+
+impl Plan {
+    /// Loads each configuration once. `None` when one cannot be loaded (said).
+    pub(crate) fn load(self, sets: &[crate::config::Set]) -> Option<Configs> {
+        let mut list = Vec::with_capacity(self.groups.len());
+        for (files, _) in &self.groups {
+            list.push(load(files, sets)?);
+        }
+        if list.is_empty() {
+            // No input has a configuration: each is an error of its own.
+            list.push(Config::empty());
+        }
+        Some(Configs {
+            list,
+            of_path: self.of_path,
+            errors: self.errors,
+        })
+    }
+}
+
+/// Loads one configuration, saying its warnings, or its errors and `None`.
+fn load(files: &[PathBuf], sets: &[crate::config::Set]) -> Option<Config> {
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    match crate::config::load(&paths, sets) {
+        Ok(mut c) => {
+            output::diagnostics(std::mem::take(&mut c.warnings));
+            Some(c)
+        }
+        Err(errors) => {
+            output::diagnostics(errors);
+            None
+        }
+    }
+}
+
+/// `using team-a/.kinject.yaml for 3 files`, for a configuration found, not given.
+fn say_used(files: &[PathBuf], count: usize, cwd: &Path) {
+    let names: Vec<String> = files.iter().map(|f| shown(f, cwd)).collect();
+    let plural = if count == 1 { "" } else { "s" };
+    eprint(&format!(
+        "using {} for {count} file{plural}\n",
+        names.join(", ")
+    ));
+}
+
+/// `path` as the user would write it: relative to the current directory when inside it.
+fn shown(path: &Path, cwd: &Path) -> String {
+    let path = path.strip_prefix(cwd).unwrap_or(path);
+    crate::diagnostic::printable_name(&path.display().to_string()).into_owned()
+}
+
+/// The nearest configuration of files, a directory at a time (remembered: many files share
+/// a directory).
+#[derive(Default)]
+struct Nearest {
+    found: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Nearest {
+    /// The nearest `.kinject.yaml` or `kinject.yaml` of the file at `path` (absolute): in
+    /// its directory or one above it, up to the root of its git repository; outside a
+    /// repository, up to the current directory when the file is in it, else in the file's
+    /// directory only (a configuration in some directory above — a shared temporary
+    /// directory, a home directory — would be used without anyone having chosen it). `Err`
+    /// says where it looked.
+    fn of(&mut self, path: &Path, cwd: &Path) -> Result<PathBuf, String> {
+        let path = read::normalize(path);
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        let top = boundary(dir, cwd);
+        let mut looked = Vec::new();
+        for d in dir.ancestors() {
+            looked.push(d);
+            let found = self
+                .found
+                .entry(d.to_owned())
+                .or_insert_with(|| in_directory(d));
+            if let Some(found) = found {
+                return Ok(found.clone());
+            }
+            if d == top {
+                break;
+            }
+        }
+        let within = if top == dir {
+            format!("in {}", shown_dir(dir, cwd))
+        } else {
+            format!(
+                "in {} or a directory above it, up to {}",
+                shown_dir(dir, cwd),
+                shown_dir(top, cwd)
+            )
+        };
+        let why = if repository(dir).is_some() {
+            "the repository's root"
+        } else if top == dir {
+            "outside a git repository, directories above the file's are looked in only up to the current directory"
+        } else {
+            "the current directory, outside a git repository"
+        };
+        Err(format!("{within} ({why})"))
+    }
+}
+
+/// `dir` as the user would write it, `./` for the current directory.
+fn shown_dir(dir: &Path, cwd: &Path) -> String {
+    match dir.strip_prefix(cwd) {
+        Ok(rel) if rel.as_os_str().is_empty() => "./".to_owned(),
+        Ok(rel) => format!("{}/", shown(rel, cwd)),
+        Err(_) => format!("{}/", shown(dir, cwd)),
+    }
+}
+
+/// The configuration in `dir` itself, if any.
+fn in_directory(dir: &Path) -> Option<PathBuf> {
+    DEFAULT_CONFIGS
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The highest directory a configuration of a file in `dir` is looked for in.
+fn boundary<'a>(dir: &'a Path, cwd: &'a Path) -> &'a Path {
+    match repository(dir) {
+        Some(root) => root,
+        None if dir.starts_with(cwd) => cwd,
+        None => dir,
+    }
+}
+
+/// The root of the git repository `dir` is in.
+fn repository(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|d| d.join(".git").exists())
+}
+
+/// When a configuration in use is among `sources`, adds the manifests it applies to (see
+/// the header), saying so in one line.
+fn widen(
+    sources: &mut Vec<Source>,
+    given: &[PathBuf],
+    cwd: &Path,
+    nearest: &mut Nearest,
+    quiet: bool,
+) {
+    let given: Vec<PathBuf> = given.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let mut scopes: Vec<(String, PathBuf, Option<PathBuf>)> = Vec::new();
+    for source in sources.iter() {
+        let Some(path) = &source.path else { continue };
+        let Ok(real) = path.canonicalize() else {
+            continue;
+        };
+        let in_use = if given.is_empty() {
+            // A default configuration is its own nearest one.
+            nearest.of(&real, cwd).ok().as_deref() == Some(real.as_path())
+        } else {
+            given.iter().any(|g| real.starts_with(g))
+        };
+        let dir = real.parent().map(Path::to_owned);
+        // With `-c`, the configuration applies to the repository it is in; a found one, to
+        // the files it is the nearest configuration of.
+        let (scope, owner) = match (given.is_empty(), dir) {
+            (true, Some(dir)) => (dir, Some(real.clone())),
+            (false, Some(dir)) => match repository(&dir) {
+                Some(root) => (root.to_owned(), None),
+                None => (dir, None),
+            },
+            (_, None) => continue,
+        };
+        if in_use && !scopes.iter().any(|(_, s, _)| *s == scope) {
+            scopes.push((source.name.clone(), scope, owner));
+        }
+    }
+    let mut known: std::collections::HashSet<PathBuf> = sources
+        .iter()
+        .filter_map(|s| s.path.as_ref()?.canonicalize().ok())
+        .collect();
+    for (name, scope, owner) in scopes {
+        let Some(tracked) = tracked_manifests(&scope) else {
+            eprint(&format!(
+                "note: {name} is among the files, but not in a git repository: only the files named are checked\n"
+            ));
+            continue;
+        };
+        let mut added = 0usize;
+        for file in tracked {
+            let owned = owner
+                .as_ref()
+                .is_none_or(|o| nearest.of(&file, cwd).ok().as_ref() == Some(o));
+            if owned && in_chart(&file, &scope).is_none() && known.insert(file.clone()) {
+                let rel = file.strip_prefix(cwd).map_or(file.clone(), Path::to_owned);
+                let mut source = Source::file(&rel);
+                // Not rewritten through a symlink that leads out of the scope.
+                source.within = Some(scope.clone());
+                sources.push(source);
+                added += 1;
+            }
+        }
+        if quiet {
+            continue;
+        }
+        eprint(&format!(
+            "{name} is among the files: also checking the {added} other manifest(s) it applies to (git ls-files {})\n",
+            shown_dir(&scope, cwd)
+        ));
+    }
+}
+
+/// The git-tracked `.yaml`, `.yml` and `.json` files under `dir` (absolute), hidden ones
+/// left out as a directory's walk leaves them; `None` outside a git repository.
+fn tracked_manifests(dir: &Path) -> Option<Vec<PathBuf>> {
+    repository(dir)?;
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z", "--", "*.yaml", "*.yml", "*.json"])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let files = out
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|name| !name.is_empty())
+        .filter_map(|name| std::str::from_utf8(name).ok())
+        .map(Path::new)
+        .filter(|rel| {
+            !rel.components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        })
+        .map(|rel| dir.join(rel))
+        .filter(|p| p.is_file())
+        .collect();
+    Some(files)
+}
+
+/// The Helm chart (a directory holding `Chart.yaml`) `file` is in, below `scope`: its
+/// templates are not manifests until rendered.
+fn in_chart<'a>(file: &'a Path, scope: &Path) -> Option<&'a Path> {
+    file.ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(scope))
+        .find(|d| d.join("Chart.yaml").is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_file_uses_the_configuration_nearest_it_up_to_the_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let repo = root.join("repo");
+        for d in ["repo/.git", "repo/team-a/k8s", "repo/team-b", "elsewhere/x"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in [
+            "kinject.yaml",
+            "repo/team-a/.kinject.yaml",
+            "elsewhere/.kinject.yaml",
+        ] {
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        let mut nearest = Nearest::default();
+        let of = |n: &mut Nearest, p: &str, cwd: &Path| n.of(&root.join(p), cwd);
+        assert_eq!(
+            of(&mut nearest, "repo/team-a/k8s/a.yaml", &repo),
+            Ok(repo.join("team-a/.kinject.yaml"))
+        );
+        // Not above the repository's root.
+        let err = of(&mut nearest, "repo/team-b/b.yaml", &repo).unwrap_err();
+        assert!(err.contains("up to ./"), "{err}");
+        // Outside a repository: up to the current directory, not above it.
+        assert_eq!(
+            of(&mut nearest, "elsewhere/x/c.yaml", &root.join("elsewhere")),
+            Ok(root.join("elsewhere/.kinject.yaml"))
+        );
+        let err = of(
+            &mut nearest,
+            "elsewhere/x/c.yaml",
+            &root.join("elsewhere/x"),
+        )
+        .unwrap_err();
+        assert!(err.contains("in ./"), "{err}");
+    }
+}
