@@ -100,15 +100,15 @@ fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
             ));
             continue;
         }
-        let report: Vec<Value> = serde_json::from_str(
-            stderr
-                .lines()
-                .take_while(|l| !l.starts_with("warning:"))
-                .collect::<Vec<_>>()
-                .join("\n")
-                .as_str(),
-        )
-        .unwrap_or_else(|e| panic!("{name}: JSON report: {e}\n{stderr}"));
+        // JSON Lines: the objects' lines, in document order (then warnings and the summary).
+        let report: Vec<Value> = stderr
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l)
+                    .unwrap_or_else(|e| panic!("{name}: JSON report: {e}\n{stderr}"))
+            })
+            .filter(|entry| entry.get("document").is_some())
+            .collect();
         for ((i, o), entry) in ins.iter().zip(&outs).zip(&report) {
             match kinject::workload_kind(i, &[]) {
                 Some(wk) if entry["reason"] == "no_pod_template" => {
