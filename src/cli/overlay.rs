@@ -48,10 +48,11 @@ pub(crate) fn run(
         }
         // Objects are matched in the namespace the base puts them in (`namespace:`), as
         // kustomize builds them; `-n` names it for objects of bases that set none.
-        let namespaced = InputArgs {
-            namespace: base.namespace.clone().or_else(|| input.namespace.clone()),
-            ..input.clone()
-        };
+        let mut namespaced = input.clone();
+        namespaced.scope.namespace = base
+            .namespace
+            .clone()
+            .or_else(|| input.scope.namespace.clone());
         let settings = match namespaced.settings(config, Mode::Inject, &[]) {
             Ok(s) => s,
             Err(e) => {
