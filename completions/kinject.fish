@@ -44,6 +44,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set -d 'Overr
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l output-file -d 'Write the output to FILE instead of stdout: atomically (a temporary file beside it, renamed over it), and only when the run succeeds (when it fails, FILE is neither created nor changed). Not an input, nor a manifest inside an input directory' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l emit-kustomize -d 'Write a kustomize overlay to DIR whose patches apply the injection to the given bases (directories with a kustomization.yaml), instead of printing the injected manifests' -r -F
@@ -60,6 +61,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'"
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l output-file -d 'Write the output to FILE instead of stdout: atomically (a temporary file beside it, renamed over it), and only when the run succeeds (when it fails, FILE is neither created nor changed). Not an input, nor a manifest inside an input directory' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format on stderr' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
@@ -78,6 +80,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand explain" -s c -l config 
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l report -l output -d 'Explanation format on stdout (`--report`, as `inject` names its report\'s; `-o` and `--output` say the same)' -r -f -a "text\t''
 json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -l output-file -d 'Write the explanation to FILE instead of stdout (atomically; see `inject --help`)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s V -l version -d 'Print version'

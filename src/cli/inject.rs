@@ -6,7 +6,7 @@ use crate::pipeline::{FileResult, Values};
 use crate::render;
 use crate::render::yaml::YamlStream;
 
-use super::output::{diagnostics, report, stdout, write_slices, write_stdout};
+use super::output::{diagnostics, report, write_output, write_slices};
 use super::run::{Loaded, StdinWindows, process_inputs, read_while};
 use super::{
     EditArgs, ExitStatus, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
@@ -195,9 +195,10 @@ fn run(
         eprint("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
+    let to = output.output_file.as_deref();
     match text {
-        Output::Yaml(yaml) => write_stdout(|out| write_slices(out, &yaml_slices(&yaml))),
-        Output::Text(text) => stdout(&text),
+        Output::Yaml(yaml) => write_output(to, |out| write_slices(out, &yaml_slices(&yaml))),
+        Output::Text(text) => write_output(to, |out| out.write_all(text.as_bytes())),
     }
 }
 

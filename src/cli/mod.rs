@@ -4,10 +4,12 @@
 mod admission;
 mod edit;
 mod explain;
+mod format_flag;
 mod inject;
 mod json_stderr;
 mod krm;
 mod output;
+mod output_file;
 mod overlay;
 mod plugin;
 mod run;
@@ -301,8 +303,13 @@ pub struct ConfigArgs {
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format on stdout.
-    #[arg(short = 'o', long, value_enum, default_value_t = Format::Yaml)]
+    #[arg(short = 'o', long, value_parser = format_flag::FormatParser, default_value = "yaml")]
     pub output: Format,
+    /// Write the output to FILE instead of stdout: atomically (a temporary file beside it,
+    /// renamed over it), and only when the run succeeds (when it fails, FILE is neither created
+    /// nor changed). Not an input, nor a manifest inside an input directory.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["in_place", "check", "diff"])]
+    pub output_file: Option<PathBuf>,
     /// Report format on stderr.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text, value_name = "FORMAT")]
     pub report: ReportFormat,
@@ -363,7 +370,7 @@ pub struct InjectArgs {
     pub edit: EditArgs,
     /// Write a kustomize overlay to DIR whose patches apply the injection to the given bases
     /// (directories with a kustomization.yaml), instead of printing the injected manifests.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["in_place", "check", "diff"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["in_place", "check", "diff", "output_file"])]
     pub emit_kustomize: Option<PathBuf>,
 }
 
@@ -432,6 +439,9 @@ pub struct ExplainArgs {
         value_name = "FORMAT"
     )]
     pub output: ReportFormat,
+    /// Write the explanation to FILE instead of stdout (atomically; see `inject --help`).
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 }
 
 /// Exit codes: 0 success, 1 files changed (or would), 2 error.
@@ -503,6 +513,11 @@ pub fn main() -> ExitCode {
     if report == Some(ReportFormat::Json) {
         json_stderr::start();
     }
+    if let Some(refused) = output_file_refused(&command) {
+        eprint(&format!("error: {refused}\n"));
+        json_stderr::finish();
+        return ExitCode::from(ExitStatus::Error);
+    }
     let code = match command {
         Command::Krm(args) => krm::run(&args),
         Command::Admission(args) => admission::run(&args),
@@ -529,6 +544,17 @@ pub fn main() -> ExitCode {
     };
     json_stderr::finish();
     ExitCode::from(code)
+}
+
+/// Why the command's `--output-file` cannot be written (`output_file::refused`).
+fn output_file_refused(command: &Command) -> Option<String> {
+    let (file, input) = match command {
+        Command::Inject(a) => (a.output.output_file.as_deref(), &a.input),
+        Command::Uninject(a) => (a.output.output_file.as_deref(), &a.input),
+        Command::Explain(a) => (a.output_file.as_deref(), &a.input),
+        _ => return None,
+    };
+    output_file::refused(file?, &input.all_paths())
 }
 
 /// `--version`'s text, or the same facts as JSON.

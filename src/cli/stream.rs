@@ -13,7 +13,7 @@ use crate::render::RenderError;
 use crate::render::report;
 use crate::render::yaml::{YamlOutput, YamlStream};
 
-use super::output::{diagnostics, print_warnings, write_stdout};
+use super::output::{diagnostics, print_warnings, write_output};
 use super::run::StdinWindows;
 use super::{ExitStatus, Format, InputArgs, OutputArgs, ReportFormat, eprint};
 
@@ -92,7 +92,9 @@ pub(crate) fn run(
         eprint("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
-    write_stdout(|out| held.output.copy_to(out))
+    write_output(output.output_file.as_deref(), |out| {
+        held.output.copy_to(out)
+    })
 }
 
 /// What is held back until the whole stream has been processed without an error.

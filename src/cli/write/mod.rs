@@ -86,6 +86,56 @@ pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes what `fill` writes to the file at `path` (`--output-file`), atomically: into a
+/// temporary file beside it, renamed over it (keeping its owner, group, permissions and
+/// extended attributes, following a symlink) or, where nothing is, linked in as a new file.
+/// Nothing at `path` changes when `fill` or any step fails.
+pub(crate) fn write_file_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let existing = match fs::canonicalize(path) {
+        Ok(target) => Some(target),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let dir = match existing.as_deref().unwrap_or(path).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => Path::new(".").to_path_buf(),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Removed by its drop, unless renamed or linked.
+    let temp = Temp::create(&dir, &name)?;
+    let meta = match &existing {
+        Some(target) => {
+            let meta = fs::symlink_metadata(target)?;
+            replaceable(&meta, None)?;
+            Some(meta)
+        }
+        None => None,
+    };
+    {
+        let mut out = io::BufWriter::with_capacity(1 << 20, &temp.file);
+        fill(&mut out)?;
+        out.flush()?;
+    }
+    if let (Some(target), Some(meta)) = (&existing, &meta) {
+        keep::keep(target, meta, &temp.file)?;
+    }
+    temp.file.sync_all()?;
+    match existing {
+        Some(target) => temp.rename_to(&target)?,
+        None => temp.link_as(path)?,
+    }
+    if let Ok(d) = fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
 /// Whether the file of metadata `meta`, read as `stamp`, may be replaced.
 fn replaceable(meta: &fs::Metadata, stamp: Option<Stamp>) -> io::Result<()> {
     if !meta.is_file() {
