@@ -400,11 +400,11 @@ _kinject() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
                     return 0
                     ;;
                 --output-file)
@@ -502,11 +502,11 @@ _kinject() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
                     return 0
                     ;;
                 --output-file)

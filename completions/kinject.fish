@@ -43,7 +43,8 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -s c -l config -
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set -d 'Override a template value: `--set image.tag=1.2` (the value is read as YAML)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
-patch\t'Per object: identity, source, and RFC 6902 operations'"
+patch\t'Per object: identity, source, and RFC 6902 operations'
+json-list\t'One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o json` prints several objects)'"
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l output-file -d 'Write the output to FILE instead of stdout: atomically (a temporary file beside it, renamed over it), and only when the run succeeds (when it fails, FILE is neither created nor changed). Not an input, nor a manifest inside an input directory' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format on stderr' -r -f -a "text\t''
 json\t''"
@@ -60,7 +61,8 @@ complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s l -l select
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
-patch\t'Per object: identity, source, and RFC 6902 operations'"
+patch\t'Per object: identity, source, and RFC 6902 operations'
+json-list\t'One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o json` prints several objects)'"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l output-file -d 'Write the output to FILE instead of stdout: atomically (a temporary file beside it, renamed over it), and only when the run succeeds (when it fails, FILE is neither created nor changed). Not an input, nor a manifest inside an input directory' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format on stderr' -r -f -a "text\t''
 json\t''"

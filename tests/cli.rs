@@ -507,3 +507,42 @@ fn the_output_file_is_written_only_by_a_run_that_succeeds() {
         "no temporary file is left"
     );
 }
+
+/// `-o json-list` is one JSON value, kubectl's `List`, whose items are the documents `-o
+/// json` writes one after the other (empty documents aside), in order: from files, and from
+/// standard input longer than a window (processed a window at a time).
+#[test]
+fn json_list_is_one_list_of_the_json_streams_documents() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n";
+    std::fs::write(d.join("a.yaml"), format!("{DEPLOYMENT}---\n{service}---\n")).expect("write");
+    std::fs::write(d.join("b.yaml"), DEPLOYMENT).expect("write");
+    let long = format!("---\n{DEPLOYMENT}---\n{service}").repeat(6_000);
+    let runs: [(&[&str], &[u8]); 2] = [
+        (&["inject", "-c", "config.yaml", "a.yaml", "b.yaml"], b""),
+        (&["inject", "-c", "config.yaml"], long.as_bytes()),
+    ];
+    for (args, stdin) in runs {
+        let stream = common::kinject_with_stdin(d, &[args, &["-o", "json"]].concat(), stdin);
+        let list = common::kinject_with_stdin(d, &[args, &["-o", "json-list"]].concat(), stdin);
+        assert_eq!(list.status.code(), Some(0), "{args:?}");
+        let documents: Vec<serde_json::Value> =
+            serde_json::Deserializer::from_slice(&stream.stdout)
+                .into_iter()
+                .map(|v| v.expect("a JSON document"))
+                .filter(|v: &serde_json::Value| !v.is_null())
+                .collect();
+        assert!(documents.len() >= 3, "{args:?}");
+        let list: serde_json::Value = serde_json::from_slice(&list.stdout).expect("one JSON value");
+        assert_eq!(list["apiVersion"], "v1");
+        assert_eq!(list["kind"], "List");
+        assert_eq!(list["metadata"], serde_json::json!({"resourceVersion": ""}));
+        assert_eq!(
+            list["items"],
+            serde_json::Value::Array(documents),
+            "{args:?}"
+        );
+    }
+}

@@ -144,7 +144,7 @@ fn run(
     } = inputs;
     if edit.any() && output.output != Format::Yaml {
         eprint(
-            "error: --in-place, --check and --diff work on YAML output, not -o json or -o patch\n",
+            "error: --in-place, --check and --diff work on YAML output, not -o json, json-list or patch\n",
         );
         return ExitStatus::Error;
     }
@@ -232,10 +232,14 @@ fn render_all(
             }
             Output::Yaml(yaml)
         }
-        Format::Json => {
+        Format::Json | Format::JsonList => {
             let values: Vec<serde_json::Value> =
                 files.iter().flat_map(render::json::documents).collect();
-            Output::Text(render::json::render(&values))
+            Output::Text(if format == Format::Json {
+                render::json::render(&values)
+            } else {
+                render::json::list(&values)
+            })
         }
         Format::Patch => {
             let mut out = String::new();

@@ -348,6 +348,9 @@ pub enum Format {
     Json,
     /// Per object: identity, source, and RFC 6902 operations.
     Patch,
+    /// One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o
+    /// json` prints several objects).
+    JsonList,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -39,6 +39,7 @@ pub(crate) fn run(
     let mut held = Held {
         output: Spool::new(SPOOL_IN_MEMORY),
         patches: render::json::PrettyArray::default(),
+        list: render::json::PrettyList::default(),
         // The report too is held back (it comes after the diagnostics, as for other inputs).
         report: Spool::new(SPOOL_IN_MEMORY),
         text: String::new(),
@@ -77,12 +78,16 @@ pub(crate) fn run(
         if failed {
             continue;
         }
-        failed |= !held.output(&file, yaml, output.output == Format::Json, &mut notes);
+        failed |= !held.output(&file, yaml, output.output, &mut notes);
     }
-    if output.output == Format::Patch && !failed {
+    if !failed {
         held.text.clear();
-        held.patches.finish(&mut held.text);
-        failed |= held.output.write(held.text.as_bytes()).is_err();
+        match output.output {
+            Format::Patch => held.patches.finish(&mut held.text),
+            Format::JsonList => held.list.finish(&mut held.text),
+            Format::Yaml | Format::Json => {}
+        }
+        failed |= !hold(&mut held.output, &held.text, "output");
     }
     if !output.quiet {
         let _ = held.report.copy_to(&mut std::io::stderr().lock());
@@ -102,6 +107,8 @@ struct Held {
     output: Spool,
     /// The patches' array, open until the last window.
     patches: render::json::PrettyArray,
+    /// The `List` of `-o json-list`, open until the last window.
+    list: render::json::PrettyList,
     report: Spool,
     /// Room for a window's text, reused.
     text: String,
@@ -121,13 +128,14 @@ impl Held {
         }
     }
 
-    /// Holds back a window's output: its YAML (`yaml`, made while processing), its JSON
-    /// documents, or its patches; `false` when it cannot. Notes on the YAML go to `notes`.
+    /// Holds back a window's output in `format`: its YAML (`yaml`, made while processing), its
+    /// JSON documents (or `List` items), or its patches; `false` when it cannot. Notes on the
+    /// YAML go to `notes`.
     fn output(
         &mut self,
         file: &FileResult,
         yaml: Option<Result<YamlOutput, RenderError>>,
-        json: bool,
+        format: Format,
         notes: &mut Vec<String>,
     ) -> bool {
         self.text.clear();
@@ -144,8 +152,13 @@ impl Held {
                 eprint(&format!("error: {e}\n"));
                 false
             }
-            None if json => {
+            None if format == Format::Json => {
                 self.text = render::json::render(&render::json::documents(file));
+                hold(&mut self.output, &self.text, "output")
+            }
+            None if format == Format::JsonList => {
+                let documents = render::json::documents(file);
+                self.list.push(&documents, &mut self.text);
                 hold(&mut self.output, &self.text, "output")
             }
             None => {
