@@ -118,8 +118,10 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
         'kinject;krm' {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value of the configuration (the functionConfig, or the files of `-c`), as `inject --set` does (repeatable)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
+            [CompletionResult]::new('--namespace-labels', '--namespace-labels', [CompletionResultType]::ParameterName, 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

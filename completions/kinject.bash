@@ -427,7 +427,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__krm)
-            opts="-c -n -h -V --config --namespace --help --version"
+            opts="-c -n -h -V --config --set --namespace --namespace-labels --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,11 +441,19 @@ _kinject() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -111,8 +111,10 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;krm'= {
             cand -c 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)'
             cand --config 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)'
-            cand -n 'Namespace of objects that do not name one'
-            cand --namespace 'Namespace of objects that do not name one'
+            cand --set 'Override a template value of the configuration (the functionConfig, or the files of `-c`), as `inject --set` does (repeatable)'
+            cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
+            cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'

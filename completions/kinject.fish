@@ -87,7 +87,9 @@ complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursi
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s c -l config -d 'Configuration file to use instead of the ResourceList\'s functionConfig (repeatable)' -r -F
-complete -c kinject -n "__fish_kinject_using_subcommand krm" -s n -l namespace -d 'Namespace of objects that do not name one' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -l set -d 'Override a template value of the configuration (the functionConfig, or the files of `-c`), as `inject --set` does (repeatable)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s f -l filename -d 'The AdmissionReview request file, as kubectl takes it (same as PATH)' -r -F

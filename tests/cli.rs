@@ -546,3 +546,30 @@ fn json_list_is_one_list_of_the_json_streams_documents() {
         );
     }
 }
+
+/// `krm` takes `--set` and `--namespace-labels` as `inject` does, and `inject` handed a
+/// ResourceList passes its own on: both give the golden case's output (it used to load a
+/// configuration of `--set` alone, without the functionConfig).
+#[test]
+fn krm_and_inject_of_a_resource_list_apply_set_and_namespace_labels_alike() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/krm-set-and-namespace-labels");
+    let expected = std::fs::read_to_string(case.join("expected.yaml")).expect("expected");
+    let flags = [
+        "--set",
+        "version=2.2",
+        "--namespace-labels",
+        "shop=team=shop",
+    ];
+    for command in ["krm", "inject"] {
+        let args = [&[command][..], &flags[..]].concat();
+        let out = run_with_stdin_file(&case, &args, &case.join("stdin.yaml"));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{args:?}");
+    }
+}

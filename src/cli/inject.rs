@@ -30,7 +30,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
                         input,
                         &args.config.configs,
                         &args.config.sets,
-                        input_args.scope.namespace.clone(),
+                        &input_args.scope,
                     );
                 }
                 stdin = Some(StdinWindows::from_whole(input));

@@ -62,7 +62,8 @@ pub enum Command {
     /// subcommand does when stdin is not a terminal.
     #[command(after_help = "Examples:
   kinject krm < resource-list.yaml
-  kinject krm -c sidecars.yaml < resource-list.yaml")]
+  kinject krm -c sidecars.yaml < resource-list.yaml
+  kinject krm --set version=2.2 --namespace-labels shop=team=shop < resource-list.yaml")]
     Krm(KrmArgs),
     /// Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating
     /// webhook returns: `allowed`, and the base64 JSONPatch when the object changes.
@@ -418,9 +419,12 @@ pub struct KrmArgs {
     /// Configuration file to use instead of the ResourceList's functionConfig (repeatable).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
-    /// Namespace of objects that do not name one.
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
+    /// Override a template value of the configuration (the functionConfig, or the files of
+    /// `-c`), as `inject --set` does (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    #[command(flatten)]
+    pub scope: RuleScopeArgs,
 }
 
 #[derive(Debug, Clone, Args)]
