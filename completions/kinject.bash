@@ -479,7 +479,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -l -c -o -q -i -h -V --filename --recursive --selector --config --trust-status --output --output-file --report --quiet --in-place --check --diff --help --version"
+            opts="-f -R -l -c -n -o -q -i -h -V --filename --recursive --selector --config --trust-status --namespace --namespace-labels --output --output-file --report --quiet --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -506,6 +506,18 @@ _kinject() {
                     return 0
                     ;;
                 -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -59,6 +59,8 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -s V -l version 
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s l -l selector -d 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`' -r
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s n -l namespace -d 'Accepted, with a warning that it does nothing here, and not in --help: uninject consults no rules (it removes what the status annotation records), but flags are never removed (docs/stability.md)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l namespace-labels -d 'Accepted and ignored, as `-n` is' -r
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
 patch\t'Per object: identity, source, and RFC 6902 operations'

@@ -65,6 +65,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
 }
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
+    warn_of_rule_flags(args);
     let input_args = &args.input.for_edit(&args.edit);
     let stdin = open_stdin(input_args, &args.edit);
     // The configuration given, else the nearest default one, else none (then every record
@@ -112,6 +113,25 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
             diagnostics(errors);
             ExitStatus::Error
         }
+    }
+}
+
+/// Says that `-n` and `--namespace-labels`, which `uninject` accepts (flags are never
+/// removed), change nothing: it consults no rules.
+fn warn_of_rule_flags(args: &UninjectArgs) {
+    let given: Vec<&str> = [
+        ("-n/--namespace", args.namespace.is_some()),
+        ("--namespace-labels", !args.namespace_labels.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect();
+    if !given.is_empty() {
+        let verb = if given.len() == 1 { "has" } else { "have" };
+        super::output::print_warnings(&[format!(
+            "{} {verb} no effect on uninject: it removes what the status annotation records, and consults no rules",
+            given.join(" and ")
+        )]);
     }
 }
 

@@ -393,6 +393,14 @@ pub struct UninjectArgs {
     /// containers).
     #[arg(long)]
     pub trust_status: bool,
+    /// Accepted, with a warning that it does nothing here, and not in --help: uninject
+    /// consults no rules (it removes what the status annotation records), but flags are never
+    /// removed (docs/stability.md).
+    #[arg(short = 'n', long, value_name = "NAMESPACE", hide = true)]
+    pub namespace: Option<String>,
+    /// Accepted and ignored, as `-n` is.
+    #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE", hide = true)]
+    pub namespace_labels: Vec<String>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
