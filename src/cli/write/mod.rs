@@ -407,6 +407,45 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn an_output_file_is_made_or_replaced_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, link) = (dir.path().join("out.yaml"), dir.path().join("link.yaml"));
+        let fill = |text: &'static str| move |w: &mut dyn Write| w.write_all(text.as_bytes());
+        write_file_with(&out, fill("made\n")).unwrap();
+        assert_eq!(fs::read_to_string(&out).unwrap(), "made\n");
+        // Through a symlink: its target is replaced, the link stays.
+        std::os::unix::fs::symlink("out.yaml", &link).unwrap();
+        write_file_with(&link, fill("again\n")).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&out).unwrap(), "again\n");
+        // A write that fails half-way changes nothing.
+        let failing = |w: &mut dyn Write| {
+            w.write_all(b"half")?;
+            Err(io::Error::other("no space left"))
+        };
+        assert!(write_file_with(&out, failing).is_err());
+        assert!(write_file_with(&dir.path().join("new.yaml"), failing).is_err());
+        assert_eq!(fs::read_to_string(&out).unwrap(), "again\n");
+        // A symlink that leads nowhere is not followed.
+        std::os::unix::fs::symlink("nowhere.yaml", dir.path().join("dangling.yaml")).unwrap();
+        let err = write_file_with(&dir.path().join("dangling.yaml"), fill("x")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert!(!dir.path().join("nowhere.yaml").exists());
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["dangling.yaml", "link.yaml", "out.yaml"]);
+    }
+
     #[test]
     fn utf16_round_trip() {
         let bytes = encode("a: 1\n", Encoding::Utf16Le);
