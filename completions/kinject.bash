@@ -147,7 +147,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__explain)
-            opts="-f -R -l -n -c -o -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --help --version"
+            opts="-f -R -l -n -c -o -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --output-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -207,6 +207,10 @@ _kinject() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -357,7 +361,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -l -n -c -o -q -v -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --report-file --quiet --verbose --in-place --check --diff --emit-kustomize --help --version"
+            opts="-f -R -l -n -c -o -q -v -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --output-file --report --report-file --quiet --verbose --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -408,11 +412,15 @@ _kinject() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --report)
@@ -435,7 +443,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__krm)
-            opts="-c -n -h -V --config --namespace --help --version"
+            opts="-c -n -h -V --config --set --set-json --namespace --namespace-labels --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -449,11 +457,23 @@ _kinject() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -479,7 +499,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -l -c -o -q -v -i -h -V --filename --recursive --selector --config --trust-status --output --report --report-file --quiet --verbose --in-place --check --diff --help --version"
+            opts="-f -R -l -c -n -o -q -v -i -h -V --filename --recursive --selector --config --trust-status --namespace --namespace-labels --output --output-file --report --report-file --quiet --verbose --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -509,12 +529,28 @@ _kinject() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace-labels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "yaml json patch" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "yaml json patch json-list" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --report)

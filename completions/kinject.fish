@@ -44,7 +44,9 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set -d 'Overr
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l set-json -d 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json \'ports=[80,443]\'` (applied before `--set`)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
-patch\t'Per object: identity, source, and RFC 6902 operations'"
+patch\t'Per object: identity, source, and RFC 6902 operations'
+json-list\t'One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o json` prints several objects)'"
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l output-file -d 'Write the output to FILE instead of stdout: atomically (a temporary file beside it, renamed over it), and only when the run succeeds (when it fails, FILE is neither created nor changed). Not an input, nor a manifest inside an input directory' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report -d 'Report format: `text`, for people (the objects acted on, warnings, errors and a summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and warning, each with a `code`, then a summary; nothing else on its stream)' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
@@ -60,9 +62,13 @@ complete -c kinject -n "__fish_kinject_using_subcommand inject" -s V -l version 
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s f -l filename -d 'A manifest file or directory, as kubectl takes it (same as a PATH argument)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s l -l selector -d 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`' -r
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s c -l config -d 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`' -r -F
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s n -l namespace -d 'Accepted, with a warning that it does nothing here, and not in --help: uninject consults no rules (it removes what the status annotation records), but flags are never removed (docs/stability.md)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l namespace-labels -d 'Accepted and ignored, as `-n` is' -r
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s o -l output -d 'Output format on stdout' -r -f -a "yaml\t'The manifests, edited in place: comments, order, quoting and indentation kept'
 json\t'One JSON document per input document'
-patch\t'Per object: identity, source, and RFC 6902 operations'"
+patch\t'Per object: identity, source, and RFC 6902 operations'
+json-list\t'One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o json` prints several objects)'"
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l output-file -d 'Write the output to FILE instead of stdout: atomically (a temporary file beside it, renamed over it), and only when the run succeeds (when it fails, FILE is neither created nor changed). Not an input, nor a manifest inside an input directory' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d 'Report format: `text`, for people (the objects acted on, warnings, errors and a summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and warning, each with a `code`, then a summary; nothing else on its stream)' -r -f -a "text\t''
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
@@ -84,11 +90,15 @@ complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set -d 'Over
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l set-json -d 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json \'ports=[80,443]\'` (applied before `--set`)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l report -l output -d 'Explanation format on stdout (`--report`, as `inject` names its report\'s; `-o` and `--output` say the same)' -r -f -a "text\t''
 json\t''"
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -l output-file -d 'Write the explanation to FILE instead of stdout (atomically; see `inject --help`)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s c -l config -d 'Configuration file to use instead of the ResourceList\'s functionConfig (repeatable)' -r -F
-complete -c kinject -n "__fish_kinject_using_subcommand krm" -s n -l namespace -d 'Namespace of objects that do not name one' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -l set -d 'Override a template value of the configuration (the functionConfig, or the files of `-c`) with a string, as `inject --set` does (repeatable)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -l set-json -d 'Override a template value with a JSON value, as `inject --set-json` does (repeatable)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s f -l filename -d 'The AdmissionReview request file, as kubectl takes it (same as PATH)' -r -F

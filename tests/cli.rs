@@ -414,3 +414,163 @@ fn every_help_has_examples_kinject_accepts() {
         assert!(checked > 0, "{sub}: no kinject example");
     }
 }
+
+/// `--output-file FILE` holds what stdout would (for `inject`, from files or standard input,
+/// in every format; `uninject`; `explain`), and a run that fails leaves FILE as it was: an
+/// existing one unchanged (its permissions too), a new one not created, no temporary file
+/// beside it.
+#[test]
+fn the_output_file_is_written_only_by_a_run_that_succeeds() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    std::fs::write(d.join("good.yaml"), DEPLOYMENT).expect("write");
+    std::fs::write(d.join("bad.yaml"), "a: [\n").expect("write");
+    let out = d.join("out.yaml");
+    let run = |args: &[&str], stdin: &[u8]| common::kinject_with_stdin(d, args, stdin);
+    // Longer than a window of standard input: processed a window at a time.
+    let long = format!("---\n{DEPLOYMENT}").repeat(12_000);
+    let long_bad = format!("{long}---\na: [\n");
+    let cases: [(&[&str], &[u8]); 7] = [
+        (&["inject", "-c", "config.yaml"], long.as_bytes()),
+        (&["inject", "-c", "config.yaml", "good.yaml"], b""),
+        (
+            &["inject", "-c", "config.yaml", "-o", "json", "good.yaml"],
+            b"",
+        ),
+        (
+            &["inject", "-c", "config.yaml", "-o", "patch", "good.yaml"],
+            b"",
+        ),
+        (&["inject", "-c", "config.yaml"], DEPLOYMENT.as_bytes()),
+        (&["explain", "-c", "config.yaml", "good.yaml"], b""),
+        (&["uninject", "-c", "config.yaml", "good.yaml"], b""),
+    ];
+    for (args, stdin) in cases {
+        std::fs::write(&out, "previous\n").expect("write");
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        let expected = run(args, stdin);
+        assert_eq!(expected.status.code(), Some(0), "{args:?}");
+        let to_file = run(&[args, &["--output-file", "out.yaml"]].concat(), stdin);
+        assert_eq!(
+            to_file.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&to_file.stderr)
+        );
+        assert!(to_file.stdout.is_empty(), "{args:?}");
+        assert_eq!(
+            std::fs::read(&out).expect("read"),
+            expected.stdout,
+            "{args:?}"
+        );
+        let mode = std::fs::metadata(&out).expect("stat").permissions().mode();
+        assert_eq!(mode & 0o777, 0o640, "{args:?}");
+    }
+    let failing: [(&[&str], &[u8]); 5] = [
+        (&["inject", "-c", "config.yaml"], long_bad.as_bytes()),
+        (
+            &["inject", "-c", "config.yaml", "good.yaml", "bad.yaml"],
+            b"",
+        ),
+        (
+            &[
+                "inject",
+                "-c",
+                "config.yaml",
+                "-o",
+                "json",
+                "good.yaml",
+                "bad.yaml",
+            ],
+            b"",
+        ),
+        (&["inject", "-c", "config.yaml"], b"a: [\n"),
+        (
+            &["explain", "-c", "config.yaml", "good.yaml", "bad.yaml"],
+            b"",
+        ),
+    ];
+    for (args, stdin) in failing {
+        std::fs::write(&out, "previous\n").expect("write");
+        for file in ["out.yaml", "new.yaml"] {
+            let r = run(&[args, &["--output-file", file]].concat(), stdin);
+            assert_eq!(r.status.code(), Some(2), "{args:?}");
+            assert!(r.stdout.is_empty(), "{args:?}");
+        }
+        assert_eq!(std::fs::read_to_string(&out).expect("read"), "previous\n");
+        assert!(!d.join("new.yaml").exists(), "{args:?}");
+    }
+    assert_eq!(
+        common::entries(d),
+        ["bad.yaml", "config.yaml", "good.yaml", "out.yaml"],
+        "no temporary file is left"
+    );
+}
+
+/// `-o json-list` is one JSON value, kubectl's `List`, whose items are the documents `-o
+/// json` writes one after the other (empty documents aside), in order: from files, and from
+/// standard input longer than a window (processed a window at a time).
+#[test]
+fn json_list_is_one_list_of_the_json_streams_documents() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n";
+    std::fs::write(d.join("a.yaml"), format!("{DEPLOYMENT}---\n{service}---\n")).expect("write");
+    std::fs::write(d.join("b.yaml"), DEPLOYMENT).expect("write");
+    let long = format!("---\n{DEPLOYMENT}---\n{service}").repeat(6_000);
+    let runs: [(&[&str], &[u8]); 2] = [
+        (&["inject", "-c", "config.yaml", "a.yaml", "b.yaml"], b""),
+        (&["inject", "-c", "config.yaml"], long.as_bytes()),
+    ];
+    for (args, stdin) in runs {
+        let stream = common::kinject_with_stdin(d, &[args, &["-o", "json"]].concat(), stdin);
+        let list = common::kinject_with_stdin(d, &[args, &["-o", "json-list"]].concat(), stdin);
+        assert_eq!(list.status.code(), Some(0), "{args:?}");
+        let documents: Vec<serde_json::Value> =
+            serde_json::Deserializer::from_slice(&stream.stdout)
+                .into_iter()
+                .map(|v| v.expect("a JSON document"))
+                .filter(|v: &serde_json::Value| !v.is_null())
+                .collect();
+        assert!(documents.len() >= 3, "{args:?}");
+        let list: serde_json::Value = serde_json::from_slice(&list.stdout).expect("one JSON value");
+        assert_eq!(list["apiVersion"], "v1");
+        assert_eq!(list["kind"], "List");
+        assert_eq!(list["metadata"], serde_json::json!({"resourceVersion": ""}));
+        assert_eq!(
+            list["items"],
+            serde_json::Value::Array(documents),
+            "{args:?}"
+        );
+    }
+}
+
+/// `krm` takes `--set` and `--namespace-labels` as `inject` does, and `inject` handed a
+/// ResourceList passes its own on: both give the golden case's output (it used to load a
+/// configuration of `--set` alone, without the functionConfig).
+#[test]
+fn krm_and_inject_of_a_resource_list_apply_set_and_namespace_labels_alike() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/krm-set-and-namespace-labels");
+    let expected = std::fs::read_to_string(case.join("expected.yaml")).expect("expected");
+    let flags = [
+        "--set",
+        "version=2.2",
+        "--namespace-labels",
+        "shop=team=shop",
+    ];
+    for command in ["krm", "inject"] {
+        let args = [&[command][..], &flags[..]].concat();
+        let out = run_with_stdin_file(&case, &args, &case.join("stdin.yaml"));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{args:?}");
+    }
+}

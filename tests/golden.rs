@@ -4,7 +4,8 @@
 //! optionally `args` (the command line after `kinject`, default `inject -c config.yaml
 //! input.yaml`), and exactly one expectation: `expected.yaml`, `expected.json`,
 //! `expected.patch.json` or `expected.txt` for stdout, or `expected.stderr` for a failing run.
-//! `report.txt`, when present, is the expected stderr of a successful run. `expect-error`
+//! `report.txt`, when present, is the expected stderr of a successful run. `stdin.yaml`, when
+//! present, is the run's standard input (`krm` reads nothing else). `expect-error`
 //! makes a run's exit code 2: with `expected.stderr` nothing may be written to stdout; with
 //! `expected.txt` (`explain`, which explains what it could read) stdout is checked too.
 //!
@@ -108,7 +109,8 @@ fn check_case(dir: &Path) -> Vec<String> {
         )];
     };
     let args = case_args(dir);
-    let out = run(dir, &args, None);
+    let stdin = std::fs::read(dir.join("stdin.yaml")).ok();
+    let out = run(dir, &args, stdin.as_deref());
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let wants_error = expected.file_name().is_some_and(|n| n == "expected.stderr");

@@ -6,9 +6,9 @@ use crate::inject::{Action, Mode};
 use crate::pipeline::{Identity, Values};
 use crate::select::{Criterion, RuleVerdict};
 
-use super::output::{diagnostics, stdout};
+use super::output::{diagnostics, write_output};
 use super::run::{process_inputs, read_while, take_errors};
-use super::{ExitStatus, ExplainArgs, ReportFormat};
+use super::{ExitStatus, ExplainArgs, ReportFormat, eprint};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -89,8 +89,20 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
         ),
         ReportFormat::Text => text(&out),
     };
-    let code = stdout(&text);
-    if failed { ExitStatus::Error } else { code }
+    match &args.output_file {
+        // A file is written only by a run that succeeds, whatever it holds.
+        Some(path) if failed => {
+            eprint(&format!(
+                "error: {} was not written because of the errors above\n",
+                crate::diagnostic::printable_name(&path.display().to_string())
+            ));
+            ExitStatus::Error
+        }
+        to => {
+            let code = write_output(to.as_deref(), |out| out.write_all(text.as_bytes()));
+            if failed { ExitStatus::Error } else { code }
+        }
+    }
 }
 
 fn text(items: &[Explanation]) -> String {

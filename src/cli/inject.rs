@@ -7,7 +7,7 @@ use crate::render;
 use crate::render::yaml::YamlStream;
 
 use super::configs::{self, Configs};
-use super::output::{diagnostics, report, stdout, write_slices, write_stdout};
+use super::output::{diagnostics, report, write_output, write_slices};
 use super::run::{Loaded, StdinWindows, process_with, read_while};
 use super::{
     EditArgs, ExitStatus, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
@@ -38,7 +38,7 @@ pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
                         input,
                         &args.config.configs,
                         &args.config.overrides(),
-                        input_args.scope.namespace.clone(),
+                        &input_args.scope,
                     );
                 }
                 stdin = Some(StdinWindows::from_whole(input));
@@ -106,6 +106,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
         eprint(&format!("error: {why}\n"));
         return ExitStatus::Error;
     }
+    warn_of_rule_flags(args);
     let input_args = &args.input.for_edit(&args.edit);
     input_args.hint_on_terminal("uninject");
     let stdin = open_stdin(input_args, &args.edit);
@@ -158,6 +159,25 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
     }
 }
 
+/// Says that `-n` and `--namespace-labels`, which `uninject` accepts (flags are never
+/// removed), change nothing: it consults no rules.
+fn warn_of_rule_flags(args: &UninjectArgs) {
+    let given: Vec<&str> = [
+        ("-n/--namespace", args.namespace.is_some()),
+        ("--namespace-labels", !args.namespace_labels.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect();
+    if !given.is_empty() {
+        let verb = if given.len() == 1 { "has" } else { "have" };
+        super::output::print_warnings(&[format!(
+            "{} {verb} no effect on uninject: it removes what the status annotation records, and consults no rules",
+            given.join(" and ")
+        )]);
+    }
+}
+
 /// Standard input read a window at a time, when it is the only input and its output goes
 /// to stdout.
 fn open_stdin(input: &InputArgs, edit: &EditArgs) -> Option<StdinWindows> {
@@ -189,7 +209,7 @@ fn run(
         report_sink::error(
             codes::USAGE,
             None,
-            "--in-place, --check and --diff work on YAML output, not -o json or -o patch",
+            "--in-place, --check and --diff work on YAML output, not -o json, json-list or patch",
         );
         return ExitStatus::Error;
     }
@@ -247,9 +267,10 @@ fn run(
         report_sink::people("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
+    let to = output.output_file.as_deref();
     match text {
-        Output::Yaml(yaml) => write_stdout(|out| write_slices(out, &yaml_slices(&yaml))),
-        Output::Text(text) => stdout(&text),
+        Output::Yaml(yaml) => write_output(to, |out| write_slices(out, &yaml_slices(&yaml))),
+        Output::Text(text) => write_output(to, |out| out.write_all(text.as_bytes())),
     }
 }
 
@@ -283,10 +304,14 @@ fn render_all(
             }
             Output::Yaml(yaml)
         }
-        Format::Json => {
+        Format::Json | Format::JsonList => {
             let values: Vec<serde_json::Value> =
                 files.iter().flat_map(render::json::documents).collect();
-            Output::Text(render::json::render(&values))
+            Output::Text(if format == Format::Json {
+                render::json::render(&values)
+            } else {
+                render::json::list(&values)
+            })
         }
         Format::Patch => {
             let mut out = String::new();

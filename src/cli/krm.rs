@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 
 use crate::config;
+use crate::inject::NamespaceLabels;
 use crate::integrations::krm;
 use crate::read::Input;
 
 use super::output::{diagnostics, stdout};
 use super::run::read_stdin;
-use super::{ExitStatus, KrmArgs, eprint};
+use super::{ExitStatus, KrmArgs, RuleScopeArgs, eprint, parse_namespace_labels};
 
 pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
     let bytes = match read_stdin() {
@@ -20,7 +21,12 @@ pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
         }
     };
     match krm::input(&bytes) {
-        Ok(input) => run_input(input, &args.configs, &[], args.namespace.clone()),
+        Ok(input) => run_input(
+            input,
+            &args.configs,
+            &super::overrides(&args.sets, &args.set_json),
+            &args.scope,
+        ),
         Err(e) => {
             diagnostics(vec![e]);
             ExitStatus::Error
@@ -28,14 +34,20 @@ pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
     }
 }
 
-/// Runs the function on a read ResourceList; `configs` (when given) replace its functionConfig.
+/// Runs the function on a read ResourceList; `configs` (when given) replace its functionConfig;
+/// `sets` and `scope` apply to either, as they do for `inject`.
 pub(crate) fn run_input(
     input: Input,
     configs: &[PathBuf],
     sets: &[config::Set],
-    namespace: Option<String>,
+    scope: &RuleScopeArgs,
 ) -> ExitStatus {
-    let loaded = if configs.is_empty() && sets.is_empty() {
+    let mut namespace_labels = NamespaceLabels::new();
+    if let Err(e) = parse_namespace_labels(&scope.namespace_labels, &mut namespace_labels) {
+        eprint(&format!("error: {e}\n"));
+        return ExitStatus::Error;
+    }
+    let loaded = if configs.is_empty() {
         None
     } else {
         let paths: Vec<&std::path::Path> = configs.iter().map(PathBuf::as_path).collect();
@@ -50,7 +62,12 @@ pub(crate) fn run_input(
             }
         }
     };
-    let out = krm::run(input, loaded.as_ref(), namespace);
+    let options = krm::Options {
+        namespace: scope.namespace.clone(),
+        sets,
+        namespace_labels,
+    };
+    let out = krm::run(input, loaded.as_ref(), options);
     diagnostics(out.errors);
     if out.text.is_empty() {
         return ExitStatus::Error;

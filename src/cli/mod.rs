@@ -5,9 +5,11 @@ mod admission;
 mod configs;
 mod edit;
 mod explain;
+mod format_flag;
 mod inject;
 mod krm;
 mod output;
+mod output_file;
 mod overlay;
 mod plugin;
 mod report_sink;
@@ -61,7 +63,8 @@ pub enum Command {
     /// subcommand does when stdin is not a terminal.
     #[command(after_help = "Examples:
   kinject krm < resource-list.yaml
-  kinject krm -c sidecars.yaml < resource-list.yaml")]
+  kinject krm -c sidecars.yaml < resource-list.yaml
+  kinject krm --set version=2.2 --namespace-labels shop=team=shop < resource-list.yaml")]
     Krm(KrmArgs),
     /// Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating
     /// webhook returns: `allowed`, and the base64 JSONPatch when the object changes.
@@ -330,18 +333,28 @@ pub struct ConfigArgs {
 impl ConfigArgs {
     /// The `--set` and `--set-json` arguments, for loading.
     pub(crate) fn overrides(&self) -> Vec<crate::config::Set> {
-        let json = self.set_json.iter().map(crate::config::Set::json);
-        json.chain(self.sets.iter().map(crate::config::Set::string))
-            .collect()
+        overrides(&self.sets, &self.set_json)
     }
+}
+
+/// `--set` and `--set-json` values, for loading: `--set-json` first, as Helm applies them.
+pub(crate) fn overrides(sets: &[String], set_json: &[String]) -> Vec<crate::config::Set> {
+    let json = set_json.iter().map(crate::config::Set::json);
+    json.chain(sets.iter().map(crate::config::Set::string))
+        .collect()
 }
 
 /// What to write, and how to report.
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format on stdout.
-    #[arg(short = 'o', long, value_enum, default_value_t = Format::Yaml)]
+    #[arg(short = 'o', long, value_parser = format_flag::FormatParser, default_value = "yaml")]
     pub output: Format,
+    /// Write the output to FILE instead of stdout: atomically (a temporary file beside it,
+    /// renamed over it), and only when the run succeeds (when it fails, FILE is neither created
+    /// nor changed). Not an input, nor a manifest inside an input directory.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["in_place", "check", "diff"])]
+    pub output_file: Option<PathBuf>,
     /// Report format: `text`, for people (the objects acted on, warnings, errors and a
     /// summary line), or `json`, JSON Lines for machines (every object, diagnostic, error and
     /// warning, each with a `code`, then a summary; nothing else on its stream).
@@ -400,6 +413,9 @@ pub enum Format {
     Json,
     /// Per object: identity, source, and RFC 6902 operations.
     Patch,
+    /// One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o
+    /// json` prints several objects).
+    JsonList,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -422,7 +438,7 @@ pub struct InjectArgs {
     pub edit: EditArgs,
     /// Write a kustomize overlay to DIR whose patches apply the injection to the given bases
     /// (directories with a kustomization.yaml), instead of printing the injected manifests.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["in_place", "check", "diff"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["in_place", "check", "diff", "output_file"])]
     pub emit_kustomize: Option<PathBuf>,
 }
 
@@ -441,6 +457,14 @@ pub struct UninjectArgs {
     /// containers).
     #[arg(long)]
     pub trust_status: bool,
+    /// Accepted, with a warning that it does nothing here, and not in --help: uninject
+    /// consults no rules (it removes what the status annotation records), but flags are never
+    /// removed (docs/stability.md).
+    #[arg(short = 'n', long, value_name = "NAMESPACE", hide = true)]
+    pub namespace: Option<String>,
+    /// Accepted and ignored, as `-n` is.
+    #[arg(long = "namespace-labels", value_name = "NS=KEY=VALUE", hide = true)]
+    pub namespace_labels: Vec<String>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -467,9 +491,15 @@ pub struct KrmArgs {
     /// Configuration file to use instead of the ResourceList's functionConfig (repeatable).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
-    /// Namespace of objects that do not name one.
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
+    /// Override a template value of the configuration (the functionConfig, or the files of
+    /// `-c`) with a string, as `inject --set` does (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Override a template value with a JSON value, as `inject --set-json` does (repeatable).
+    #[arg(long = "set-json", value_name = "KEY=JSON")]
+    pub set_json: Vec<String>,
+    #[command(flatten)]
+    pub scope: RuleScopeArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -491,6 +521,9 @@ pub struct ExplainArgs {
         value_name = "FORMAT"
     )]
     pub output: ReportFormat,
+    /// Write the explanation to FILE instead of stdout (atomically; see `inject --help`).
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 }
 
 /// Exit codes: 0 success, 1 files changed (or would), 2 error.
@@ -569,6 +602,11 @@ pub fn main() -> ExitCode {
             return ExitCode::from(ExitStatus::Error);
         }
     }
+    if let Some(refused) = output_file_refused(&command) {
+        eprint(&format!("error: {refused}\n"));
+        report_sink::finish(ExitStatus::Error);
+        return ExitCode::from(ExitStatus::Error);
+    }
     let code = match command {
         Command::Krm(args) => krm::run(&args),
         Command::Admission(args) => admission::run(&args),
@@ -595,6 +633,17 @@ pub fn main() -> ExitCode {
     };
     report_sink::finish(code);
     ExitCode::from(code)
+}
+
+/// Why the command's `--output-file` cannot be written (`output_file::refused`).
+fn output_file_refused(command: &Command) -> Option<String> {
+    let (file, input) = match command {
+        Command::Inject(a) => (a.output.output_file.as_deref(), &a.input),
+        Command::Uninject(a) => (a.output.output_file.as_deref(), &a.input),
+        Command::Explain(a) => (a.output_file.as_deref(), &a.input),
+        _ => return None,
+    };
+    output_file::refused(file?, &input.all_paths())
 }
 
 /// `--version`'s text, or the same facts as JSON.

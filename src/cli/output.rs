@@ -32,6 +32,27 @@ pub(crate) fn write_stdout(
     }
 }
 
+/// Runs `write` on the run's output: the file `to` (`--output-file`, replaced atomically) or
+/// stdout; returns the exit code as `stdout` does.
+pub(crate) fn write_output(
+    to: Option<&std::path::Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> ExitStatus {
+    let Some(path) = to else {
+        return write_stdout(write);
+    };
+    match super::write::write_file_with(path, write) {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => {
+            super::eprint(&format!(
+                "error: cannot write {}: {e} (it is unchanged)\n",
+                crate::diagnostic::printable_name(&path.display().to_string())
+            ));
+            ExitStatus::Error
+        }
+    }
+}
+
 /// Writes `slices` one after the other, handed to the system a thousand at a time
 /// (`writev`) rather than copied into a buffer first: the output of a large input is mostly
 /// pieces of its text.

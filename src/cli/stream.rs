@@ -13,7 +13,7 @@ use crate::render::RenderError;
 use crate::render::report;
 use crate::render::yaml::{YamlOutput, YamlStream};
 
-use super::output::{diagnostics, print_warnings, write_stdout};
+use super::output::{diagnostics, print_warnings, write_output};
 use super::run::StdinWindows;
 use super::{ExitStatus, Format, InputArgs, OutputArgs, report_sink};
 use crate::diagnostic::codes;
@@ -40,6 +40,7 @@ pub(crate) fn run(
     let mut held = Held {
         output: Spool::new(SPOOL_IN_MEMORY),
         patches: render::json::PrettyArray::default(),
+        list: render::json::PrettyList::default(),
         // The report too is held back (it comes after the diagnostics, as for other inputs).
         report: Spool::new(SPOOL_IN_MEMORY),
         text: String::new(),
@@ -76,12 +77,16 @@ pub(crate) fn run(
         if failed {
             continue;
         }
-        failed |= !held.output(&file, yaml, output.output == Format::Json, &mut notes);
+        failed |= !held.output(&file, yaml, output.output, &mut notes);
     }
-    if output.output == Format::Patch && !failed {
+    if !failed {
         held.text.clear();
-        held.patches.finish(&mut held.text);
-        failed |= held.output.write(held.text.as_bytes()).is_err();
+        match output.output {
+            Format::Patch => held.patches.finish(&mut held.text),
+            Format::JsonList => held.list.finish(&mut held.text),
+            Format::Yaml | Format::Json => {}
+        }
+        failed |= !hold(&mut held.output, &held.text, "output");
     }
     report_sink::copy_to(|out| held.report.copy_to(out));
     if !output.quiet {
@@ -91,7 +96,9 @@ pub(crate) fn run(
         report_sink::people("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
-    write_stdout(|out| held.output.copy_to(out))
+    write_output(output.output_file.as_deref(), |out| {
+        held.output.copy_to(out)
+    })
 }
 
 /// What is held back until the whole stream has been processed without an error.
@@ -99,6 +106,8 @@ struct Held {
     output: Spool,
     /// The patches' array, open until the last window.
     patches: render::json::PrettyArray,
+    /// The `List` of `-o json-list`, open until the last window.
+    list: render::json::PrettyList,
     report: Spool,
     /// Room for a window's text, reused.
     text: String,
@@ -116,13 +125,14 @@ impl Held {
         )
     }
 
-    /// Holds back a window's output: its YAML (`yaml`, made while processing), its JSON
-    /// documents, or its patches; `false` when it cannot. Notes on the YAML go to `notes`.
+    /// Holds back a window's output in `format`: its YAML (`yaml`, made while processing), its
+    /// JSON documents (or `List` items), or its patches; `false` when it cannot. Notes on the
+    /// YAML go to `notes`.
     fn output(
         &mut self,
         file: &FileResult,
         yaml: Option<Result<YamlOutput, RenderError>>,
-        json: bool,
+        format: Format,
         notes: &mut Vec<String>,
     ) -> bool {
         self.text.clear();
@@ -139,8 +149,13 @@ impl Held {
                 report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
                 false
             }
-            None if json => {
+            None if format == Format::Json => {
                 self.text = render::json::render(&render::json::documents(file));
+                hold(&mut self.output, &self.text, "output")
+            }
+            None if format == Format::JsonList => {
+                let documents = render::json::documents(file);
+                self.list.push(&documents, &mut self.text);
                 hold(&mut self.output, &self.text, "output")
             }
             None => {

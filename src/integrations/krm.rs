@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::config::{self, Config};
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
-use crate::inject::{Action, Mode, Settings};
+use crate::inject::{Action, Mode, NamespaceLabels, Settings};
 use crate::json::Pointer;
 use crate::json::patch::{self};
 use crate::pipeline::{self, FileResult, ObjectResult};
@@ -67,11 +67,24 @@ pub(crate) fn starts_with_resource_list(input: &mut Input) -> bool {
     false
 }
 
+/// What the command line adds to the `functionConfig` (or the configuration given instead),
+/// as it adds them to `inject`'s.
+#[derive(Debug, Default)]
+pub(crate) struct Options<'a> {
+    /// `-n`: the namespace of objects that name none.
+    pub namespace: Option<String>,
+    /// `--set`: values over the `functionConfig`'s (a configuration given instead was loaded
+    /// with them).
+    pub sets: &'a [config::Set],
+    /// `--namespace-labels`.
+    pub namespace_labels: NamespaceLabels,
+}
+
 /// Runs kinject as a KRM function over `input`. `config` overrides the `functionConfig`.
 /// Input that is not one `ResourceList` gives nothing to write, only the error: written back
 /// with results in it, it would reach the next command of a pipe as if it were manifests
 /// (`… | kinject | kubectl apply -f -`, where `inject` was forgotten).
-pub(crate) fn run(input: Input, config: Option<&Config>, namespace: Option<String>) -> KrmOutput {
+pub(crate) fn run(input: Input, config: Option<&Config>, options: Options<'_>) -> KrmOutput {
     if !is_resource_list(&input) {
         // Not YAML: its syntax errors say why; else what it is instead.
         let syntax: Vec<Located> = input
@@ -97,7 +110,7 @@ pub(crate) fn run(input: Input, config: Option<&Config>, namespace: Option<Strin
     let mut results: Vec<Value> = Vec::new();
     let config = match config {
         Some(c) => c,
-        None => match function_config(&input) {
+        None => match function_config(&input, options.sets) {
             Ok(mut c) => {
                 results.extend(std::mem::take(&mut c.warnings).iter().map(config_result));
                 loaded = c;
@@ -111,8 +124,8 @@ pub(crate) fn run(input: Input, config: Option<&Config>, namespace: Option<Strin
             }
         },
     };
-    let settings = Settings::new(config, namespace, Mode::Inject)
-        .with_namespace_labels([&input], Default::default());
+    let settings = Settings::new(config, options.namespace, Mode::Inject)
+        .with_namespace_labels([&input], options.namespace_labels);
     let (file, ()) = pipeline::process(input, &settings, pipeline::Values::default());
     let mut failed = false;
     for d in &file.docs {
@@ -181,8 +194,8 @@ fn not_a_resource_list(input: &Input) -> Located {
     .help("to inject manifests, run `kinject inject` (`kinject inject -c CONFIG FILE`, or with the manifests on stdin); `kinject` without a subcommand, and `kinject krm`, run as a KRM function, which reads one ResourceList")
 }
 
-/// The configuration in the `functionConfig` (a kinject `InjectionConfig`).
-fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
+/// The configuration in the `functionConfig` (a kinject `InjectionConfig`), with `sets`.
+fn function_config(input: &Input, sets: &[config::Set]) -> Result<Config, Vec<Located>> {
     let text = &input.text;
     let doc = input
         .documents
@@ -222,7 +235,7 @@ fn function_config(input: &Input) -> Result<Config, Vec<Located>> {
     } else {
         serde_json::to_string_pretty(&parsed.value["functionConfig"]).unwrap_or_default()
     };
-    config::load_texts(&[(input.source.name.clone(), Arc::from(config_text))], &[])
+    config::load_texts(&[(input.source.name.clone(), Arc::from(config_text))], sets)
 }
 
 /// A result for `input` that changes nothing.

@@ -280,7 +280,8 @@ fn walk_error(dir: &Path, err: walkdir::Error, found: &mut Found) {
     found.error(&path, error);
 }
 
-fn is_manifest(path: &Path) -> bool {
+/// Whether a directory walk reads the file at `path` (by its extension: .yaml, .yml, .json).
+pub(crate) fn is_manifest(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml" | "json")

@@ -23,7 +23,7 @@ use crate::yaml::{ParseError, Parsed, parse_document};
 pub(crate) use decode::Undecodable;
 use decode::decode;
 pub(crate) use files::{Intent, Stamp, discover};
-pub(crate) use files::{normalize, until_binary};
+pub(crate) use files::{is_manifest, normalize, until_binary};
 pub(crate) use objects::namespace_labels;
 pub use objects::objects;
 pub(crate) use split::documents;

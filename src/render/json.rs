@@ -1,4 +1,5 @@
-//! JSON output: one JSON document per input document (the objects after the operations).
+//! JSON output: one JSON document per input document (the objects after the operations), or
+//! all of them as the items of one kubectl `List`.
 
 use serde_json::Value;
 
@@ -121,14 +122,7 @@ impl PrettyArray {
         for item in items {
             out.push_str(if self.started { ",\n" } else { "[\n" });
             self.started = true;
-            let json = pretty(item, "  ");
-            for (i, line) in json.lines().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                }
-                out.push_str("  ");
-                out.push_str(line);
-            }
+            push_indented(item, "  ", out);
         }
     }
 
@@ -138,8 +132,96 @@ impl PrettyArray {
     }
 }
 
+/// `item` as pretty JSON, each line after `indent` (none after the last line).
+fn push_indented<T: serde::Serialize>(item: &T, indent: &str, out: &mut String) {
+    let json = pretty(item, "  ");
+    for (i, line) in json.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(indent);
+        out.push_str(line);
+    }
+}
+
+/// Values of several parts as the items of one kubectl `List` (`-o json-list`), as
+/// `kubectl get -o json` prints several objects: `{"apiVersion": "v1", "items": […], "kind":
+/// "List", "metadata": {"resourceVersion": ""}}`, keys in its order; written a part at a time.
+#[derive(Default)]
+pub(crate) struct PrettyList {
+    started: bool,
+}
+
+/// What comes before the first item.
+const LIST_START: &str = "{\n  \"apiVersion\": \"v1\",\n  \"items\": [";
+
+/// What comes after the items.
+const LIST_END: &str =
+    "],\n  \"kind\": \"List\",\n  \"metadata\": {\n    \"resourceVersion\": \"\"\n  }\n}\n";
+
+impl PrettyList {
+    /// `items`, each after a separator (or the list's start).
+    pub(crate) fn push(&mut self, items: &[Value], out: &mut String) {
+        // An empty document (`---` with nothing after it) is no object: kubectl skips it too.
+        for item in items.iter().filter(|v| !v.is_null()) {
+            if !self.started {
+                out.push_str(LIST_START);
+            }
+            out.push_str(if self.started { ",\n" } else { "\n" });
+            self.started = true;
+            push_indented(item, "    ", out);
+        }
+    }
+
+    /// The rest of the list (the whole list when there were no items).
+    pub(crate) fn finish(self, out: &mut String) {
+        if self.started {
+            out.push_str("\n  ");
+        } else {
+            out.push_str(LIST_START);
+        }
+        out.push_str(LIST_END);
+    }
+}
+
+/// `values` as one kubectl `List` (`PrettyList`).
+pub(crate) fn list(values: &[Value]) -> String {
+    let mut out = String::new();
+    let mut list = PrettyList::default();
+    list.push(values, &mut out);
+    list.finish(&mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_list_printed_in_parts_is_kubectls_list_printed_whole() {
+        let items: Vec<serde_json::Value> = (0..4)
+            .map(|i| serde_json::json!({"kind": "Deployment", "n": i, "spec": {"a": [i, {}]}}))
+            .collect();
+        let mut with_empty = items.clone();
+        with_empty.insert(2, serde_json::Value::Null);
+        for split in 0..=with_empty.len() {
+            let mut list = super::PrettyList::default();
+            let mut out = String::new();
+            list.push(&with_empty[..split], &mut out);
+            list.push(&with_empty[split..], &mut out);
+            list.finish(&mut out);
+            let whole = serde_json::json!({
+                "apiVersion": "v1",
+                "items": items,
+                "kind": "List",
+                "metadata": {"resourceVersion": ""},
+            });
+            let whole = serde_json::to_string_pretty(&whole).expect("JSON");
+            assert_eq!(out, format!("{whole}\n"), "split at {split}");
+        }
+        let empty = serde_json::json!({"apiVersion": "v1", "items": [], "kind": "List", "metadata": {"resourceVersion": ""}});
+        let empty = serde_json::to_string_pretty(&empty).expect("JSON");
+        assert_eq!(super::list(&[]), format!("{empty}\n"));
+    }
+
     #[test]
     fn an_array_printed_in_parts_is_the_array_printed_whole() {
         let items: Vec<serde_json::Value> = (0..5)

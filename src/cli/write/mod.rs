@@ -86,6 +86,56 @@ pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes what `fill` writes to the file at `path` (`--output-file`), atomically: into a
+/// temporary file beside it, renamed over it (keeping its owner, group, permissions and
+/// extended attributes, following a symlink) or, where nothing is, linked in as a new file.
+/// Nothing at `path` changes when `fill` or any step fails.
+pub(crate) fn write_file_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let existing = match fs::canonicalize(path) {
+        Ok(target) => Some(target),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let dir = match existing.as_deref().unwrap_or(path).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => Path::new(".").to_path_buf(),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Removed by its drop, unless renamed or linked.
+    let temp = Temp::create(&dir, &name)?;
+    let meta = match &existing {
+        Some(target) => {
+            let meta = fs::symlink_metadata(target)?;
+            replaceable(&meta, None)?;
+            Some(meta)
+        }
+        None => None,
+    };
+    {
+        let mut out = io::BufWriter::with_capacity(1 << 20, &temp.file);
+        fill(&mut out)?;
+        out.flush()?;
+    }
+    if let (Some(target), Some(meta)) = (&existing, &meta) {
+        keep::keep(target, meta, &temp.file)?;
+    }
+    temp.file.sync_all()?;
+    match existing {
+        Some(target) => temp.rename_to(&target)?,
+        None => temp.link_as(path)?,
+    }
+    if let Ok(d) = fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
 /// Whether the file of metadata `meta`, read as `stamp`, may be replaced.
 fn replaceable(meta: &fs::Metadata, stamp: Option<Stamp>) -> io::Result<()> {
     if !meta.is_file() {
@@ -355,6 +405,45 @@ mod tests {
         assert_eq!(fs::read_to_string(&new).unwrap(), "made");
         assert!(!dir.path().join("elsewhere.yaml").exists());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_output_file_is_made_or_replaced_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, link) = (dir.path().join("out.yaml"), dir.path().join("link.yaml"));
+        let fill = |text: &'static str| move |w: &mut dyn Write| w.write_all(text.as_bytes());
+        write_file_with(&out, fill("made\n")).unwrap();
+        assert_eq!(fs::read_to_string(&out).unwrap(), "made\n");
+        // Through a symlink: its target is replaced, the link stays.
+        std::os::unix::fs::symlink("out.yaml", &link).unwrap();
+        write_file_with(&link, fill("again\n")).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&out).unwrap(), "again\n");
+        // A write that fails half-way changes nothing.
+        let failing = |w: &mut dyn Write| {
+            w.write_all(b"half")?;
+            Err(io::Error::other("no space left"))
+        };
+        assert!(write_file_with(&out, failing).is_err());
+        assert!(write_file_with(&dir.path().join("new.yaml"), failing).is_err());
+        assert_eq!(fs::read_to_string(&out).unwrap(), "again\n");
+        // A symlink that leads nowhere is not followed.
+        std::os::unix::fs::symlink("nowhere.yaml", dir.path().join("dangling.yaml")).unwrap();
+        let err = write_file_with(&dir.path().join("dangling.yaml"), fill("x")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert!(!dir.path().join("nowhere.yaml").exists());
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["dangling.yaml", "link.yaml", "out.yaml"]);
     }
 
     #[test]
