@@ -57,8 +57,12 @@ pub(crate) fn directive(text: &str, path: Option<&Path>) -> Option<usize> {
         for (at, _) in code.match_indices("{{") {
             let before = code[..at].trim_end();
             let after = &code[at..];
+            // A `:` ends a key only before a space: `x:{{ y }}` is text (an image tag in a
+            // quoted value, a kinject template's own `"repo:{{ values.tag }}"`).
+            let spaced = before.len() < at;
             let structural = before.is_empty()
-                || before.ends_with([':', '[', '{'])
+                || (before.ends_with(':') && spaced)
+                || before.ends_with(['[', '{'])
                 || before.chars().all(|c| c == '-' || c == ' ');
             let helm = || HELM_WORDS.iter().any(|w| directive_text(after).contains(w));
             if structural
@@ -142,6 +146,10 @@ mod tests {
             "metadata:\n  name: vttablet-{{uid}}\n",
             "# {{ .Values.x }}\na: 1 # {{ y }}\n",
             "spec:\n  containers:\n  - args:\n    - |\n      {{ x }}\n",
+            // kinject's own templates, in a configuration given as an input (pre-commit
+            // passes .kinject.yaml) or a ResourceList's functionConfig.
+            "  - image: \"example.com/shipper:{{ values.version }}\"\n",
+            "    args: [\"--port={{ values.port }}\", 'x:{{ name }}']\n",
         ] {
             assert_eq!(at(text), None, "{text:?}");
         }
