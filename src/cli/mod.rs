@@ -42,15 +42,21 @@ pub enum Command {
     /// Inject sidecars into manifests (stdin, files or directories) and write the result.
     #[command(after_help = "Examples:
   kinject inject -c sidecars.yaml deploy.yaml
-  kustomize build overlays/prod | kinject inject -c sidecars.yaml | kubectl apply -f -
+  kubectl kustomize overlays/prod | kinject inject -c sidecars.yaml | kubectl apply -f -
   kinject inject -c sidecars.yaml -n prod-eu -l app=web -o patch k8s/
   kinject inject -c sidecars.yaml --check k8s/       # exit 1 when a file would change
-  kinject inject -c sidecars.yaml -i k8s/            # rewrite the files in place")]
+  kinject inject -c sidecars.yaml -i k8s/            # rewrite the files in place
+
+Exit status: 0 done; 1 files changed (--in-place) or would change (--check, --diff);
+2 an error (nothing written on stdout).")]
     Inject(InjectArgs),
     /// Remove everything kinject injected (as its status annotation records it).
     #[command(after_help = "Examples:
   kinject uninject -c sidecars.yaml injected.yaml
-  kinject uninject -c sidecars.yaml -i k8s/")]
+  kinject uninject -c sidecars.yaml -i k8s/
+
+Exit status: 0 done; 1 files changed (--in-place) or would change (--check, --diff);
+2 an error (nothing written on stdout).")]
     Uninject(UninjectArgs),
     /// Say, for every object, which rules match, which do not and why, and what would be
     /// injected.

@@ -221,6 +221,9 @@ impl Diagnostic for InputError {
 
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         let help = match self {
+            InputError::Io { name, .. } if name.contains("://") => {
+                "kinject reads files and standard input, not URLs: download it first (`curl -fsSL URL | kinject inject -c CONFIG -`)"
+            }
             InputError::Io { .. } => return None,
             InputError::Template { .. } => {
                 "kinject reads manifests; a template's text is not what Kubernetes will read, and injecting into it would write into the chart"
