@@ -201,10 +201,17 @@ fn clash(
             crate::select::INJECT_ANNOTATION
         ),
     };
+    let note = first
+        .error(
+            codes::CONFIG_SIDECAR_CLASH,
+            format!("sidecar `{a}` defines {word} `{n}` first"),
+        )
+        .label(format!("sidecar `{a}`'s {word} `{n}`"));
     origin(places, later)
         .error(codes::CONFIG_SIDECAR_CLASH, format!("{what}{reason}"))
         .label(format!("sidecar `{b}`'s {word} `{n}`"))
         .help(help(earlier, later, why, &at))
+        .related(note)
 }
 
 /// Both definitions, one line each, and how to settle them.

@@ -515,9 +515,13 @@ impl Loading {
         }
     }
 
-    /// The configuration, its defaults decided and its sidecars checked against each other;
-    /// or every error, after the warnings.
-    pub(super) fn finish(mut self, texts: &[(String, Arc<str>)]) -> Result<Config, Vec<Located>> {
+    /// The configuration, its defaults decided (and, for injection, its sidecars checked
+    /// against each other); or every error, after the warnings.
+    pub(super) fn finish(
+        mut self,
+        texts: &[(String, Arc<str>)],
+        injecting: bool,
+    ) -> Result<Config, Vec<Located>> {
         let (set, d) = (std::mem::take(&mut self.defaults), Defaults::default());
         self.config.defaults = Defaults {
             skip_host_network: set.skip_host_network.unwrap_or(d.skip_host_network),
@@ -527,7 +531,9 @@ impl Loading {
             sort_init_containers: set.sort_init_containers.unwrap_or(d.sort_init_containers),
         };
         // Whether objects may request sidecars is decided now.
-        self.check_clashes();
+        if injecting {
+            self.check_clashes();
+        }
         if self.errors.is_empty() && self.read_configurations == 0 {
             self.errors.push(nothing_to_inject(texts));
         }
