@@ -175,8 +175,7 @@ fn clash(
     why: &Together<'_>,
 ) -> Located {
     let first = origin(places, earlier);
-    let (file, line, column) = first.position();
-    let at = format!("{file}:{line}:{column}");
+    let at = position(&first);
     let (a, b) = (&earlier.sidecar.spec.name, &later.sidecar.spec.name);
     let (word, n) = (later.kind.word(), later.name);
     let what = match (later.kind, why) {
@@ -210,12 +209,28 @@ fn clash(
     origin(places, later)
         .error(codes::CONFIG_SIDECAR_CLASH, format!("{what}{reason}"))
         .label(format!("sidecar `{b}`'s {word} `{n}`"))
-        .help(help(earlier, later, why, &at))
+        .help(help(
+            earlier,
+            later,
+            why,
+            (&at, &position(&origin(places, later))),
+        ))
         .related(note)
 }
 
-/// Both definitions, one line each, and how to settle them.
-fn help(earlier: &Item<'_>, later: &Item<'_>, why: &Together<'_>, at: &str) -> String {
+/// `file:line:column` of an origin.
+fn position(o: &Origin) -> String {
+    let (file, line, column) = o.position();
+    format!("{file}:{line}:{column}")
+}
+
+/// Both definitions, one line each, with their places, and how to settle them.
+fn help(
+    earlier: &Item<'_>,
+    later: &Item<'_>,
+    why: &Together<'_>,
+    (at, later_at): (&str, &str),
+) -> String {
     let (a, b) = (&earlier.sidecar.spec.name, &later.sidecar.spec.name);
     let word = later.kind.word();
     let fix = if later.kind == Kind::Container {
@@ -233,7 +248,7 @@ fn help(earlier: &Item<'_>, later: &Item<'_>, why: &Together<'_>, at: &str) -> S
         ""
     };
     format!(
-        "`{a}` ({at}): {}\n`{b}`: {}\n{fix}{requests}",
+        "`{a}` ({at}): {}\n`{b}` ({later_at}): {}\n{fix}{requests}",
         short(earlier.value),
         short(later.value)
     )
@@ -246,5 +261,53 @@ fn short(value: &Value) -> String {
     match text.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::config::load_texts;
+
+    fn codes(text: &str) -> Vec<&'static str> {
+        match load_texts(&[("c.yaml".to_owned(), Arc::from(text))], &[]) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.iter().map(|e| e.code).collect(),
+        }
+    }
+
+    const TWO: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: a\n  KEEP_A\n  containers: [{name: a, image: a}]\n  volumes: [{name: v, emptyDir: {}}]\n- name: b\n  containers: [{name: b, image: b}]\n  volumes: [{name: v, configMap: {name: b}}]\nrules:\n- name: r\n  inject: [a, b]\n";
+
+    #[test]
+    fn a_volume_defined_differently_is_refused() {
+        assert_eq!(
+            codes(&TWO.replace("KEEP_A", "native: false")),
+            ["kinject::config::sidecar_clash"]
+        );
+    }
+
+    /// A sidecar that keeps the pod's own volume of that name: a pod that defines it settles
+    /// the clash, so only the objects that do not are refused, each by the engine.
+    #[test]
+    fn keep_pod_volumes_leaves_it_to_each_object() {
+        assert!(codes(&TWO.replace("KEEP_A", "keepPodVolumes: true")).is_empty());
+    }
+
+    /// Two SidecarSets that define one volume differently, never in one rule: Kruise chooses
+    /// them by their selectors, and a pod both select is refused by the engine.
+    #[test]
+    fn other_formats_sidecars_are_not_paired_by_requests() {
+        let set = |name: &str, volume: &str| {
+            format!(
+                "apiVersion: apps.kruise.io/v1alpha1\nkind: SidecarSet\nmetadata: {{name: {name}}}\nspec:\n  selector: {{matchLabels: {{app: {name}}}}}\n  containers:\n  - name: {name}\n    image: x\n    volumeMounts: [{{name: v, mountPath: /v}}]\n  volumes: [{{name: v, {volume}}}]\n"
+            )
+        };
+        let text = format!(
+            "{}---\n{}",
+            set("one", "emptyDir: {}"),
+            set("two", "hostPath: {path: /v}")
+        );
+        assert!(codes(&text).is_empty(), "{:?}", codes(&text));
     }
 }
