@@ -80,7 +80,9 @@ pub(crate) fn load(paths: &[&Path], sets: &[Set]) -> Result<Config, Vec<Located>
 }
 
 /// Loads configuration files for `uninject`, which renders no template for what it reports,
-/// so they are not tried: values given by `--set` at injection may be missing.
+/// so they are not tried: values given by `--set` at injection may be missing. Nor are the
+/// sidecars checked against each other: what clashes cannot be injected, and removing what
+/// was injected before needs only their names.
 pub(crate) fn load_untried(paths: &[&Path]) -> Result<Config, Vec<Located>> {
     load_files(paths, &[], false)
 }
@@ -177,7 +179,8 @@ pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[Set]) -> Result<Config, 
     load_texts_with(texts, sets, true)
 }
 
-/// `load_texts`, its templates tried when `tried`.
+/// `load_texts`, for injection when `tried`: its templates tried, its sidecars checked
+/// against each other.
 fn load_texts_with(
     texts: &[(String, Arc<str>)],
     sets: &[Set],
@@ -222,7 +225,7 @@ fn load_texts_with(
     if tried {
         loading.trial_render();
     }
-    loading.finish(texts)
+    loading.finish(texts, tried)
 }
 
 /// Every document of the configuration files, parsed, and what the other formats need read

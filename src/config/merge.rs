@@ -69,14 +69,17 @@ impl Document<'_> {
         )
     }
 
-    /// Where the sidecar at `path` is written, to point into its templates later.
-    fn template_place(&self, path: &[String]) -> TemplatePlace {
-        TemplatePlace {
+    /// Where the sidecar at `path` is written, to point into it later (its templates, the
+    /// items it shares a name with another's); `native`: the document is a native
+    /// configuration, not another injector's converted.
+    fn sidecar_place(&self, path: &[String], native: bool) -> SidecarPlace {
+        SidecarPlace {
             file: self.name.to_owned(),
             text: Arc::clone(self.text),
             base: self.base,
             len: self.source.len(),
             node: self.root.at(path).unwrap_or(self.root).clone(),
+            native,
         }
     }
 }
@@ -89,17 +92,41 @@ fn in_template(source: &str, sidecar: &Node, pointer: &str, offset: usize) -> us
     crate::yaml::offset_in_scalar(source, node, offset)
 }
 
-/// Where a sidecar's templates are written: its file, its document, and its node there.
-struct TemplatePlace {
+/// Where a sidecar is written: its file, its document, and its node there.
+pub(super) struct SidecarPlace {
     file: String,
     text: Arc<str>,
     /// Where its document starts in `text`, and the document's length.
     base: usize,
     len: usize,
     node: Node,
+    /// Written in a native configuration (not converted from another injector's format,
+    /// whose text holds no node for what it defines).
+    pub(super) native: bool,
 }
 
-impl TemplatePlace {
+impl SidecarPlace {
+    /// Where the sidecar's field at `path` is written: the nearest node the text has on the
+    /// way (the sidecar itself, for another injector's format).
+    pub(super) fn origin(&self, path: &[String]) -> Origin {
+        let start = Origin {
+            file: self.file.clone(),
+            text: Arc::clone(&self.text),
+            span: (self.base, self.base),
+        };
+        if !self.native {
+            return start;
+        }
+        let node = (0..=path.len())
+            .rev()
+            .find_map(|end| self.node.at(&path[..end]))
+            .unwrap_or(&self.node);
+        Origin {
+            span: (self.base + node.start, self.base + node.end.max(node.start)),
+            ..start
+        }
+    }
+
     /// A fault the trial render found, at its place in the template.
     fn fault(&self, sidecar: &str, f: &Fault) -> Located {
         let source = &self.text[self.base..self.base + self.len];
@@ -142,9 +169,9 @@ pub(super) struct Loading {
     /// Each rule's names, in `config.rules`' order: checked once every file (and its custom
     /// kinds) is read.
     rule_places: Vec<RulePlaces>,
-    /// Where each templated sidecar is written: its templates are tried once `values` is
-    /// complete.
-    template_places: HashMap<String, TemplatePlace>,
+    /// Where each sidecar is written: its templates are tried once `values` is complete, and
+    /// what it shares with another sidecar is checked once every file is read.
+    places: HashMap<String, SidecarPlace>,
 }
 
 impl Loading {
@@ -156,7 +183,7 @@ impl Loading {
             first_seen: HashMap::new(),
             read_configurations: 0,
             rule_places: Vec::new(),
-            template_places: HashMap::new(),
+            places: HashMap::new(),
         }
     }
 
@@ -168,24 +195,25 @@ impl Loading {
         value: Value,
         ctx: &compat::Context<'_>,
     ) {
-        let Some((value, stand_in)) = self.native(document, value, ctx) else {
+        let Some((value, stand_in, converted)) = self.native(document, value, ctx) else {
             return;
         };
         let Some(cf) = self.configuration_file(document, &value) else {
             return;
         };
         self.read_configurations += usize::from(!stand_in);
-        self.add(document, cf, &value);
+        self.add(document, cf, &value, !converted);
     }
 
-    /// The document as a native configuration (another injector's converted), and whether it
-    /// only stands in for one; `None` when it cannot be converted (its errors recorded).
+    /// The document as a native configuration (another injector's converted), whether it
+    /// only stands in for one, and whether it was converted; `None` when it cannot be
+    /// converted (its errors recorded).
     fn native(
         &mut self,
         document: &Document<'_>,
         value: Value,
         ctx: &compat::Context<'_>,
-    ) -> Option<(Value, bool)> {
+    ) -> Option<(Value, bool, bool)> {
         let converted = compat::to_native(&value, document.root, document.source, ctx);
         for p in ctx.warnings.take() {
             self.config.warnings.push(document.problem(p).warning());
@@ -193,6 +221,7 @@ impl Loading {
         // A document of another kind that is skipped (a ConfigMap beside the configuration)
         // stands in as an empty configuration, and is not one.
         let stand_in = matches!(&converted, Some(Ok(v)) if *v == compat::nothing());
+        let was_converted = converted.is_some();
         let native = match converted {
             None => value,
             Some(Ok(native)) => native,
@@ -213,7 +242,7 @@ impl Loading {
                 return None;
             }
         };
-        Some((native, stand_in))
+        Some((native, stand_in, was_converted))
     }
 
     /// A native configuration read into its types, once it is of the format and holds to the
@@ -252,8 +281,9 @@ impl Loading {
         }
     }
 
-    /// Adds what a configuration file defines (`value`: the file as written).
-    fn add(&mut self, document: &Document<'_>, cf: ConfigFile, value: &Value) {
+    /// Adds what a configuration file defines (`value`: the file as written; `native`: not
+    /// converted from another injector's format).
+    fn add(&mut self, document: &Document<'_>, cf: ConfigFile, value: &Value, native: bool) {
         for (k, v) in cf.values {
             self.config.values.insert(k, v);
         }
@@ -265,7 +295,7 @@ impl Loading {
         d.sort_init_containers = set.sort_init_containers.or(d.sort_init_containers);
         self.config.kinds.extend(cf.kinds);
         for (i, spec) in cf.sidecars.into_iter().enumerate() {
-            self.sidecar(document, i, spec, &value["sidecars"][i]);
+            self.sidecar(document, i, spec, &value["sidecars"][i], native);
         }
         for (i, spec) in cf.rules.into_iter().enumerate() {
             self.rule(document, i, spec);
@@ -274,7 +304,14 @@ impl Loading {
 
     /// Adds sidecar `i` of the document (`written`: as written), its templates compiled,
     /// unless a sidecar of its name is defined already.
-    fn sidecar(&mut self, document: &Document<'_>, i: usize, spec: Sidecar, written: &Value) {
+    fn sidecar(
+        &mut self,
+        document: &Document<'_>,
+        i: usize,
+        spec: Sidecar,
+        written: &Value,
+        native: bool,
+    ) {
         let path = vec!["sidecars".to_owned(), i.to_string()];
         let o = document.origin(&path);
         if let Some(first) = self.first_seen.get(&spec.name) {
@@ -318,10 +355,8 @@ impl Loading {
                 self.errors.push(document.template_error(&path, &e));
             }
         }
-        if !spec.literal {
-            self.template_places
-                .insert(spec.name.clone(), document.template_place(&path));
-        }
+        self.places
+            .insert(spec.name.clone(), document.sidecar_place(&path, native));
         self.config.sidecars.push(SidecarDef {
             spec,
             definition,
@@ -446,6 +481,13 @@ impl Loading {
         }
     }
 
+    /// Sidecars that can be injected together and define one volume, image pull secret or
+    /// container name each their own way: refused here, once, not for every object.
+    fn check_clashes(&mut self) {
+        let mut errors = super::clash::check(&self.config, &self.places);
+        self.errors.append(&mut errors);
+    }
+
     /// `--set` and `--set-json` overrides of `values`, each key one a template reads (checked
     /// once the templates compiled: with errors already, what they read is not known).
     pub(super) fn apply_sets(&mut self, sets: &[Set]) {
@@ -464,7 +506,7 @@ impl Loading {
     pub(super) fn trial_render(&mut self) {
         for sidecar in &self.config.sidecars {
             let name = &sidecar.spec.name;
-            let Some(place) = self.template_places.get(name) else {
+            let Some(place) = self.places.get(name).filter(|_| !sidecar.spec.literal) else {
                 continue;
             };
             for fault in self.config.templates.trial(name, &self.config.values) {
@@ -473,9 +515,14 @@ impl Loading {
         }
     }
 
-    /// The configuration, its defaults decided; or every error, after the warnings.
-    pub(super) fn finish(mut self, texts: &[(String, Arc<str>)]) -> Result<Config, Vec<Located>> {
-        let (set, d) = (self.defaults, Defaults::default());
+    /// The configuration, its defaults decided (and, for injection, its sidecars checked
+    /// against each other); or every error, after the warnings.
+    pub(super) fn finish(
+        mut self,
+        texts: &[(String, Arc<str>)],
+        injecting: bool,
+    ) -> Result<Config, Vec<Located>> {
+        let (set, d) = (std::mem::take(&mut self.defaults), Defaults::default());
         self.config.defaults = Defaults {
             skip_host_network: set.skip_host_network.unwrap_or(d.skip_host_network),
             skip_namespaces: set.skip_namespaces.unwrap_or(d.skip_namespaces),
@@ -483,6 +530,10 @@ impl Loading {
             allow_requests: set.allow_requests.unwrap_or(d.allow_requests),
             sort_init_containers: set.sort_init_containers.unwrap_or(d.sort_init_containers),
         };
+        // Whether objects may request sidecars is decided now.
+        if injecting {
+            self.check_clashes();
+        }
         if self.errors.is_empty() && self.read_configurations == 0 {
             self.errors.push(nothing_to_inject(texts));
         }

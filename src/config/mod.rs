@@ -1,6 +1,7 @@
 //! Configuration: the native format's types, its JSON Schema, and loading files into one
 //! resolved `Config` with located diagnostics.
 
+mod clash;
 pub(crate) mod compat;
 mod load;
 mod loaded;

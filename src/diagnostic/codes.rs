@@ -43,6 +43,9 @@ codes! {
     CONFIG_UNKNOWN_SIDECAR = "kinject::config::unknown_sidecar";
     CONFIG_UNKNOWN_KIND = "kinject::config::unknown_kind";
     CONFIG_DUPLICATE_SIDECAR = "kinject::config::duplicate_sidecar";
+    /// Two sidecars one object can get defining one volume or image pull secret differently,
+    /// or injecting containers of one name.
+    CONFIG_SIDECAR_CLASH = "kinject::config::sidecar_clash";
     CONFIG_TEMPLATE_SYNTAX = "kinject::config::template_syntax";
     CONFIG_TEMPLATE_AND_FIELDS = "kinject::config::template_and_fields";
     /// A template that fails for every object (an unknown filter, an undefined `values.x`),

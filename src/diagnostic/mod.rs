@@ -80,6 +80,10 @@ pub struct Located {
     pub help: Option<String>,
     /// Worth knowing, but nothing fails because of it.
     pub warning: bool,
+    /// Says where something else is (a first definition): shown beneath another diagnostic.
+    note: bool,
+    /// Such notes, each with its own place (possibly in another file).
+    related: Vec<Located>,
     name: String,
     text: SharedText,
     /// The span in `text`, on character boundaries, and its 0-based line and column.
@@ -113,6 +117,8 @@ impl Located {
             label: "here".to_owned(),
             help: None,
             warning: false,
+            note: false,
+            related: Vec::new(),
             name: name.to_owned(),
             text: shared,
             span: (start, end),
@@ -142,6 +148,13 @@ impl Located {
         self
     }
 
+    /// A note shown beneath this diagnostic: `other`, as a note, with its place.
+    pub(crate) fn related(mut self, mut other: Located) -> Self {
+        other.note = true;
+        self.related.push(other);
+        self
+    }
+
     pub(crate) fn label(mut self, label: impl Into<String>) -> Self {
         self.label = label.into();
         self
@@ -159,7 +172,16 @@ impl Diagnostic for Located {
     }
 
     fn severity(&self) -> Option<miette::Severity> {
-        self.warning.then_some(miette::Severity::Warning)
+        if self.note {
+            Some(miette::Severity::Advice)
+        } else {
+            self.warning.then_some(miette::Severity::Warning)
+        }
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        (!self.related.is_empty())
+            .then(|| Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)) as Box<_>)
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
