@@ -203,24 +203,11 @@ fn corpus_inject_and_uninject() {
     );
 }
 
-/// `kubernetes-validate`, from the virtualenv `.ci/run` makes, or `$KUBERNETES_VALIDATE`.
-fn kubernetes_validate() -> PathBuf {
-    if let Some(p) = std::env::var_os("KUBERNETES_VALIDATE") {
-        return PathBuf::from(p);
-    }
-    let venv = root().join(".venv/bin/kubernetes-validate");
-    assert!(
-        venv.exists(),
-        "kubernetes-validate is not installed: run `bash .ci/run` (it installs it into .venv) or set KUBERNETES_VALIDATE"
-    );
-    venv
-}
-
 /// (resource, passed) per file, in order, from kubernetes-validate's log lines.
 fn validation(files: &[PathBuf]) -> HashMap<String, Vec<(String, bool)>> {
     let mut results: HashMap<String, Vec<(String, bool)>> = HashMap::new();
     for chunk in files.chunks(100) {
-        let out = Command::new(kubernetes_validate())
+        let out = Command::new(common::kubernetes_validate())
             .args(chunk)
             .output()
             .expect("run kubernetes-validate");

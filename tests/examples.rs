@@ -173,19 +173,6 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// `kubernetes-validate`, as `tests/corpus.rs` finds it.
-fn kubernetes_validate() -> PathBuf {
-    if let Some(p) = std::env::var_os("KUBERNETES_VALIDATE") {
-        return PathBuf::from(p);
-    }
-    let venv = root().join(".venv/bin/kubernetes-validate");
-    assert!(
-        venv.exists(),
-        "kubernetes-validate is not installed: run scripts/test (it installs it into .venv) or set KUBERNETES_VALIDATE"
-    );
-    venv
-}
-
 /// A directory for `PATH`: kinject, and the stand-ins for what this machine lacks.
 fn bin_dir(dir: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -204,7 +191,7 @@ if [ "$1" = apply ]; then
 fi
 exec {kubectl} "$@"
 "#,
-        validate = kubernetes_validate().display(),
+        validate = common::kubernetes_validate().display(),
         kubectl = common::kubectl().display(),
     );
     let cargo = format!(

@@ -158,7 +158,7 @@ impl Plan {
 }
 
 /// Loads one configuration, saying its warnings, or its errors and `None`.
-fn load(files: &[PathBuf], sets: &[crate::config::Set]) -> Option<Config> {
+pub(crate) fn load(files: &[PathBuf], sets: &[crate::config::Set]) -> Option<Config> {
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     match crate::config::load(&paths, sets) {
         Ok(mut c) => {

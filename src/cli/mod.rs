@@ -163,17 +163,7 @@ impl ConfigArgs {
                 return None;
             }
         };
-        let paths: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
-        match crate::config::load(&paths, &self.overrides()) {
-            Ok(mut c) => {
-                output::diagnostics(std::mem::take(&mut c.warnings));
-                Some(c)
-            }
-            Err(errors) => {
-                output::diagnostics(errors);
-                None
-            }
-        }
+        configs::load(&paths, &self.overrides())
     }
 
     /// The configuration files: those given, or the nearest default one (`find_default`).

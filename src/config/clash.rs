@@ -7,8 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::loaded::{Config, Origin, SidecarDef};
-use super::merge::SidecarPlace;
+use super::loaded::{Config, Origin, SidecarDef, SidecarPlace};
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
 use crate::model::schema::is_template;

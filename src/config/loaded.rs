@@ -9,6 +9,7 @@ use crate::diagnostic::Located;
 use crate::model::{CustomKind, JobPolicy, Rule, Sidecar};
 use crate::select::Matcher;
 use crate::template::Templates;
+use crate::yaml::Node;
 
 /// Where a definition was written.
 #[derive(Debug, Clone)]
@@ -104,6 +105,42 @@ impl Config {
             kinds: Vec::new(),
             templates: Templates::new(),
             warnings: Vec::new(),
+        }
+    }
+}
+
+/// Where a sidecar is written: its file, its document, and its node there.
+pub(super) struct SidecarPlace {
+    pub(super) file: String,
+    pub(super) text: Arc<str>,
+    /// Where its document starts in `text`, and the document's length.
+    pub(super) base: usize,
+    pub(super) len: usize,
+    pub(super) node: Node,
+    /// Written in a native configuration (not converted from another injector's format,
+    /// whose text holds no node for what it defines).
+    pub(super) native: bool,
+}
+
+impl SidecarPlace {
+    /// Where the sidecar's field at `path` is written: the nearest node the text has on the
+    /// way (the sidecar itself, for another injector's format).
+    pub(super) fn origin(&self, path: &[String]) -> Origin {
+        let start = Origin {
+            file: self.file.clone(),
+            text: Arc::clone(&self.text),
+            span: (self.base, self.base),
+        };
+        if !self.native {
+            return start;
+        }
+        let node = (0..=path.len())
+            .rev()
+            .find_map(|end| self.node.at(&path[..end]))
+            .unwrap_or(&self.node);
+        Origin {
+            span: (self.base + node.start, self.base + node.end.max(node.start)),
+            ..start
         }
     }
 }

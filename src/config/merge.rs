@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::loaded::{Config, Defaults, Origin, RuleDef, SidecarDef};
+use super::loaded::{Config, Defaults, Origin, RuleDef, SidecarDef, SidecarPlace};
 use super::set::{self, Set};
 use crate::config::compat;
 use crate::diagnostic::codes;
@@ -92,41 +92,7 @@ fn in_template(source: &str, sidecar: &Node, pointer: &str, offset: usize) -> us
     crate::yaml::offset_in_scalar(source, node, offset)
 }
 
-/// Where a sidecar is written: its file, its document, and its node there.
-pub(super) struct SidecarPlace {
-    file: String,
-    text: Arc<str>,
-    /// Where its document starts in `text`, and the document's length.
-    base: usize,
-    len: usize,
-    node: Node,
-    /// Written in a native configuration (not converted from another injector's format,
-    /// whose text holds no node for what it defines).
-    pub(super) native: bool,
-}
-
 impl SidecarPlace {
-    /// Where the sidecar's field at `path` is written: the nearest node the text has on the
-    /// way (the sidecar itself, for another injector's format).
-    pub(super) fn origin(&self, path: &[String]) -> Origin {
-        let start = Origin {
-            file: self.file.clone(),
-            text: Arc::clone(&self.text),
-            span: (self.base, self.base),
-        };
-        if !self.native {
-            return start;
-        }
-        let node = (0..=path.len())
-            .rev()
-            .find_map(|end| self.node.at(&path[..end]))
-            .unwrap_or(&self.node);
-        Origin {
-            span: (self.base + node.start, self.base + node.end.max(node.start)),
-            ..start
-        }
-    }
-
     /// A fault the trial render found, at its place in the template.
     fn fault(&self, sidecar: &str, f: &Fault) -> Located {
         let source = &self.text[self.base..self.base + self.len];

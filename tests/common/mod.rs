@@ -281,3 +281,18 @@ pub fn report_lines(stderr: &[u8]) -> Vec<Value> {
         })
         .collect()
 }
+
+/// `kubernetes-validate`, from the virtualenv `.ci/run` makes, or `$KUBERNETES_VALIDATE`.
+#[allow(dead_code)]
+pub fn kubernetes_validate() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("KUBERNETES_VALIDATE") {
+        return std::path::PathBuf::from(p);
+    }
+    let venv =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/kubernetes-validate");
+    assert!(
+        venv.exists(),
+        "kubernetes-validate is not installed: run `bash .ci/run` (it installs it into .venv) or set KUBERNETES_VALIDATE"
+    );
+    venv
+}
