@@ -330,25 +330,10 @@ fn unreadable(path: &Path, e: &std::io::Error) -> Located {
         (0, 0),
         format!("cannot read the configuration file `{name}`: {e}"),
     );
-    if let Some(help) = similar_file(path) {
+    if let Some(help) = crate::diagnostic::similar_file(path) {
         located = located.help(help);
     }
     located
-}
-
-/// "did you mean" a file beside `path` of a close name.
-fn similar_file(path: &Path) -> Option<String> {
-    let wanted = path.file_name()?.to_str()?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let entries = std::fs::read_dir(dir.unwrap_or(Path::new("."))).ok()?;
-    let names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_file())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    let found = crate::diagnostic::suggest(wanted, names.iter().map(String::as_str))?;
-    let prefix = dir.map(|d| format!("{}/", d.display())).unwrap_or_default();
-    Some(found.replacen('`', &format!("`{prefix}"), 1))
 }
 
 #[cfg(test)]

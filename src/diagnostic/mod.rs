@@ -219,6 +219,21 @@ pub(crate) fn suggest<'a>(
         .map(|(_, c)| format!("did you mean `{c}`?"))
 }
 
+/// "did you mean" a file beside `path` of a close name.
+pub(crate) fn similar_file(path: &std::path::Path) -> Option<String> {
+    let wanted = path.file_name()?.to_str()?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let entries = std::fs::read_dir(dir.unwrap_or(std::path::Path::new("."))).ok()?;
+    let names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    let found = suggest(wanted, names.iter().map(String::as_str))?;
+    let prefix = dir.map(|d| format!("{}/", d.display())).unwrap_or_default();
+    Some(found.replacen('`', &format!("`{prefix}"), 1))
+}
+
 /// The text a diagnostic points into, shared with whoever else holds it: a configuration
 /// file's (`Arc<str>`) or an input's (`Arc<String>`, read without a copy), and the number of
 /// lines of its file before it (a window of standard input starts further on).

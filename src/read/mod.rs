@@ -221,8 +221,13 @@ impl Diagnostic for InputError {
 
     fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         let help = match self {
-            InputError::Io { name, .. } if name.contains("://") => {
-                "kinject reads files and standard input, not URLs: download it first (`curl -fsSL URL | kinject inject -c CONFIG -`)"
+            InputError::Io { name, error } if error.kind() == std::io::ErrorKind::NotFound => {
+                if name.contains("://") {
+                    "kinject reads files and standard input, not URLs: download it first (`curl -fsSL URL | kinject inject -c CONFIG -`)"
+                } else {
+                    let similar = crate::diagnostic::similar_file(std::path::Path::new(name));
+                    return similar.map(|s| Box::new(s) as Box<dyn std::fmt::Display>);
+                }
             }
             InputError::Io { .. } => return None,
             InputError::Template { .. } => {
