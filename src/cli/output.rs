@@ -126,6 +126,10 @@ const REPORT_PART: usize = 4096;
 
 /// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
 pub(crate) fn report(files: &[FileResult], notes: &[String], unwritten: &[(String, String)]) {
+    // `-q`: nothing of the report is shown, not even its summary; its entries are not made.
+    if report_sink::quiet() {
+        return;
+    }
     // A part at a time, so that the report of a million documents is not held whole.
     for f in files {
         for docs in f.docs.chunks(REPORT_PART) {
@@ -140,9 +144,7 @@ pub(crate) fn report(files: &[FileResult], notes: &[String], unwritten: &[(Strin
             report_sink::text(&report_sink::entries(&mut entries));
         }
     }
-    if !report_sink::quiet() {
-        print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
-    }
+    print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
 }
 
 pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {

@@ -117,6 +117,9 @@ impl Held {
     /// Counts a window's report entries, and holds back their text (JSON lines are written
     /// as they come); `false` when they cannot be held.
     fn report(&mut self, file: &FileResult) -> bool {
+        if report_sink::quiet() {
+            return true;
+        }
         let mut entries = report::entries(std::slice::from_ref(file));
         hold(
             &mut self.report,
