@@ -190,7 +190,8 @@ fn many_located_messages_take_linear_time() {
         ("duplicates.json", &duplicates, 0, 199_999),
     ] {
         std::fs::write(d.join(name), text).expect("write");
-        let (out, stderr, took) = run(d, &["inject", "-c", "CONFIG", name], b"");
+        // `-v`: every object's report line (by default a ConfigMap is only counted).
+        let (out, stderr, took) = run(d, &["inject", "-v", "-c", "CONFIG", name], b"");
         assert_eq!(out.status.code(), Some(code), "{name}: {stderr}");
         let located = stderr
             .lines()
