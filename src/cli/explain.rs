@@ -6,8 +6,9 @@ use crate::inject::{Action, Mode};
 use crate::pipeline::{Identity, Values};
 use crate::select::{Criterion, RuleVerdict};
 
+use super::configs;
 use super::output::{diagnostics, write_output};
-use super::run::{process_inputs, read_while, take_errors};
+use super::run::{process_inputs, process_with, read_while, take_errors};
 use super::{ExitStatus, ExplainArgs, ReportFormat, eprint};
 
 #[derive(Serialize)]
@@ -32,16 +33,43 @@ struct Explanation {
 }
 
 pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
-    let (config, early) = read_while(&args.input, || args.config.load(args.input.reads_stdin()));
-    let Some(config) = config else {
-        return ExitStatus::Error;
-    };
     let verdicts = || Values { verdicts: true };
-    let (files, input_errors) =
-        match process_inputs(&args.input, None, early, &config, Mode::Inject, verdicts) {
-            Ok(r) => r,
-            Err(code) => return code,
+    // As `inject` decides: files named without `-c` each explained with their own nearest
+    // configuration, else the one given (or found for standard input).
+    let files_named = args.input.all_paths().iter().any(|p| p.as_os_str() != "-");
+    let processed = if files_named && args.config.configs.is_empty() {
+        let Some((plan, input)) = configs::plan(&args.config, &args.input, false, false) else {
+            return ExitStatus::Error;
         };
+        let (configs, early) = read_while(&input, || plan.load(&args.config.overrides()));
+        let Some(mut configs) = configs else {
+            return ExitStatus::Error;
+        };
+        let unconfigured = std::mem::take(&mut configs.errors);
+        let list: Vec<_> = configs.list.iter().collect();
+        let index = |s: &crate::read::Source| configs.index(s);
+        let with = (
+            &list[..],
+            &index as &(dyn Fn(&crate::read::Source) -> usize + Sync),
+        );
+        process_with(&input, None, early, with, Mode::Inject, verdicts).map(
+            |(files, mut errors)| {
+                errors.splice(0..0, unconfigured);
+                (files, errors)
+            },
+        )
+    } else {
+        let (config, early) =
+            read_while(&args.input, || args.config.load(args.input.reads_stdin()));
+        let Some(config) = config else {
+            return ExitStatus::Error;
+        };
+        process_inputs(&args.input, None, early, &config, Mode::Inject, verdicts)
+    };
+    let (files, input_errors) = match processed {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let mut files: Vec<_> = files.into_iter().map(|(f, ())| f).collect();
     // Inputs that cannot be read, documents that are not YAML, objects injection refuses:
     // said on stderr, and the exit code is 2; what could be read is still explained.
