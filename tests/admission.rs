@@ -231,16 +231,21 @@ fn a_conflict_refuses_the_pod_with_the_reason() {
     );
 }
 
-#[test]
-fn an_object_without_type_meta_is_of_the_requests_kind() {
-    // Hand-made reviews (tumblr's and Expedia's own test requests) leave `apiVersion` and
-    // `kind` out of the object; the API server and the webhooks go by `request.kind`.
-    let mut request = load("pod.json");
+/// The request with its object's `apiVersion` and `kind` left out, as hand-made reviews do.
+fn without_type_meta(request: &mut Value) {
     let object = request["request"]["object"]
         .as_object_mut()
         .expect("object");
     object.shift_remove("apiVersion");
     object.shift_remove("kind");
+}
+
+#[test]
+fn an_object_without_type_meta_is_of_the_requests_kind() {
+    // Hand-made reviews (tumblr's and Expedia's own test requests) leave `apiVersion` and
+    // `kind` out of the object; the API server and the webhooks go by `request.kind`.
+    let mut request = load("pod.json");
+    without_type_meta(&mut request);
     let (code, response) = review(&request);
     assert_eq!(code, Some(0));
     assert!(response.get("warnings").is_none(), "{response}");
@@ -254,11 +259,7 @@ fn an_object_without_type_meta_is_of_the_requests_kind() {
 #[test]
 fn an_object_of_no_known_kind_is_said_so() {
     let mut request = load("pod.json");
-    let object = request["request"]["object"]
-        .as_object_mut()
-        .expect("object");
-    object.shift_remove("apiVersion");
-    object.shift_remove("kind");
+    without_type_meta(&mut request);
     request["request"]
         .as_object_mut()
         .expect("request")

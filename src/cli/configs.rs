@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::read::{self, InputError, Source};
 
-use super::{ConfigArgs, DEFAULT_CONFIGS, InputArgs, eprint, output};
+use super::run::{Loaded, Processed, process_with};
+use super::{ConfigArgs, DEFAULT_CONFIGS, ExitStatus, InputArgs, eprint, output};
+use crate::pipeline::Sink;
 
 /// The configurations of a run, each loaded once, and which input uses which.
 pub(crate) struct Configs {
@@ -40,6 +42,27 @@ impl Configs {
             .and_then(|p| self.of_path.get(p))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// `run::process_with` over `args`' inputs, each with its own configuration; the inputs
+    /// that have none come first among the errors.
+    pub(crate) fn process<S: Sink>(
+        &mut self,
+        args: &InputArgs,
+        stdin: Option<Result<read::Input, InputError>>,
+        early: Option<Loaded>,
+        mode: crate::inject::Mode,
+        sink: impl Fn() -> S + Sync,
+    ) -> Result<Processed<S::Output>, ExitStatus>
+    where
+        S::Output: Send,
+    {
+        let unconfigured = std::mem::take(&mut self.errors);
+        let list: Vec<&Config> = self.list.iter().collect();
+        let index = |s: &Source| self.index(s);
+        let (files, mut errors) = process_with(args, stdin, early, (&list, &index), mode, sink)?;
+        errors.splice(0..0, unconfigured);
+        Ok((files, errors))
     }
 }
 

@@ -8,7 +8,7 @@ use crate::select::{Criterion, RuleVerdict};
 
 use super::configs;
 use super::output::{diagnostics, write_output};
-use super::run::{process_inputs, process_with, read_while, take_errors};
+use super::run::{process_inputs, read_while, take_errors};
 use super::{ExitStatus, ExplainArgs, ReportFormat, eprint};
 
 #[derive(Serialize)]
@@ -45,19 +45,7 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
         let Some(mut configs) = configs else {
             return ExitStatus::Error;
         };
-        let unconfigured = std::mem::take(&mut configs.errors);
-        let list: Vec<_> = configs.list.iter().collect();
-        let index = |s: &crate::read::Source| configs.index(s);
-        let with = (
-            &list[..],
-            &index as &(dyn Fn(&crate::read::Source) -> usize + Sync),
-        );
-        process_with(&input, None, early, with, Mode::Inject, verdicts).map(
-            |(files, mut errors)| {
-                errors.splice(0..0, unconfigured);
-                (files, errors)
-            },
-        )
+        configs.process(&input, None, early, Mode::Inject, verdicts)
     } else {
         let (config, early) =
             read_while(&args.input, || args.config.load(args.input.reads_stdin()));

@@ -8,7 +8,7 @@ use crate::render::yaml::YamlStream;
 
 use super::configs::{self, Configs};
 use super::output::{diagnostics, report, write_output, write_slices};
-use super::run::{Loaded, StdinWindows, process_with, read_while};
+use super::run::{Loaded, StdinWindows, read_while};
 use super::{
     EditArgs, ExitStatus, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
     report_sink,
@@ -225,26 +225,22 @@ fn run(
     };
     // YAML is made while processing, by the pipeline's sink; the other formats from the
     // values the results keep.
-    let list: Vec<&Config> = configs.list.iter().collect();
-    let index = |s: &crate::read::Source| configs.index(s);
-    let with = (
-        &list[..],
-        &index as &(dyn Fn(&crate::read::Source) -> usize + Sync),
-    );
     let processed = if output.output == Format::Yaml {
-        process_with(input, stdin, early, with, mode, YamlStream::new)
+        configs
+            .process(input, stdin, early, mode, YamlStream::new)
             .map(|(files, errors)| (files.into_iter().unzip(), errors))
     } else {
-        process_with(input, stdin, early, with, mode, Values::default).map(|(files, errors)| {
-            let files = files.into_iter().map(|(f, ())| f).collect();
-            ((files, Vec::new()), errors)
-        })
+        configs
+            .process(input, stdin, early, mode, Values::default)
+            .map(|(files, errors)| {
+                let files = files.into_iter().map(|(f, ())| f).collect();
+                ((files, Vec::new()), errors)
+            })
     };
-    let ((files, made), mut input_errors): ((Vec<FileResult>, Vec<_>), _) = match processed {
+    let ((files, made), input_errors): ((Vec<FileResult>, Vec<_>), _) = match processed {
         Ok(r) => r,
         Err(code) => return code,
     };
-    input_errors.splice(0..0, std::mem::take(&mut configs.errors));
     // The process ends after this command: freeing every parsed document one by one would
     // take a fifth of the run (docs/performance.md).
     let files = std::mem::ManuallyDrop::new(files);
