@@ -215,7 +215,11 @@ fn shown(path: &Path, cwd: &Path) -> String {
 /// a directory).
 #[derive(Default)]
 struct Nearest {
+    /// The configuration in each directory looked in, if any.
     found: HashMap<PathBuf, Option<PathBuf>>,
+    /// The answer for the files of each directory (from each working directory): many files
+    /// share one, and its boundary (the repository's root) takes a walk up the tree to find.
+    of_dir: HashMap<(PathBuf, PathBuf), Result<PathBuf, String>>,
 }
 
 impl Nearest {
@@ -228,6 +232,17 @@ impl Nearest {
     fn of(&mut self, path: &Path, cwd: &Path) -> Result<PathBuf, String> {
         let path = read::normalize(path);
         let dir = path.parent().unwrap_or(Path::new("/"));
+        let key = (dir.to_owned(), cwd.to_owned());
+        if let Some(answer) = self.of_dir.get(&key) {
+            return answer.clone();
+        }
+        let answer = self.search(dir, cwd);
+        self.of_dir.insert(key, answer.clone());
+        answer
+    }
+
+    /// `of` for the files of `dir`.
+    fn search(&mut self, dir: &Path, cwd: &Path) -> Result<PathBuf, String> {
         let top = boundary(dir, cwd);
         let mut looked = Vec::new();
         for d in dir.ancestors() {
