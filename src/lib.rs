@@ -22,8 +22,10 @@
 //! 7. `render`: results → bytes (*render*): the YAML sink (edited in place), JSON, patches,
 //!    the report.
 //! 8. `integrations`: the pipeline in other tools' envelopes: KRM, admission, kustomize.
-//! 9. `cli`: the command line, the terminal, files written in place, exit codes.
-//! 9. `fuzz`: the fuzz targets' entry points and oracles.
+//! 9. `serve`: the in-cluster mutating webhook: HTTPS, the admission answer per request,
+//!    configuration and certificates reloaded, metrics (feature `serve`).
+//! 10. `cli`: the command line, the terminal, files written in place, exit codes.
+//! 10. `fuzz`: the fuzz targets' entry points and oracles.
 
 #![warn(unreachable_pub)]
 
@@ -41,6 +43,8 @@ mod pipeline;
 mod read;
 mod render;
 mod select;
+#[cfg(feature = "serve")]
+mod serve;
 mod template;
 mod yaml;
 

@@ -14,6 +14,7 @@ mod overlay;
 mod plugin;
 mod report_sink;
 mod run;
+mod serve;
 mod stream;
 pub(crate) mod write;
 
@@ -78,6 +79,17 @@ Exit status: 0 done; 1 files changed (--in-place) or would change (--check, --di
   kinject admission -c sidecars.yaml < review.json
   kinject admission -c sidecars.yaml -f review.json")]
     Admission(AdmissionArgs),
+    /// Serve AdmissionReviews over HTTPS as the cluster's mutating webhook: the answer of
+    /// `kinject admission` for each request, the configuration and certificates reloaded when
+    /// their files change (docs/serve.md).
+    #[command(after_help = "Examples:
+  kinject serve -c sidecars.yaml --print-manifests | kubectl apply -f -
+  kinject serve -c /etc/kinject/config --tls-cert-file tls.crt --tls-private-key-file tls.key
+  kinject serve -c sidecars.yaml --insecure-plain-http --listen 127.0.0.1:8080
+
+Exit status: 0 stopped by SIGTERM or SIGINT after in-flight requests completed; 2 an error
+at start-up (the configuration, the certificates, the address).")]
+    Serve(ServeArgs),
     /// Print the JSON Schema of the configuration file (for editors and CI validation).
     #[command(after_help = "Examples:
   kinject schema > kinject.schema.json")]
@@ -482,6 +494,109 @@ pub struct AdmissionArgs {
     pub namespace_labels: Vec<String>,
 }
 
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The address to serve the webhook on (HTTPS).
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8443")]
+    pub listen: std::net::SocketAddr,
+    /// The server's certificate chain (PEM), re-read when the file changes.
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["insecure_plain_http", "print_manifests"])]
+    pub tls_cert_file: Option<PathBuf>,
+    /// The server's private key (PEM), re-read when the file changes.
+    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
+    pub tls_private_key_file: Option<PathBuf>,
+    /// Accept only clients with a certificate signed by a CA of this file (PEM): the API
+    /// server's client certificate. Probes then go to `--probe-listen`.
+    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
+    pub client_ca_file: Option<PathBuf>,
+    /// Serve plain HTTP, without TLS, for local testing only: the API server calls webhooks
+    /// over HTTPS alone.
+    #[arg(long, conflicts_with_all = ["tls_cert_file", "client_ca_file"])]
+    pub insecure_plain_http: bool,
+    /// Also serve `/healthz`, `/readyz` and `/metrics` on this address, in plain HTTP (for
+    /// the kubelet's probes and Prometheus, which have no client certificate).
+    #[arg(long, value_name = "ADDR")]
+    pub probe_listen: Option<std::net::SocketAddr>,
+    /// The path the API server posts AdmissionReviews to.
+    #[arg(long, value_name = "PATH", default_value = "/mutate")]
+    pub path: String,
+    /// What to answer for an object kinject cannot inject correctly (a conflict, an unknown
+    /// requested sidecar): `deny` it with the located message (as `kinject admission` and
+    /// `inject` do), or `allow` it unchanged with the message in the response's `warnings`.
+    #[arg(long, value_enum, default_value_t = OnError::Deny)]
+    pub on_error: OnError,
+    /// Larger request bodies are refused with 413.
+    #[arg(long, value_name = "BYTES", default_value_t = 7 * 1024 * 1024)]
+    pub max_request_bytes: usize,
+    /// A request's headers must arrive within this many seconds of the connection's start or
+    /// of the previous request, or the connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub header_timeout: f64,
+    /// A request must be read and answered within this many seconds (keep it under the
+    /// webhook's `timeoutSeconds`), or it gets 504 (`deny`) or an answer that allows it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 8.0)]
+    pub request_timeout: f64,
+    /// On SIGTERM, in-flight requests are given this many seconds to complete.
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
+    pub shutdown_timeout: f64,
+    /// How often the configuration and certificate files are checked for changes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    pub reload_interval: f64,
+    /// Print what to apply to run this server in a cluster, made from this configuration:
+    /// Namespace, ServiceAccount, ConfigMap, Deployment, PodDisruptionBudget, Service,
+    /// MutatingWebhookConfiguration and cert-manager's Issuer and Certificate. Serves nothing.
+    #[arg(long)]
+    pub print_manifests: bool,
+    /// With `--print-manifests`: the image to run.
+    #[arg(long, value_name = "IMAGE", requires = "print_manifests")]
+    pub image: Option<String>,
+    /// With `--print-manifests`: the namespace the server runs in.
+    #[arg(
+        long,
+        value_name = "NAMESPACE",
+        default_value = "kinject-system",
+        requires = "print_manifests"
+    )]
+    pub namespace: String,
+    /// With `--print-manifests`: the server's replicas.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2,
+        requires = "print_manifests"
+    )]
+    pub replicas: u32,
+    /// With `--print-manifests`: the webhook's `failurePolicy` (`Fail`: a pod is not created
+    /// while no server answers; `Ignore`: it is created without its sidecars).
+    #[arg(long, value_enum, default_value_t = FailurePolicy::Fail, requires = "print_manifests")]
+    pub failure_policy: FailurePolicy,
+    /// With `--print-manifests`: the webhook's `timeoutSeconds` (1 to 30).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=30), requires = "print_manifests")]
+    pub timeout_seconds: u32,
+    /// With `--print-manifests`: no cert-manager objects; the certificate's Secret and the
+    /// webhook's `caBundle` are yours to make (docs/serve.md says how).
+    #[arg(long, requires = "print_manifests")]
+    pub without_cert_manager: bool,
+}
+
+/// What `kinject serve` answers for an object it cannot inject correctly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnError {
+    Deny,
+    Allow,
+}
+
+/// A webhook's `failurePolicy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailurePolicy {
+    #[value(name = "Fail")]
+    Fail,
+    #[value(name = "Ignore")]
+    Ignore,
+}
+
 #[derive(Debug, Clone, Default, Args)]
 pub struct KrmArgs {
     /// Configuration file to use instead of the ResourceList's functionConfig (repeatable).
@@ -606,6 +721,7 @@ pub fn main() -> ExitCode {
     let code = match command {
         Command::Krm(args) => krm::run(&args),
         Command::Admission(args) => admission::run(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Inject(mut args) => {
             args.input.scope = args.scope.clone();
             inject::run_inject(&args)
