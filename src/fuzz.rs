@@ -181,7 +181,9 @@ pub fn admission(data: &[u8]) {
         load_texts(&[("config.yaml".to_owned(), Arc::from(text))], &[])
             .unwrap_or_else(|_| panic!("the fuzz configuration loads"))
     });
-    let answer = crate::integrations::admission::review(data, config, &HashMap::new());
+    let labels = HashMap::new();
+    let policy = crate::integrations::admission::Policy::new(config, &labels);
+    let answer = crate::integrations::admission::review(data, &policy);
     let response = answer.response.get("response").expect("a response");
     assert!(response.get("allowed").is_some_and(Value::is_boolean));
 }

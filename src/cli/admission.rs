@@ -32,7 +32,7 @@ pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
         eprint(&format!("error: {e}\n"));
         return refuse(&bytes, e);
     }
-    let answer = admission::review(&bytes, &config, &labels);
+    let answer = admission::review(&bytes, &admission::Policy::new(&config, &labels));
     for w in &answer.warnings {
         eprint(&format!("warning: {w}\n"));
     }

@@ -24,7 +24,7 @@ struct File {
 
 /// The files to read for `paths`: a directory stands for its `.yaml`, `.yml` and `.json` files
 /// (not its subdirectories), in name order; each with whether it was found in a directory.
-fn expand(paths: &[&Path]) -> Result<Vec<(std::path::PathBuf, bool)>, Vec<Located>> {
+pub(crate) fn expand(paths: &[&Path]) -> Result<Vec<(std::path::PathBuf, bool)>, Vec<Located>> {
     let mut out = Vec::new();
     for path in paths {
         if !path.is_dir() {

@@ -11,20 +11,57 @@ use crate::inject::{self, Mode, Settings};
 use crate::json::Pointer;
 use crate::json::patch::{self};
 
-/// The response to send, whether the request was well formed, and the warnings it holds
-/// (also for stderr).
+/// How to answer: the configuration and what the caller knows beyond the request.
+pub(crate) struct Policy<'a> {
+    pub config: &'a Config,
+    /// Labels of namespaces (`--namespace-labels`), for rules' `namespaceSelector`.
+    pub namespace_labels: &'a crate::inject::NamespaceLabels,
+    /// Allow an object that cannot be injected correctly, unchanged, with the reason in the
+    /// response's `warnings` (`kinject serve --on-error allow`), instead of refusing it.
+    pub allow_errors: bool,
+}
+
+impl<'a> Policy<'a> {
+    pub(crate) fn new(
+        config: &'a Config,
+        namespace_labels: &'a crate::inject::NamespaceLabels,
+    ) -> Self {
+        Policy {
+            config,
+            namespace_labels,
+            allow_errors: false,
+        }
+    }
+}
+
+/// The response to send, whether the request was well formed, the warnings it holds (also
+/// for stderr), and what it was about (for the server's log and metrics).
 pub(crate) struct Answer {
     pub response: Value,
     pub well_formed: bool,
     pub warnings: Vec<String>,
+    pub facts: Facts,
+}
+
+/// What a request was about and what became of it: never the object's content.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Facts {
+    pub uid: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub operation: String,
+    /// `injected`, `unchanged`, `skipped`, `ignored` (not a CREATE), `denied` (cannot be
+    /// injected correctly), `allowed_on_error` (the same, allowed by policy) or `malformed`.
+    pub result: &'static str,
+    /// The skip reason's code, for `skipped`.
+    pub reason: Option<&'static str>,
+    /// The sidecars injected (or already there, for `unchanged`).
+    pub sidecars: Vec<String>,
 }
 
 /// Answers the AdmissionReview in `bytes` (JSON, or YAML).
-pub(crate) fn review(
-    bytes: &[u8],
-    config: &Config,
-    namespace_labels: &crate::inject::NamespaceLabels,
-) -> Answer {
+pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     let request = match parse(bytes) {
         Ok(r) => r,
         Err((api_version, uid, message)) => {
@@ -32,9 +69,15 @@ pub(crate) fn review(
                 response: respond(&api_version, &uid, false, None, Some((400, message))),
                 well_formed: false,
                 warnings: Vec::new(),
+                facts: Facts {
+                    uid,
+                    result: "malformed",
+                    ..Facts::default()
+                },
             };
         }
     };
+    let mut facts = request.facts();
     let Request {
         api_version,
         uid,
@@ -45,44 +88,61 @@ pub(crate) fn review(
     } = request;
     if !creates(operation.as_deref()) {
         // Like the injectors it replaces, kinject mutates pods as they are created.
+        facts.result = "ignored";
         return Answer {
             response: respond(&api_version, &uid, true, None, None),
             well_formed: true,
             warnings: Vec::new(),
+            facts,
         };
     }
-    let warnings: Vec<String> = with_type_meta(&mut object, kind.as_ref())
+    let mut warnings: Vec<String> = with_type_meta(&mut object, kind.as_ref())
         .into_iter()
         .collect();
-    let settings = Settings::new(config, namespace, Mode::Inject)
-        .with_namespace_labels([], namespace_labels.clone());
+    let settings = Settings::new(policy.config, namespace, Mode::Inject)
+        .with_namespace_labels([], policy.namespace_labels.clone());
     let response = match inject::plan(&object, &settings) {
         Ok(outcome) => {
+            facts.result = outcome.action.code();
+            facts.reason = outcome.action.reason().map(crate::select::Reason::code);
+            facts.sidecars = outcome.action.sidecars().to_vec();
             let ops = outcome
                 .target
                 .as_ref()
                 .map(|t| patch::diff(&object, t))
                 .unwrap_or_default();
             let patch = (!ops.is_empty()).then(|| serde_json::to_vec(&ops).unwrap_or_default());
-            let mut response = respond(&api_version, &uid, true, patch.as_deref(), None);
-            if !warnings.is_empty() {
-                response["response"]["warnings"] = json!(warnings);
-            }
-            response
+            respond(&api_version, &uid, true, patch.as_deref(), None)
+        }
+        Err(e) if policy.allow_errors => {
+            facts.result = "allowed_on_error";
+            warnings.push(format!(
+                "kinject did not inject this object: {} ({})",
+                e.message, e.code
+            ));
+            respond(&api_version, &uid, true, None, None)
         }
         // Refuse what cannot be injected correctly, saying why (Istio does the same).
-        Err(e) => respond(
-            &api_version,
-            &uid,
-            false,
-            None,
-            Some((400, format!("{} ({})", e.message, e.code))),
-        ),
+        Err(e) => {
+            facts.result = "denied";
+            respond(
+                &api_version,
+                &uid,
+                false,
+                None,
+                Some((400, format!("{} ({})", e.message, e.code))),
+            )
+        }
     };
+    let mut response = response;
+    if !warnings.is_empty() {
+        response["response"]["warnings"] = json!(warnings);
+    }
     Answer {
         response,
         well_formed: true,
         warnings,
+        facts,
     }
 }
 
@@ -145,6 +205,29 @@ struct Request {
     /// `request.kind`: the object's group, version and kind.
     kind: Option<Value>,
     object: Value,
+}
+
+impl Request {
+    fn facts(&self) -> Facts {
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_owned();
+        let metadata = self.object.get("metadata");
+        let field = |key: &str| text(metadata.and_then(|m| m.get(key)));
+        let first = |a: String, b: String| if a.is_empty() { b } else { a };
+        Facts {
+            uid: self.uid.clone(),
+            kind: first(
+                text(self.kind.as_ref().and_then(|k| k.get("kind"))),
+                text(self.object.get("kind")),
+            ),
+            namespace: first(
+                self.namespace.clone().unwrap_or_default(),
+                field("namespace"),
+            ),
+            name: first(field("name"), field("generateName")),
+            operation: self.operation.clone().unwrap_or_default(),
+            ..Facts::default()
+        }
+    }
 }
 
 type BadRequest = (String, String, String);

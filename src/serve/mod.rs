@@ -1,3 +1,189 @@
 //! `kinject serve`: the in-cluster mutating webhook. The API server's AdmissionReviews over
 //! HTTPS, each answered by the admission code `kinject admission` runs (one engine, the same
 //! bytes), with the configuration and the certificates reloaded when their files change.
+
+mod handler;
+mod http;
+mod listen;
+mod log;
+mod metrics;
+mod reload;
+mod state;
+mod tls;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::config::Set;
+use crate::diagnostic::Located;
+
+pub(crate) use tls::TlsFiles;
+
+/// Everything `kinject serve` is told.
+pub(crate) struct Options {
+    pub config: Vec<PathBuf>,
+    pub sets: Vec<Set>,
+    pub listen: SocketAddr,
+    /// None: plain HTTP (`--insecure-plain-http`).
+    pub tls: Option<TlsFiles>,
+    pub probe_listen: Option<SocketAddr>,
+    pub path: String,
+    pub limits: Limits,
+    pub shutdown_timeout: Duration,
+    pub reload_interval: Duration,
+}
+
+/// What one request may take.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub max_request_bytes: usize,
+    pub header_timeout: Duration,
+    pub request_timeout: Duration,
+    /// Allow objects that cannot be injected correctly (`--on-error allow`).
+    pub allow_errors: bool,
+}
+
+/// Why the server did not start.
+pub(crate) enum StartError {
+    /// The configuration does not load: its diagnostics.
+    Config(Vec<Located>),
+    Other(String),
+}
+
+/// Serves until SIGTERM or SIGINT, then lets the requests in flight finish (within
+/// `shutdown_timeout`).
+pub(crate) fn run(options: Options) -> Result<(), StartError> {
+    let engine = loop {
+        match state::load(&options.config, &options.sets) {
+            Ok(Some(engine)) => break engine,
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(errors) => return Err(StartError::Config(errors)),
+        }
+    };
+    let tls = match &options.tls {
+        Some(files) => Some(tls::server_config(files).map_err(StartError::Other)?),
+        None => None,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("kinject-serve")
+        .build()
+        .map_err(|e| StartError::Other(format!("cannot start the server: {e}")))?;
+    let shared = Arc::new(state::Shared::new(engine, tls));
+    shared.metrics.loaded("config", true, false);
+    if options.tls.is_some() {
+        shared.metrics.loaded("certificate", true, false);
+    }
+    runtime.block_on(serve(options, shared))
+}
+
+async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), StartError> {
+    let bind = |addr: SocketAddr| async move {
+        tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| StartError::Other(format!("cannot listen on {addr}: {e}")))
+    };
+    let main = bind(options.listen).await?;
+    let probes = match options.probe_listen {
+        Some(addr) => Some(bind(addr).await?),
+        None => None,
+    };
+    let routes = Arc::new(http::Routes {
+        shared: Arc::clone(&shared),
+        limits: options.limits,
+        review_path: Some(options.path.clone()),
+    });
+    let probe_routes = Arc::new(http::Routes {
+        shared: Arc::clone(&shared),
+        limits: options.limits,
+        review_path: None,
+    });
+    let engine = shared.engine();
+    log::info(
+        "serving",
+        json!({
+            "version": env!("KINJECT_VERSION"),
+            "address": main.local_addr().map(|a| a.to_string()).unwrap_or_default(),
+            "tls": options.tls.is_some(),
+            "clientCA": options.tls.as_ref().is_some_and(|t| t.client_ca.is_some()),
+            "probeAddress": probes.as_ref().and_then(|p| p.local_addr().ok()).map(|a| a.to_string()),
+            "path": options.path,
+            "config": options.config.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "sidecars": engine.config.sidecars.len(),
+            "rules": engine.config.rules.len(),
+        }),
+    );
+    drop(engine);
+    let graceful = Arc::new(hyper_util::server::graceful::GracefulShutdown::new());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let reloader = tokio::spawn(reload::watch(
+        Arc::clone(&shared),
+        reload::Watched {
+            config: options.config.clone(),
+            sets: options.sets.clone(),
+            tls: options.tls.clone(),
+            interval: options.reload_interval,
+        },
+    ));
+    let secure = options.tls.is_some();
+    let mut accepting = vec![tokio::spawn(listen::accept(
+        main,
+        routes,
+        secure,
+        Arc::clone(&graceful),
+        stop_rx.clone(),
+    ))];
+    if let Some(probes) = probes {
+        accepting.push(tokio::spawn(listen::accept(
+            probes,
+            probe_routes,
+            false,
+            Arc::clone(&graceful),
+            stop_rx,
+        )));
+    }
+    let signal = stop_signal().await;
+    shared.stop();
+    log::info(
+        "shutting down",
+        json!({"signal": signal, "inFlightConnections": graceful.count(), "timeoutSeconds": options.shutdown_timeout.as_secs_f64()}),
+    );
+    let _ = stop_tx.send(true);
+    for task in accepting {
+        let _ = task.await;
+    }
+    reloader.abort();
+    // The accept loops have returned their handles: this is the last one.
+    let drained = match Arc::try_unwrap(graceful) {
+        Ok(graceful) => tokio::time::timeout(options.shutdown_timeout, graceful.shutdown())
+            .await
+            .is_ok(),
+        Err(_) => false,
+    };
+    if drained {
+        log::info("stopped", json!({"drained": true}));
+    } else {
+        log::error(
+            "stopped",
+            json!({"drained": false, "reason": "requests still in flight at --shutdown-timeout"}),
+        );
+    }
+    Ok(())
+}
+
+/// Waits for SIGTERM (the kubelet's) or SIGINT, and names it.
+async fn stop_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return "SIGINT";
+    };
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+    }
+}

@@ -1,0 +1,52 @@
+//! One review's answer, from its body's bytes: the admission code `kinject admission` runs,
+//! with the configuration in force. No I/O here (the fuzz target calls it as it is).
+
+use super::state::Shared;
+use crate::integrations::admission::{self, Facts, Policy};
+
+/// What to send back, and what to log and count of it.
+pub(crate) struct Handled {
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub facts: Facts,
+    pub warnings: Vec<String>,
+    /// Why it was refused, for the log.
+    pub message: Option<String>,
+}
+
+/// Answers the AdmissionReview in `bytes`. A malformed one gets its refusal with HTTP 200,
+/// as the API server reads a review's verdict from the body (with another status it would
+/// not read the message, only apply the webhook's `failurePolicy`).
+pub(crate) fn answer(shared: &Shared, bytes: &[u8], allow_errors: bool) -> Handled {
+    let engine = shared.engine();
+    let labels = crate::inject::NamespaceLabels::new();
+    let mut policy = Policy::new(&engine.config, &labels);
+    policy.allow_errors = allow_errors;
+    let answer = admission::review(bytes, &policy);
+    let message = answer.response["response"]["status"]["message"]
+        .as_str()
+        .map(str::to_owned);
+    Handled {
+        status: 200,
+        body: serde_json::to_vec(&answer.response).unwrap_or_default(),
+        facts: answer.facts,
+        warnings: answer.warnings,
+        message,
+    }
+}
+
+/// The answer when the review could not be answered (`result`: `panic`, `timeout`): an HTTP
+/// error, for which the API server applies the webhook's `failurePolicy`.
+pub(crate) fn failed(message: &str, result: &'static str) -> Handled {
+    let status = if result == "timeout" { 504 } else { 500 };
+    Handled {
+        status,
+        body: format!("{message}\n").into_bytes(),
+        facts: Facts {
+            result,
+            ..Facts::default()
+        },
+        warnings: Vec::new(),
+        message: Some(message.to_owned()),
+    }
+}

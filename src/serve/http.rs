@@ -1,0 +1,187 @@
+//! HTTP over the connections: the routes, and the limits a client cannot get around (the
+//! body's size, the time to send headers and body, the time to answer).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Instant;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::json;
+
+use super::handler;
+use super::state::Shared;
+use super::{Limits, log};
+
+type Reply = Response<Full<Bytes>>;
+
+/// What a route needs besides the request.
+pub(crate) struct Routes {
+    pub shared: Arc<Shared>,
+    pub limits: Limits,
+    /// The path AdmissionReviews are posted to (none: probes and metrics only).
+    pub review_path: Option<String>,
+}
+
+/// Answers one request.
+pub(crate) async fn route(
+    routes: Arc<Routes>,
+    request: Request<Incoming>,
+) -> Result<Reply, Infallible> {
+    let path = request.uri().path();
+    let reply = match (request.method(), path) {
+        (&Method::GET | &Method::HEAD, "/healthz" | "/livez") => text(StatusCode::OK, "ok\n"),
+        (&Method::GET | &Method::HEAD, "/readyz") => {
+            let (ready, body) = routes.shared.readiness();
+            let status = if ready {
+                StatusCode::OK
+            } else {
+                StatusCode::SERVICE_UNAVAILABLE
+            };
+            text(status, &body)
+        }
+        (&Method::GET | &Method::HEAD, "/metrics") => {
+            let mut reply = text(StatusCode::OK, &routes.shared.metrics.text());
+            reply.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static(super::metrics::CONTENT_TYPE),
+            );
+            reply
+        }
+        (method, p) if routes.review_path.as_deref() == Some(p) => {
+            if method == Method::POST {
+                return Ok(review(&routes, request).await);
+            }
+            refuse(
+                &routes,
+                StatusCode::METHOD_NOT_ALLOWED,
+                "POST an AdmissionReview here",
+            )
+        }
+        _ => refuse(&routes, StatusCode::NOT_FOUND, "no such path"),
+    };
+    Ok(reply)
+}
+
+/// Reads a review's body within the limits and answers it.
+async fn review(routes: &Routes, request: Request<Incoming>) -> Reply {
+    let started = Instant::now();
+    let _in_flight = routes.shared.metrics.in_flight();
+    if !is_json(request.headers().get(CONTENT_TYPE)) {
+        return refuse(
+            routes,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "an AdmissionReview is sent as Content-Type: application/json",
+        );
+    }
+    let max = routes.limits.max_request_bytes;
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return too_large(routes, max);
+    }
+    let deadline = routes.limits.request_timeout;
+    let body = Limited::new(request.into_body(), max);
+    let bytes = match tokio::time::timeout(deadline, body.collect()).await {
+        Err(_) => {
+            return refuse(
+                routes,
+                StatusCode::REQUEST_TIMEOUT,
+                "the request's body did not arrive in time",
+            );
+        }
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(routes, max),
+        Ok(Err(e)) => {
+            return refuse(
+                routes,
+                StatusCode::BAD_REQUEST,
+                &format!("cannot read the body: {e}"),
+            );
+        }
+        Ok(Ok(collected)) => collected.to_bytes(),
+    };
+    let remaining = deadline.saturating_sub(started.elapsed());
+    let shared = Arc::clone(&routes.shared);
+    let on_error = routes.limits.allow_errors;
+    let work = tokio::task::spawn_blocking(move || handler::answer(&shared, &bytes, on_error));
+    let answer = match tokio::time::timeout(remaining, work).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(panic)) => handler::failed(&panic_message(panic), "panic"),
+        Err(_) => handler::failed(
+            &format!(
+                "no answer within {:.1}s (--request-timeout)",
+                deadline.as_secs_f64()
+            ),
+            "timeout",
+        ),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    routes.shared.metrics.review(
+        answer.facts.result,
+        &answer.facts.kind,
+        &answer.facts.sidecars,
+        seconds,
+    );
+    log::review(&answer, seconds);
+    let mut reply = Response::new(Full::new(Bytes::from(answer.body)));
+    *reply.status_mut() =
+        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    reply
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    reply
+}
+
+/// Whether the content type is JSON (`application/json`, with parameters or not).
+fn is_json(value: Option<&HeaderValue>) -> bool {
+    value
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn too_large(routes: &Routes, max: usize) -> Reply {
+    refuse(
+        routes,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("the request is larger than {max} bytes (--max-request-bytes)"),
+    )
+}
+
+/// A refusal before any review: counted, logged, said in the body.
+fn refuse(routes: &Routes, status: StatusCode, why: &str) -> Reply {
+    routes.shared.metrics.refusal(status.as_u16());
+    log::line(
+        "warn",
+        "refused",
+        json!({"status": status.as_u16(), "reason": why}),
+    );
+    text(status, &format!("{why}\n"))
+}
+
+fn text(status: StatusCode, body: &str) -> Reply {
+    let mut reply = Response::new(Full::new(Bytes::from(body.to_owned())));
+    *reply.status_mut() = status;
+    reply.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    reply
+}
+
+fn panic_message(e: tokio::task::JoinError) -> String {
+    let Ok(payload) = e.try_into_panic() else {
+        return "the review was cancelled".to_owned();
+    };
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    format!("kinject failed on this request (a bug; please report it): {what}")
+}

@@ -1,0 +1,151 @@
+//! What the server counts, in Prometheus' text format (`GET /metrics`): reviews by result and
+//! kind, their latency, sidecars injected by name, refusals by HTTP status, and the reloads
+//! of the configuration and the certificates.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+type Labels = Vec<(&'static str, String)>;
+
+pub(crate) struct Metrics {
+    registry: Registry,
+    reviews: Family<Labels, Counter>,
+    latency: Histogram,
+    sidecars: Family<Labels, Counter>,
+    refusals: Family<Labels, Counter>,
+    reloads: Family<Labels, Counter>,
+    /// 1 when the last attempt to load each (`config`, `certificate`) succeeded.
+    current: Family<Labels, Gauge>,
+    in_flight: Gauge,
+}
+
+/// The content type of `Metrics::text`.
+pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+impl Metrics {
+    pub(crate) fn new() -> Self {
+        let mut registry = Registry::with_prefix("kinject");
+        let reviews = Family::<Labels, Counter>::default();
+        registry.register(
+            "admission_reviews",
+            "AdmissionReviews answered, by result (injected, unchanged, skipped, ignored, denied, allowed_on_error, malformed, timeout, panic) and the object's kind",
+            reviews.clone(),
+        );
+        // 100 µs to ~3.3 s.
+        let latency = Histogram::new(exponential_buckets(0.0001, 2.0, 16));
+        registry.register(
+            "admission_review_duration_seconds",
+            "Time from a review's first byte read to its answer",
+            latency.clone(),
+        );
+        let sidecars = Family::<Labels, Counter>::default();
+        registry.register(
+            "sidecars_injected",
+            "Sidecars injected, by name",
+            sidecars.clone(),
+        );
+        let refusals = Family::<Labels, Counter>::default();
+        registry.register(
+            "http_refusals",
+            "Requests refused before any review, by HTTP status (404, 405, 413, 415, 400, 503)",
+            refusals.clone(),
+        );
+        let reloads = Family::<Labels, Counter>::default();
+        registry.register(
+            "reloads",
+            "Reloads of the configuration and the certificate files after a change, by what (config, certificate) and result (success, failure)",
+            reloads.clone(),
+        );
+        let current = Family::<Labels, Gauge>::default();
+        registry.register(
+            "load_successful",
+            "1 when the last load of the configuration (or certificate) files succeeded; 0 while the last good one serves after a failed reload",
+            current.clone(),
+        );
+        let in_flight = Gauge::default();
+        registry.register(
+            "reviews_in_flight",
+            "Reviews being read or answered",
+            in_flight.clone(),
+        );
+        let info = Family::<Labels, Gauge>::default();
+        registry.register("build_info", "kinject's version", info.clone());
+        info.get_or_create(&vec![("version", env!("KINJECT_VERSION").to_owned())])
+            .set(1);
+        Metrics {
+            registry,
+            reviews,
+            latency,
+            sidecars,
+            refusals,
+            reloads,
+            current,
+            in_flight,
+        }
+    }
+
+    pub(crate) fn review(&self, result: &str, kind: &str, sidecars: &[String], seconds: f64) {
+        self.reviews
+            .get_or_create(&vec![
+                ("result", result.to_owned()),
+                ("kind", kind.to_owned()),
+            ])
+            .inc();
+        self.latency.observe(seconds);
+        if result == "injected" {
+            for name in sidecars {
+                self.sidecars
+                    .get_or_create(&vec![("sidecar", name.clone())])
+                    .inc();
+            }
+        }
+    }
+
+    pub(crate) fn refusal(&self, status: u16) {
+        self.refusals
+            .get_or_create(&vec![("code", status.to_string())])
+            .inc();
+    }
+
+    /// A load of `what` (`config`, `certificate`): at start-up (`reload` false) or after a
+    /// change.
+    pub(crate) fn loaded(&self, what: &'static str, ok: bool, reload: bool) {
+        if reload {
+            let result = if ok { "success" } else { "failure" };
+            self.reloads
+                .get_or_create(&vec![
+                    ("what", what.to_owned()),
+                    ("result", result.to_owned()),
+                ])
+                .inc();
+        }
+        self.current
+            .get_or_create(&vec![("what", what.to_owned())])
+            .set(i64::from(ok));
+    }
+
+    /// Counts a review in flight until the guard is dropped.
+    pub(crate) fn in_flight(&self) -> InFlight {
+        self.in_flight.inc();
+        InFlight(self.in_flight.clone())
+    }
+
+    pub(crate) fn text(&self) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = encode(&mut out, &self.registry);
+        out
+    }
+}
+
+pub(crate) struct InFlight(Gauge);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}

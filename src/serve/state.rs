@@ -1,0 +1,175 @@
+//! What every request reads: the configuration in force (replaced whole, never half-loaded),
+//! the TLS configuration in force, and what `/readyz` says about both.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use crate::config::{Config, Set};
+use crate::diagnostic::Located;
+
+/// A configuration that loaded, and the fingerprint of the files it was read from.
+pub(crate) struct Engine {
+    pub config: Config,
+    pub fingerprint: u64,
+}
+
+/// Loads the configuration of `paths` whole: when the files change while they are read (a
+/// ConfigMap's update swaps them all at once), what was read is thrown away and `Ok(None)`
+/// says to try again.
+pub(crate) fn load(paths: &[PathBuf], sets: &[Set]) -> Result<Option<Engine>, Vec<Located>> {
+    let before = fingerprint(paths);
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let config = crate::config::load(&refs, sets)?;
+    if fingerprint(paths) != before {
+        return Ok(None);
+    }
+    Ok(Some(Engine {
+        config,
+        fingerprint: before,
+    }))
+}
+
+/// A fingerprint of the configuration files `paths` stand for (a directory for its files),
+/// their names and their bytes: equal fingerprints, equal files.
+pub(crate) fn fingerprint(paths: &[PathBuf]) -> u64 {
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let mut hasher = DefaultHasher::new();
+    match crate::config::files(&refs) {
+        Ok(files) => {
+            for (file, _) in files {
+                file.hash(&mut hasher);
+                std::fs::read(&file).ok().hash(&mut hasher);
+            }
+        }
+        Err(errors) => errors.len().hash(&mut hasher),
+    }
+    hasher.finish()
+}
+
+/// A fingerprint of files given by name (the certificates).
+pub(crate) fn fingerprint_files(paths: &[PathBuf]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    for file in paths {
+        std::fs::read(file).ok().hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// A diagnostic on one line, for the log and `/readyz`.
+pub(crate) fn one_line(e: &Located) -> String {
+    let help = e
+        .help
+        .as_ref()
+        .map(|h| format!(": {h}"))
+        .unwrap_or_default();
+    format!("{}: {} ({}){help}", e.location, e.message, e.code)
+}
+
+/// The state every connection and request shares.
+pub(crate) struct Shared {
+    engine: RwLock<Arc<Engine>>,
+    tls: RwLock<Option<Arc<tokio_rustls::rustls::ServerConfig>>>,
+    /// Why the last reload of the configuration failed, while the one before serves.
+    config_failure: Mutex<Option<String>>,
+    certificate_failure: Mutex<Option<String>>,
+    stopping: AtomicBool,
+    pub metrics: super::metrics::Metrics,
+}
+
+impl Shared {
+    pub(crate) fn new(
+        engine: Engine,
+        tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+    ) -> Self {
+        Shared {
+            engine: RwLock::new(Arc::new(engine)),
+            tls: RwLock::new(tls),
+            config_failure: Mutex::new(None),
+            certificate_failure: Mutex::new(None),
+            stopping: AtomicBool::new(false),
+            metrics: super::metrics::Metrics::new(),
+        }
+    }
+
+    pub(crate) fn engine(&self) -> Arc<Engine> {
+        Arc::clone(&self.engine.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub(crate) fn set_engine(&self, engine: Engine) {
+        *self.engine.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(engine);
+        *lock(&self.config_failure) = None;
+    }
+
+    pub(crate) fn config_failed(&self, why: String) {
+        *lock(&self.config_failure) = Some(why);
+    }
+
+    pub(crate) fn tls(&self) -> Option<Arc<tokio_rustls::rustls::ServerConfig>> {
+        self.tls
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn set_tls(&self, config: Arc<tokio_rustls::rustls::ServerConfig>) {
+        *self.tls.write().unwrap_or_else(PoisonError::into_inner) = Some(config);
+        *lock(&self.certificate_failure) = None;
+    }
+
+    pub(crate) fn certificate_failed(&self, why: String) {
+        *lock(&self.certificate_failure) = Some(why);
+    }
+
+    pub(crate) fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    /// `/readyz`: ready (200) while a configuration and certificates are loaded, which
+    /// they are from the start, and until SIGTERM; a failed reload is said but does not make
+    /// the server unready, as the last good configuration still answers (every replica reads
+    /// the same ConfigMap: unready, they would all leave the Service at once).
+    pub(crate) fn readiness(&self) -> (bool, String) {
+        let engine = self.engine();
+        let mut lines = vec![format!(
+            "[+]config ok: {} sidecars, {} rules (fingerprint {:016x})",
+            engine.config.sidecars.len(),
+            engine.config.rules.len(),
+            engine.fingerprint
+        )];
+        if let Some(why) = &*lock(&self.config_failure) {
+            lines.push(format!(
+                "[-]config-reload failed, the configuration above still serves: {why}"
+            ));
+        }
+        lines.push(if self.tls().is_some() {
+            "[+]certificates ok".to_owned()
+        } else {
+            "[+]plain HTTP: no certificates (--insecure-plain-http)".to_owned()
+        });
+        if let Some(why) = &*lock(&self.certificate_failure) {
+            lines.push(format!(
+                "[-]certificate-reload failed, the certificates before still serve: {why}"
+            ));
+        }
+        let stopping = self.stopping.load(Ordering::SeqCst);
+        if stopping {
+            lines.push("[-]shutting down".to_owned());
+        }
+        let ready = !stopping;
+        lines.push(
+            if ready {
+                "readyz check passed"
+            } else {
+                "readyz check failed"
+            }
+            .to_owned(),
+        );
+        (ready, lines.join("\n") + "\n")
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
