@@ -185,3 +185,19 @@ fn panic_message(e: tokio::task::JoinError) -> String {
         .unwrap_or_default();
     format!("kinject failed on this request (a bug; please report it): {what}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_application_json_with_or_without_parameters() {
+        let is = |v: &'static str| is_json(Some(&HeaderValue::from_static(v)));
+        assert!(is("application/json"));
+        assert!(is("Application/JSON; charset=utf-8"));
+        assert!(!is("application/yaml"));
+        assert!(!is("text/plain"));
+        assert!(!is("application/jsonx"));
+        assert!(!is_json(None));
+    }
+}

@@ -176,6 +176,14 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
 }
 
 /// Waits for SIGTERM (the kubelet's) or SIGINT, and names it.
+#[cfg(not(unix))]
+async fn stop_signal() -> &'static str {
+    let _ = tokio::signal::ctrl_c().await;
+    "SIGINT"
+}
+
+/// Waits for SIGTERM (the kubelet's) or SIGINT, and names it.
+#[cfg(unix)]
 async fn stop_signal() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
     let Ok(mut term) = signal(SignalKind::terminate()) else {

@@ -173,3 +173,54 @@ impl Shared {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONFIG: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nmetadata:\n  name: t\nsidecars:\n  - name: proxy\n    containers:\n      - name: proxy\n        image: proxy:1\nrules:\n  - name: all\n    inject: [proxy]\n";
+
+    fn dir_with(config: &str) -> (tempfile::TempDir, Vec<PathBuf>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("sidecars.yaml"), config).expect("write");
+        let paths = vec![dir.path().to_path_buf()];
+        (dir, paths)
+    }
+
+    #[test]
+    fn a_fingerprint_changes_with_any_file_of_a_directory() {
+        let (dir, paths) = dir_with(CONFIG);
+        let before = fingerprint(&paths);
+        assert_eq!(before, fingerprint(&paths));
+        std::fs::write(dir.path().join("more.yaml"), "values: {}\n").expect("write");
+        let added = fingerprint(&paths);
+        assert_ne!(before, added);
+        // A hidden file (a ConfigMap volume's `..data`) is not configuration.
+        std::fs::write(dir.path().join(".hidden.yaml"), "x").expect("write");
+        assert_eq!(added, fingerprint(&paths));
+    }
+
+    #[test]
+    fn a_failed_reload_is_said_and_the_loaded_configuration_kept() {
+        let (dir, paths) = dir_with(CONFIG);
+        let engine = load(&paths, &[])
+            .expect("loads")
+            .expect("unchanged while read");
+        let shared = Shared::new(engine, None);
+        std::fs::write(dir.path().join("sidecars.yaml"), "sidecars: [").expect("write");
+        let errors = match load(&paths, &[]) {
+            Err(errors) => errors,
+            Ok(_) => panic!("a broken configuration does not load"),
+        };
+        shared.config_failed(errors.iter().map(one_line).collect::<Vec<_>>().join("; "));
+        let (ready, text) = shared.readiness();
+        assert!(ready, "{text}");
+        assert!(text.contains("[+]config ok: 1 sidecars, 1 rules"), "{text}");
+        assert!(text.contains("[-]config-reload failed"), "{text}");
+        assert!(text.contains("sidecars.yaml:1:"), "located: {text}");
+        assert_eq!(shared.engine().config.sidecars.len(), 1);
+        shared.stop();
+        let (ready, text) = shared.readiness();
+        assert!(!ready && text.contains("[-]shutting down"), "{text}");
+    }
+}
