@@ -68,6 +68,7 @@ pub(crate) fn run(options: Options) -> Result<(), StartError> {
         Some(files) => Some(tls::server_config(files).map_err(StartError::Other)?),
         None => None,
     };
+    raise_open_files_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kinject-serve")
@@ -173,6 +174,21 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
         );
     }
     Ok(())
+}
+
+/// Raises the soft limit of open files to the hard one, as Go's runtime does for every
+/// server written in it: each connection is a file, and the soft limit (often 1,024) would
+/// refuse connections long before the server is busy.
+fn raise_open_files_limit() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        let mut limit = getrlimit(Resource::Nofile);
+        if limit.current < limit.maximum {
+            limit.current = limit.maximum;
+            let _ = setrlimit(Resource::Nofile, limit);
+        }
+    }
 }
 
 /// Waits for SIGTERM (the kubelet's) or SIGINT, and names it.
