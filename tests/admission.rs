@@ -281,3 +281,17 @@ fn an_object_of_no_known_kind_is_said_so() {
         "{stderr}"
     );
 }
+
+/// A `dryRun` request is answered as the real one: kinject has no side effects to leave out
+/// (the webhook configuration says `sideEffects: None`).
+#[test]
+fn a_dry_run_is_answered_as_the_real_request() {
+    let request = load("pod.json");
+    let mut dry = request.clone();
+    dry["request"]["dryRun"] = json!(true);
+    let (real_code, real) = review(&request);
+    let (dry_code, dry_response) = review(&dry);
+    assert_eq!((real_code, dry_code), (Some(0), Some(0)));
+    assert!(real.get("patch").is_some());
+    assert_eq!(real, dry_response);
+}
