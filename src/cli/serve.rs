@@ -30,11 +30,6 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
             .unwrap_or_else(|| cert.clone()),
         client_ca: args.client_ca_file.clone(),
     });
-    if args.insecure_plain_http {
-        eprint(
-            "warning: --insecure-plain-http: serving without TLS, for local testing only; the API server calls webhooks over HTTPS alone\n",
-        );
-    }
     let options = Options {
         config,
         sets: args.config.overrides(),

@@ -119,6 +119,13 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
         }),
     );
     drop(engine);
+    if options.tls.is_none() {
+        log::line(
+            "warn",
+            "serving plain HTTP without TLS (--insecure-plain-http): for local testing only, the API server calls webhooks over HTTPS alone",
+            json!({}),
+        );
+    }
     let graceful = Arc::new(hyper_util::server::graceful::GracefulShutdown::new());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let reloader = tokio::spawn(reload::watch(
