@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -154,6 +155,38 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinject;serve' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: for each file, the nearest `.kinject.yaml` or `kinject.yaml` in its directory or above (up to the repository''s root; outside a repository, up to this directory); for standard input, this directory''s or above')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: for each file, the nearest `.kinject.yaml` or `kinject.yaml` in its directory or above (up to the repository''s root; outside a repository, up to this directory); for standard input, this directory''s or above')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error')
+            [CompletionResult]::new('--set-json', '--set-json', [CompletionResultType]::ParameterName, 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json ''ports=[80,443]''` (applied before `--set`)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address to serve the webhook on (HTTPS)')
+            [CompletionResult]::new('--tls-cert-file', '--tls-cert-file', [CompletionResultType]::ParameterName, 'The server''s certificate chain (PEM), re-read when the file changes')
+            [CompletionResult]::new('--tls-private-key-file', '--tls-private-key-file', [CompletionResultType]::ParameterName, 'The server''s private key (PEM), re-read when the file changes')
+            [CompletionResult]::new('--client-ca-file', '--client-ca-file', [CompletionResultType]::ParameterName, 'Accept only clients with a certificate signed by a CA of this file (PEM): the API server''s client certificate. Probes then go to `--probe-listen`')
+            [CompletionResult]::new('--probe-listen', '--probe-listen', [CompletionResultType]::ParameterName, 'Also serve `/healthz`, `/readyz` and `/metrics` on this address, in plain HTTP (for the kubelet''s probes and Prometheus, which have no client certificate)')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The path the API server posts AdmissionReviews to')
+            [CompletionResult]::new('--on-error', '--on-error', [CompletionResultType]::ParameterName, 'What to answer for an object kinject cannot inject correctly (a conflict, an unknown requested sidecar): `deny` it with the located message (as `kinject admission` and `inject` do), or `allow` it unchanged with the message in the response''s `warnings`')
+            [CompletionResult]::new('--max-request-bytes', '--max-request-bytes', [CompletionResultType]::ParameterName, 'Larger request bodies are refused with 413')
+            [CompletionResult]::new('--header-timeout', '--header-timeout', [CompletionResultType]::ParameterName, 'A request''s headers must arrive within this many seconds of the connection''s start or of the previous request, or the connection is closed')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'A request must be read and answered within this many seconds (keep it under the webhook''s `timeoutSeconds`), or it gets 408 (body too slow) or 504 (no answer in time), for which the API server applies the webhook''s `failurePolicy`')
+            [CompletionResult]::new('--shutdown-delay', '--shutdown-delay', [CompletionResultType]::ParameterName, 'On SIGTERM, keep accepting connections this many seconds while `/readyz` says the server is stopping, so that the Service stops sending it requests before it stops listening (the endpoints'' update takes a moment to reach every API server)')
+            [CompletionResult]::new('--shutdown-timeout', '--shutdown-timeout', [CompletionResultType]::ParameterName, 'Then, in-flight requests are given this many seconds to complete')
+            [CompletionResult]::new('--reload-interval', '--reload-interval', [CompletionResultType]::ParameterName, 'How often the configuration and certificate files are checked for changes')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'With `--print-manifests`: the image to run')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'With `--print-manifests`: the namespace the server runs in')
+            [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'With `--print-manifests`: the server''s replicas')
+            [CompletionResult]::new('--failure-policy', '--failure-policy', [CompletionResultType]::ParameterName, 'With `--print-manifests`: the webhook''s `failurePolicy` (`Fail`: a pod is not created while no server answers; `Ignore`: it is created without its sidecars)')
+            [CompletionResult]::new('--timeout-seconds', '--timeout-seconds', [CompletionResultType]::ParameterName, 'With `--print-manifests`: the webhook''s `timeoutSeconds` (1 to 30)')
+            [CompletionResult]::new('--insecure-plain-http', '--insecure-plain-http', [CompletionResultType]::ParameterName, 'Serve plain HTTP, without TLS, for local testing only: the API server calls webhooks over HTTPS alone')
+            [CompletionResult]::new('--print-manifests', '--print-manifests', [CompletionResultType]::ParameterName, 'Print what to apply to run this server in a cluster, made from this configuration: Namespace, ServiceAccount, ConfigMap, Deployment, PodDisruptionBudget, Service, MutatingWebhookConfiguration and cert-manager''s Issuer and Certificate. Serves nothing')
+            [CompletionResult]::new('--without-cert-manager', '--without-cert-manager', [CompletionResultType]::ParameterName, 'With `--print-manifests`: no cert-manager objects; the certificate''s Secret and the webhook''s `caBundle` are yours to make (docs/serve.md says how)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinject;schema' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -183,6 +216,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Say, for every object, which rules match, which do not and why, and what would be injected')
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -202,6 +236,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;help;admission' {
+            break
+        }
+        'kinject;help;serve' {
             break
         }
         'kinject;help;schema' {

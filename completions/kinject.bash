@@ -37,6 +37,9 @@ _kinject() {
             kinject,schema)
                 cmd="kinject__subcmd__schema"
                 ;;
+            kinject,serve)
+                cmd="kinject__subcmd__serve"
+                ;;
             kinject,uninject)
                 cmd="kinject__subcmd__uninject"
                 ;;
@@ -64,6 +67,9 @@ _kinject() {
             kinject__subcmd__help,schema)
                 cmd="kinject__subcmd__help__subcmd__schema"
                 ;;
+            kinject__subcmd__help,serve)
+                cmd="kinject__subcmd__help__subcmd__serve"
+                ;;
             kinject__subcmd__help,uninject)
                 cmd="kinject__subcmd__help__subcmd__uninject"
                 ;;
@@ -77,7 +83,7 @@ _kinject() {
 
     case "${cmd}" in
         kinject)
-            opts="-h -V --help --version inject uninject explain krm admission schema version completions help"
+            opts="-h -V --help --version inject uninject explain krm admission serve schema version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -221,7 +227,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help)
-            opts="inject uninject explain krm admission schema version completions help"
+            opts="inject uninject explain krm admission serve schema version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -319,6 +325,20 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -491,6 +511,108 @@ _kinject() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__serve)
+            opts="-c -h -V --config --set --set-json --listen --tls-cert-file --tls-private-key-file --client-ca-file --insecure-plain-http --probe-listen --path --on-error --max-request-bytes --header-timeout --request-timeout --shutdown-delay --shutdown-timeout --reload-interval --print-manifests --image --namespace --replicas --failure-policy --timeout-seconds --without-cert-manager --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-private-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-ca-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "deny allow" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-request-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shutdown-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shutdown-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reload-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --failure-policy)
+                    COMPREPLY=($(compgen -W "Fail Ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -27,6 +27,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
+            cand serve 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
@@ -145,6 +146,37 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinject;serve'= {
+            cand -c 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: for each file, the nearest `.kinject.yaml` or `kinject.yaml` in its directory or above (up to the repository''s root; outside a repository, up to this directory); for standard input, this directory''s or above'
+            cand --config 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors'' files. Default: for each file, the nearest `.kinject.yaml` or `kinject.yaml` in its directory or above (up to the repository''s root; outside a repository, up to this directory); for standard input, this directory''s or above'
+            cand --set 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error'
+            cand --set-json 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json ''ports=[80,443]''` (applied before `--set`)'
+            cand --listen 'The address to serve the webhook on (HTTPS)'
+            cand --tls-cert-file 'The server''s certificate chain (PEM), re-read when the file changes'
+            cand --tls-private-key-file 'The server''s private key (PEM), re-read when the file changes'
+            cand --client-ca-file 'Accept only clients with a certificate signed by a CA of this file (PEM): the API server''s client certificate. Probes then go to `--probe-listen`'
+            cand --probe-listen 'Also serve `/healthz`, `/readyz` and `/metrics` on this address, in plain HTTP (for the kubelet''s probes and Prometheus, which have no client certificate)'
+            cand --path 'The path the API server posts AdmissionReviews to'
+            cand --on-error 'What to answer for an object kinject cannot inject correctly (a conflict, an unknown requested sidecar): `deny` it with the located message (as `kinject admission` and `inject` do), or `allow` it unchanged with the message in the response''s `warnings`'
+            cand --max-request-bytes 'Larger request bodies are refused with 413'
+            cand --header-timeout 'A request''s headers must arrive within this many seconds of the connection''s start or of the previous request, or the connection is closed'
+            cand --request-timeout 'A request must be read and answered within this many seconds (keep it under the webhook''s `timeoutSeconds`), or it gets 408 (body too slow) or 504 (no answer in time), for which the API server applies the webhook''s `failurePolicy`'
+            cand --shutdown-delay 'On SIGTERM, keep accepting connections this many seconds while `/readyz` says the server is stopping, so that the Service stops sending it requests before it stops listening (the endpoints'' update takes a moment to reach every API server)'
+            cand --shutdown-timeout 'Then, in-flight requests are given this many seconds to complete'
+            cand --reload-interval 'How often the configuration and certificate files are checked for changes'
+            cand --image 'With `--print-manifests`: the image to run'
+            cand --namespace 'With `--print-manifests`: the namespace the server runs in'
+            cand --replicas 'With `--print-manifests`: the server''s replicas'
+            cand --failure-policy 'With `--print-manifests`: the webhook''s `failurePolicy` (`Fail`: a pod is not created while no server answers; `Ignore`: it is created without its sidecars)'
+            cand --timeout-seconds 'With `--print-manifests`: the webhook''s `timeoutSeconds` (1 to 30)'
+            cand --insecure-plain-http 'Serve plain HTTP, without TLS, for local testing only: the API server calls webhooks over HTTPS alone'
+            cand --print-manifests 'Print what to apply to run this server in a cluster, made from this configuration: Namespace, ServiceAccount, ConfigMap, Deployment, PodDisruptionBudget, Service, MutatingWebhookConfiguration and cert-manager''s Issuer and Certificate. Serves nothing'
+            cand --without-cert-manager 'With `--print-manifests`: no cert-manager objects; the certificate''s Secret and the webhook''s `caBundle` are yours to make (docs/serve.md says how)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinject;schema'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -171,6 +203,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand explain 'Say, for every object, which rules match, which do not and why, and what would be injected'
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
+            cand serve 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
@@ -185,6 +218,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;help;krm'= {
         }
         &'kinject;help;admission'= {
+        }
+        &'kinject;help;serve'= {
         }
         &'kinject;help;schema'= {
         }

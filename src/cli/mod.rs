@@ -535,10 +535,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub header_timeout: f64,
     /// A request must be read and answered within this many seconds (keep it under the
-    /// webhook's `timeoutSeconds`), or it gets 504 (`deny`) or an answer that allows it.
+    /// webhook's `timeoutSeconds`), or it gets 408 (body too slow) or 504 (no answer in
+    /// time), for which the API server applies the webhook's `failurePolicy`.
     #[arg(long, value_name = "SECONDS", default_value_t = 8.0)]
     pub request_timeout: f64,
-    /// On SIGTERM, in-flight requests are given this many seconds to complete.
+    /// On SIGTERM, keep accepting connections this many seconds while `/readyz` says the
+    /// server is stopping, so that the Service stops sending it requests before it stops
+    /// listening (the endpoints' update takes a moment to reach every API server).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub shutdown_delay: f64,
+    /// Then, in-flight requests are given this many seconds to complete.
     #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
     pub shutdown_timeout: f64,
     /// How often the configuration and certificate files are checked for changes.

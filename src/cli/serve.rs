@@ -43,6 +43,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
             request_timeout: seconds(args.request_timeout),
             allow_errors: args.on_error == super::OnError::Allow,
         },
+        shutdown_delay: seconds(args.shutdown_delay),
         shutdown_timeout: seconds(args.shutdown_timeout),
         reload_interval: seconds(args.reload_interval).max(Duration::from_millis(100)),
     };

@@ -146,6 +146,12 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     }
 }
 
+/// What the AdmissionReview in `bytes` is about, without answering it (for the log of a
+/// review that could not be answered).
+pub(crate) fn facts(bytes: &[u8]) -> Facts {
+    parse(bytes).map(|r| r.facts()).unwrap_or_default()
+}
+
 /// The refusal of the AdmissionReview in `bytes` when kinject cannot answer it (its
 /// configuration cannot be loaded): `allowed: false` with `code` and `message`, when the
 /// request can be read far enough to know its `uid` (a response without it is no answer).

@@ -37,14 +37,14 @@ pub(crate) fn answer(shared: &Shared, bytes: &[u8], allow_errors: bool) -> Handl
 
 /// The answer when the review could not be answered (`result`: `panic`, `timeout`): an HTTP
 /// error, for which the API server applies the webhook's `failurePolicy`.
-pub(crate) fn failed(message: &str, result: &'static str) -> Handled {
+pub(crate) fn failed(bytes: &[u8], message: &str, result: &'static str) -> Handled {
     let status = if result == "timeout" { 504 } else { 500 };
     Handled {
         status,
         body: format!("{message}\n").into_bytes(),
         facts: Facts {
             result,
-            ..Facts::default()
+            ..admission::facts(bytes)
         },
         warnings: Vec::new(),
         message: Some(message.to_owned()),

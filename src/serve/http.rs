@@ -108,11 +108,13 @@ async fn review(routes: &Routes, request: Request<Incoming>) -> Reply {
     let remaining = deadline.saturating_sub(started.elapsed());
     let shared = Arc::clone(&routes.shared);
     let on_error = routes.limits.allow_errors;
-    let work = tokio::task::spawn_blocking(move || handler::answer(&shared, &bytes, on_error));
+    let request = bytes.clone();
+    let work = tokio::task::spawn_blocking(move || handler::answer(&shared, &request, on_error));
     let answer = match tokio::time::timeout(remaining, work).await {
         Ok(Ok(answer)) => answer,
-        Ok(Err(panic)) => handler::failed(&panic_message(panic), "panic"),
+        Ok(Err(panic)) => handler::failed(&bytes, &panic_message(panic), "panic"),
         Err(_) => handler::failed(
+            &bytes,
             &format!(
                 "no answer within {:.1}s (--request-timeout)",
                 deadline.as_secs_f64()

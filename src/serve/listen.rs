@@ -59,7 +59,7 @@ async fn secure_connection(stream: TcpStream, routes: Arc<Routes>, graceful: Wat
         // A failed handshake (a client certificate the CA did not sign, no certificate, a
         // plain HTTP client) or a slow one: the connection is closed; rustls said why to
         // the client.
-        Ok(Err(_)) | Err(_) => routes.shared.metrics.refusal(0),
+        Ok(Err(_)) | Err(_) => routes.shared.metrics.handshake_failed(),
     }
 }
 

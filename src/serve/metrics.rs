@@ -21,6 +21,7 @@ pub(crate) struct Metrics {
     /// 1 when the last attempt to load each (`config`, `certificate`) succeeded.
     current: Family<Labels, Gauge>,
     in_flight: Gauge,
+    handshakes_failed: Counter,
 }
 
 /// The content type of `Metrics::text`.
@@ -51,7 +52,7 @@ impl Metrics {
         let refusals = Family::<Labels, Counter>::default();
         registry.register(
             "http_refusals",
-            "Requests refused before any review, by HTTP status (404, 405, 413, 415, 400, 503)",
+            "Requests refused before any review, by HTTP status (400 unreadable body, 404, 405, 408 body too slow, 413, 415)",
             refusals.clone(),
         );
         let reloads = Family::<Labels, Counter>::default();
@@ -72,6 +73,12 @@ impl Metrics {
             "Reviews being read or answered",
             in_flight.clone(),
         );
+        let handshakes_failed = Counter::default();
+        registry.register(
+            "tls_handshake_failures",
+            "TLS handshakes that failed or did not end within --header-timeout (a client certificate the CA did not sign, none, a plain HTTP client)",
+            handshakes_failed.clone(),
+        );
         let info = Family::<Labels, Gauge>::default();
         registry.register("build_info", "kinject's version", info.clone());
         info.get_or_create(&vec![("version", env!("KINJECT_VERSION").to_owned())])
@@ -85,6 +92,7 @@ impl Metrics {
             reloads,
             current,
             in_flight,
+            handshakes_failed,
         }
     }
 
@@ -109,6 +117,10 @@ impl Metrics {
         self.refusals
             .get_or_create(&vec![("code", status.to_string())])
             .inc();
+    }
+
+    pub(crate) fn handshake_failed(&self) {
+        self.handshakes_failed.inc();
     }
 
     /// A load of `what` (`config`, `certificate`): at start-up (`reload` false) or after a

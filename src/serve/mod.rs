@@ -33,6 +33,7 @@ pub(crate) struct Options {
     pub probe_listen: Option<SocketAddr>,
     pub path: String,
     pub limits: Limits,
+    pub shutdown_delay: Duration,
     pub shutdown_timeout: Duration,
     pub reload_interval: Duration,
 }
@@ -158,8 +159,14 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
     shared.stop();
     log::info(
         "shutting down",
-        json!({"signal": signal, "inFlightConnections": graceful.count(), "timeoutSeconds": options.shutdown_timeout.as_secs_f64()}),
+        json!({
+            "signal": signal,
+            "openConnections": graceful.count(),
+            "delaySeconds": options.shutdown_delay.as_secs_f64(),
+            "timeoutSeconds": options.shutdown_timeout.as_secs_f64(),
+        }),
     );
+    tokio::time::sleep(options.shutdown_delay).await;
     let _ = stop_tx.send(true);
     for task in accepting {
         let _ = task.await;
