@@ -27,5 +27,5 @@ USER 65532:65532
 ENTRYPOINT ["/kinject"]
 # Given no arguments, as kustomize runs a container function, kinject is a KRM function: a
 # ResourceList on stdin, one on stdout. Other arguments replace `krm`: the admission webhook
-# server planned as `kinject serve` (not built yet) is meant to run from this same image.
+# server, `kinject serve` (docs/serve.md), runs from this same image.
 CMD ["krm"]
