@@ -188,6 +188,27 @@ pub fn admission(data: &[u8]) {
     assert!(response.get("allowed").is_some_and(Value::is_boolean));
 }
 
+/// The server's request handler (`kinject serve`, `POST /mutate` once the body is read),
+/// under `--on-error` deny and allow: whatever the body, HTTP 200 and a JSON AdmissionReview
+/// with a boolean `allowed` (the API server reads a review's verdict from the body).
+#[cfg(feature = "serve")]
+pub fn serve(data: &[u8]) {
+    static SHARED: OnceLock<crate::serve::Shared> = OnceLock::new();
+    let shared = SHARED.get_or_init(|| {
+        let text = include_str!("../testdata/cases/hostile-alias-bomb/config.yaml");
+        let config = load_texts(&[("config.yaml".to_owned(), Arc::from(text))], &[])
+            .unwrap_or_else(|_| panic!("the fuzz configuration loads"));
+        crate::serve::Shared::of_config(config)
+    });
+    for allow_errors in [false, true] {
+        let handled = crate::serve::answer(shared, data, allow_errors);
+        assert_eq!(handled.status, 200);
+        let review: Value = serde_json::from_slice(&handled.body).expect("a JSON body");
+        assert_eq!(review["kind"], "AdmissionReview", "{review}");
+        assert!(review["response"]["allowed"].is_boolean(), "{review}");
+    }
+}
+
 /// Injects `manifests` with `config`; where that succeeds, the output must be YAML the
 /// reader reads, with as many documents, and injecting it again must change nothing. Neither
 /// injecting nor uninjecting may lose anything of the input that the configuration's sidecars

@@ -59,6 +59,11 @@ fn admission() {
     run("admission", kinject::fuzz::admission);
 }
 
+#[test]
+fn serve() {
+    run("serve", kinject::fuzz::serve);
+}
+
 /// The fuzz targets are built with the versions of kinject's dependencies that kinject is
 /// built with: `fuzz/Cargo.lock` had drifted to newer ones (granit-parser 2.2.0 for 2.1.0,
 /// minijinja 3.1.0 for 3.0.5), so fuzzing tested a reader kinject does not ship. (After

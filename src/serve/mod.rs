@@ -22,6 +22,9 @@ use crate::config::Set;
 use crate::diagnostic::Located;
 
 pub(crate) use tls::TlsFiles;
+// The request handler and its state, for the fuzz target (`crate::fuzz::serve`).
+#[cfg(feature = "oracles")]
+pub(crate) use {handler::answer, state::Shared};
 
 /// Everything `kinject serve` is told.
 pub(crate) struct Options {

@@ -93,6 +93,19 @@ impl Shared {
         }
     }
 
+    /// The state of a server of `config` alone, without TLS: the fuzz target's, which calls
+    /// the handler as a request does.
+    #[cfg(feature = "oracles")]
+    pub(crate) fn of_config(config: Config) -> Self {
+        Shared::new(
+            Engine {
+                config,
+                fingerprint: 0,
+            },
+            None,
+        )
+    }
+
     pub(crate) fn engine(&self) -> Arc<Engine> {
         Arc::clone(&self.engine.read().unwrap_or_else(PoisonError::into_inner))
     }

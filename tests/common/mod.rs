@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+pub mod serve;
+
 /// The Kubernetes objects of a YAML stream as kinject reads them (List items included).
 #[allow(dead_code)]
 pub fn objects(text: &str) -> Vec<Value> {
