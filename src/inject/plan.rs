@@ -17,12 +17,7 @@ use crate::kinds::{WorkloadKind, workload_kind};
 use crate::select::{Reason, Verdicts};
 use crate::template;
 
-/// Decides and performs injection (or uninjection) for one object.
-pub(crate) fn plan(object: &Value, settings: &Settings<'_>) -> Result<Outcome, InjectError> {
-    plan_in_text(object, settings, false, &|_| None)
-}
-
-/// `plan` for an object read from text: `null_text` gives, for a pointer of the object, how
+/// Decides and performs injection (or uninjection) for one object read from text: `null_text` gives, for a pointer of the object, how
 /// a null there is written when that is not empty (`null`, `~`), so that the status can
 /// record it and `uninject` write it so again. With `explain`, the outcome keeps every
 /// rule's verdict on the object (`kinject explain`).

@@ -85,6 +85,7 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
         namespace,
         kind,
         mut object,
+        json,
     } = request;
     if !creates(operation.as_deref()) {
         // Like the injectors it replaces, kinject mutates pods as they are created.
@@ -101,7 +102,10 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
         .collect();
     let settings = Settings::new(policy.config, namespace, Mode::Inject)
         .with_namespace_labels([], policy.namespace_labels.clone());
-    let response = match inject::plan(&object, &settings) {
+    // How a null of the object is written, for the status to record as `inject` does from
+    // the same text: in a JSON review (the API server's), always `null`.
+    let spelled = |_: &str| json.then(|| "null".to_owned());
+    let response = match inject::plan_in_text(&object, &settings, false, &spelled) {
         Ok(outcome) => {
             facts.result = outcome.action.code();
             facts.reason = outcome.action.reason().map(crate::select::Reason::code);
@@ -211,6 +215,8 @@ struct Request {
     /// `request.kind`: the object's group, version and kind.
     kind: Option<Value>,
     object: Value,
+    /// Written in JSON (not YAML).
+    json: bool,
 }
 
 impl Request {
@@ -243,7 +249,9 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
     let bad = |api: &str, uid: &str, m: String| (api.to_owned(), uid.to_owned(), m);
     let text = std::str::from_utf8(bytes)
         .map_err(|_| bad(V1, "", "the AdmissionReview is not UTF-8 text".to_owned()))?;
-    let value: Value = match serde_json::from_str(text) {
+    let json = serde_json::from_str::<Value>(text);
+    let is_json = json.is_ok();
+    let value: Value = match json {
         Ok(v) => v,
         Err(json_error) => crate::yaml::parse_document(text)
             .map(|p| p.value)
@@ -316,6 +324,7 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
             .map(str::to_owned),
         kind: request.get("kind").filter(|k| k.is_object()).cloned(),
         object,
+        json: is_json,
     })
 }
 

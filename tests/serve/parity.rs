@@ -245,8 +245,6 @@ fn compat(skipped: &mut BTreeMap<String, usize>) -> Vec<Case> {
 struct Tally {
     /// Objects injected by both and equal.
     equal: usize,
-    /// Objects equal but for the status annotation's `nullAs` (`without_null_spelling`).
-    null_spelling: usize,
     /// Objects `inject` refuses, denied by the server.
     denied: usize,
     cases: usize,
@@ -277,52 +275,6 @@ fn inject(case: &Case, object: &Value, namespace: Option<&str>) -> Option<Value>
         return None;
     }
     Some(serde_json::from_slice(&out.stdout).expect("inject -o json writes JSON"))
-}
-
-/// Removes `nullAs` from the status annotations (`kinject.dev/status`) in `value`; whether
-/// there was one. It records how the input's text spelled a null that a sidecar filled
-/// (`null`, `~`), so that `uninject` writes it back so: `inject` reads a text, the server an
-/// object that has none, and records none.
-fn without_null_spelling(value: &mut Value) -> bool {
-    fn strip(v: &mut Value) -> bool {
-        match v {
-            Value::Object(map) => {
-                let had = map.shift_remove("nullAs").is_some();
-                map.values_mut().fold(had, |had, v| strip(v) || had)
-            }
-            Value::Array(items) => items.iter_mut().map(strip).filter(|had| *had).count() > 0,
-            _ => false,
-        }
-    }
-    match value {
-        Value::Object(map) => {
-            let mut had = false;
-            for (key, v) in map.iter_mut() {
-                if key == "kinject.dev/status"
-                    && let Some(mut status) = v
-                        .as_str()
-                        .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                {
-                    if strip(&mut status) {
-                        had = true;
-                        *v = Value::String(status.to_string());
-                    }
-                } else {
-                    had |= without_null_spelling(v);
-                }
-            }
-            had
-        }
-        Value::Array(items) => {
-            items
-                .iter_mut()
-                .map(without_null_spelling)
-                .filter(|had| *had)
-                .count()
-                > 0
-        }
-        _ => false,
-    }
 }
 
 /// Starts one server for cases that share a configuration, and checks each of their objects.
@@ -387,16 +339,6 @@ fn check_group(pki: &Pki, cases: &[&Case], tally: &mut Tally) {
                         tally.equal += 1;
                         Ok(())
                     }
-                    Ok(got)
-                        if {
-                            let mut want = want.clone();
-                            without_null_spelling(&mut want) && got == want
-                        } =>
-                    {
-                        tally.null_spelling += 1;
-                        tally.equal += 1;
-                        Ok(())
-                    }
                     Ok(got) => Err(format!(
                         "differs\n{}",
                         similar::TextDiff::from_lines(
@@ -458,7 +400,6 @@ fn check_all() {
                         check_group(&pki, &group, &mut tally);
                         let mut total = total.lock().expect("tally");
                         total.equal += tally.equal;
-                        total.null_spelling += tally.null_spelling;
                         total.denied += tally.denied;
                         total.cases += tally.cases;
                         total.config_refused += tally.config_refused;
@@ -472,14 +413,9 @@ fn check_all() {
     let total = total.into_inner().expect("tally");
     let summary = format!(
         "{golden_cases} golden and {compat_cases} compat cases with a Pod or workload; {} checked \
-         against a server: {} objects equal ({} of them but for `nullAs`), {} denied as inject refuses them; {} configurations \
+         against a server: {} objects equal, {} denied as inject refuses them; {} configurations \
          refused by both; refused by serve only, at start-up: {:?}; skipped: {skipped:?}",
-        total.cases,
-        total.equal + total.null_spelling,
-        total.null_spelling,
-        total.denied,
-        total.config_refused,
-        total.refused_at_start,
+        total.cases, total.equal, total.denied, total.config_refused, total.refused_at_start,
     );
     eprintln!("{summary}");
     assert!(
