@@ -31,6 +31,7 @@ mod precommit;
 mod properties;
 mod report;
 mod seeds;
+mod serve_manifests;
 mod stable;
 mod stream;
 

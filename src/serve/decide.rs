@@ -22,7 +22,8 @@ use crate::select::NAMESPACE_NAME_LABEL;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Webhook {
     /// The `namespaceSelector` every rule has, unchanged (`None` when no rule needs namespace
-    /// labels). The server takes it as matched (`Settings::with_namespace_selector_holding`).
+    /// labels). The server takes it as matched (`Settings::with_namespace_selector_holding`);
+    /// a pod of another namespace is not sent, whatever it requests by annotation.
     pub namespace_selector: Option<Value>,
     /// The `labelSelector` every rule has, when the API server sends nothing but pods and no
     /// pod can request sidecars by annotation; `None` otherwise (the server decides alone).
@@ -123,25 +124,6 @@ fn namespace_selector(config: &Config, refused: &mut Vec<Located>) -> Option<Val
                 .help(
                     "select namespaces by name (`namespaces:`, or `kubernetes.io/metadata.name` \
                      in the namespaceSelector), or give every rule the same namespaceSelector",
-                ),
-            );
-        }
-        return None;
-    }
-    if config.defaults.allow_requests {
-        for rule in needing {
-            refused.push(
-                undecidable(
-                    rule,
-                    "selects namespaces by their labels, which an AdmissionReview does not \
-                     carry; filtering by them in the webhook configuration would keep from the \
-                     server the pods of other namespaces that request sidecars by annotation \
-                     (`kinject.dev/inject: \"a,b\"`), which `kinject inject` injects",
-                )
-                .help(
-                    "turn requests off (`defaults.allowRequests: false`), or select namespaces \
-                     by name (`namespaces:`, or `kubernetes.io/metadata.name` in the \
-                     namespaceSelector)",
                 ),
             );
         }
@@ -266,10 +248,7 @@ mod tests {
     #[test]
     fn one_namespace_selector_goes_to_the_webhook() {
         let selector = "    namespaceSelector:\n      matchLabels: {mesh: enabled}";
-        let c = config(
-            "  allowRequests: false",
-            &[selector, &format!("{selector}\n    kinds: [Pod]")],
-        );
+        let c = config("", &[selector, &format!("{selector}\n    kinds: [Pod]")]);
         let webhook = decide(&c).expect("decided");
         assert_eq!(
             webhook.namespace_selector,
@@ -292,17 +271,6 @@ mod tests {
         assert_eq!(refused[0].0, "c.yaml:10:3");
         assert!(refused[0].1.contains("rule `r0`"), "{}", refused[0].1);
         assert!(refused[0].1.contains("every rule has that same one"));
-    }
-
-    #[test]
-    fn namespace_labels_refused_while_requests_are_allowed() {
-        let c = config(
-            "",
-            &["    namespaceSelector:\n      matchLabels: {mesh: enabled}"],
-        );
-        let refused = refusals(&c);
-        assert_eq!(refused.len(), 1);
-        assert!(refused[0].1.contains("request sidecars by annotation"));
     }
 
     #[test]

@@ -85,17 +85,18 @@ pub(crate) fn manifests(files: &[(String, Arc<str>)], webhook: &Webhook, o: &Opt
 
 /// The comment the text starts with: how it was made, what to apply first, what it sends.
 fn header(files: &[(String, Arc<str>)], webhook: &Webhook, o: &Options) -> String {
-    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    let mut lines = vec![
-        "kinject serve, the mutating webhook: made by `kinject serve --print-manifests` from"
-            .to_owned(),
-        format!(
-            "{}, which the ConfigMap {NAME}-config holds.",
-            names.join(", ")
-        ),
-        "Made again from a changed configuration and applied, it is read again by the".to_owned(),
-        "running servers (no restart). docs/serve.md explains each object.".to_owned(),
-    ];
+    let names: Vec<String> = files
+        .iter()
+        .map(|(n, _)| crate::diagnostic::printable_name(n).into_owned())
+        .collect();
+    let made = format!(
+        "kinject serve, the mutating webhook: made by `kinject serve --print-manifests` from {}, \
+         which the ConfigMap {NAME}-config holds. Made again from a changed configuration and \
+         applied, it is read again by the running servers (no restart). docs/serve.md explains \
+         each object.",
+        names.join(", ")
+    );
+    let mut lines = wrap(&made);
     if o.cert_manager {
         lines.push("Needs cert-manager (its Issuer and Certificate kinds) in the cluster.".into());
     } else {
@@ -121,6 +122,21 @@ fn header(files: &[(String, Arc<str>)], webhook: &Webhook, o: &Options) -> Strin
         out.push_str(&format!("# {line}\n"));
     }
     out
+}
+
+/// `text` in lines of at most 88 characters (longer words on lines of their own).
+fn wrap(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= 88 => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines
 }
 
 /// `deployments.apps`, `pods`.
