@@ -14,21 +14,38 @@ pub struct WorkloadKind {
     pub runs_to_completion: bool,
 }
 
-/// Built-in workloads: (kind, pod template pointer, runs to completion).
-const BUILT_IN: &[(&str, &str, bool)] = &[
-    ("Pod", "", false),
-    ("Deployment", "/spec/template", false),
-    ("StatefulSet", "/spec/template", false),
-    ("DaemonSet", "/spec/template", false),
-    ("ReplicaSet", "/spec/template", false),
-    ("ReplicationController", "/spec/template", false),
-    ("Job", "/spec/template", true),
-    ("CronJob", "/spec/jobTemplate/spec/template", true),
-    ("PodTemplate", "/template", false),
-    ("DeploymentConfig", "/spec/template", false),
+/// Built-in workloads: (kind, pod template pointer, runs to completion, resource: the plural
+/// the API server serves it as, in its group's `v1`).
+const BUILT_IN: &[(&str, &str, bool, &str)] = &[
+    ("Pod", "", false, "pods"),
+    ("Deployment", "/spec/template", false, "deployments"),
+    ("StatefulSet", "/spec/template", false, "statefulsets"),
+    ("DaemonSet", "/spec/template", false, "daemonsets"),
+    ("ReplicaSet", "/spec/template", false, "replicasets"),
+    (
+        "ReplicationController",
+        "/spec/template",
+        false,
+        "replicationcontrollers",
+    ),
+    ("Job", "/spec/template", true, "jobs"),
+    (
+        "CronJob",
+        "/spec/jobTemplate/spec/template",
+        true,
+        "cronjobs",
+    ),
+    ("PodTemplate", "/template", false, "podtemplates"),
+    (
+        "DeploymentConfig",
+        "/spec/template",
+        false,
+        "deploymentconfigs",
+    ),
 ];
 
-/// API groups of the built-in kinds (core is ""); anything else with the same kind name is a
+/// API groups of the built-in kinds (core is ""), the one they are served in today first;
+/// anything else with the same kind name is a
 /// custom resource (an OpenKruise `StatefulSet` is not an `apps/v1` one).
 fn built_in_group(kind: &str) -> &'static [&'static str] {
     match kind {
@@ -62,7 +79,7 @@ pub fn workload_kind(object: &Value, custom: &[CustomKind]) -> Option<WorkloadKi
             });
         }
     }
-    let (name, pointer, completes) = BUILT_IN.iter().find(|(k, ..)| *k == kind)?;
+    let (name, pointer, completes, _) = BUILT_IN.iter().find(|(k, ..)| *k == kind)?;
     if !built_in_group(name).contains(&group) {
         return None;
     }
@@ -70,6 +87,49 @@ pub fn workload_kind(object: &Value, custom: &[CustomKind]) -> Option<WorkloadKi
         kind: (*name).to_owned(),
         pod_template: (*pointer).to_owned(),
         runs_to_completion: *completes,
+    })
+}
+
+/// Where the API server serves objects of a kind: what a webhook configuration's `rules`
+/// name (`apiGroups`, `apiVersions`, `resources`). `"*"` for any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resource {
+    pub group: String,
+    pub version: String,
+    /// The plural (`deployments`).
+    pub resource: String,
+    /// A custom kind's plural, guessed as the API server's own `UnsafeGuessKindToResource`
+    /// does (lowercase; `s` → `ses`, `y` → `ies`, else `+s`): a CRD may name it otherwise.
+    pub guessed: bool,
+}
+
+/// The resource of a kind a rule may name: a custom kind's (its `apiVersion`'s group and
+/// version, any when it does not say; its plural guessed), else a built-in's.
+pub(crate) fn resource(kind: &str, custom: &[CustomKind]) -> Option<Resource> {
+    if let Some(c) = custom.iter().find(|c| c.kind == kind) {
+        let (group, version) = match c.api_version.as_deref() {
+            Some(v) => v.rsplit_once('/').unwrap_or((v, "*")),
+            None => ("*", "*"),
+        };
+        let lower = kind.to_lowercase();
+        let resource = match lower.strip_suffix('y') {
+            Some(stem) => format!("{stem}ies"),
+            None if lower.ends_with('s') => format!("{lower}es"),
+            None => format!("{lower}s"),
+        };
+        return Some(Resource {
+            group: group.to_owned(),
+            version: version.to_owned(),
+            resource,
+            guessed: true,
+        });
+    }
+    let (name, _, _, plural) = BUILT_IN.iter().find(|(k, ..)| *k == kind)?;
+    Some(Resource {
+        group: built_in_group(name).first()?.to_string(),
+        version: "v1".to_owned(),
+        resource: (*plural).to_owned(),
+        guessed: false,
     })
 }
 
@@ -122,5 +182,43 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.kind, "Rollout");
+    }
+
+    #[test]
+    fn resources_of_kinds() {
+        let cj = resource("CronJob", &[]).unwrap();
+        assert_eq!(
+            (cj.group.as_str(), cj.resource.as_str()),
+            ("batch", "cronjobs")
+        );
+        let rc = resource("ReplicationController", &[]).unwrap();
+        assert_eq!((rc.group.as_str(), rc.version.as_str()), ("", "v1"));
+        let custom = |kind: &str, api_version: Option<&str>| CustomKind {
+            kind: kind.into(),
+            api_version: api_version.map(str::to_owned),
+            pod_template: "/spec/template".into(),
+            runs_to_completion: false,
+        };
+        let kinds = [
+            custom("Rollout", Some("argoproj.io/v1alpha1")),
+            custom("Policy", Some("example.com")),
+            custom("Cluster", None),
+            custom("Redis", None),
+        ];
+        let r = resource("Rollout", &kinds).unwrap();
+        assert_eq!(
+            (
+                r.group.as_str(),
+                r.version.as_str(),
+                r.resource.as_str(),
+                r.guessed
+            ),
+            ("argoproj.io", "v1alpha1", "rollouts", true)
+        );
+        let p = resource("Policy", &kinds).unwrap();
+        assert_eq!((p.version.as_str(), p.resource.as_str()), ("*", "policies"));
+        assert_eq!(resource("Cluster", &kinds).unwrap().group, "*");
+        assert_eq!(resource("Redis", &kinds).unwrap().resource, "redises");
+        assert!(resource("Service", &[]).is_none());
     }
 }

@@ -252,7 +252,22 @@ impl Matcher {
             };
             stop(t.note(Miss::NamespaceExcluded, ok, d))?;
         }
-        if let Some(sel) = &self.namespace_selector {
+        if let Some(sel) = &self.namespace_selector
+            && s.namespace_selector_holds
+        {
+            // The API server sent the object because the webhook's namespaceSelector (this
+            // one, every rule's: `serve::decide`) selects its namespace.
+            let d = || {
+                let want: Vec<String> = sel.requirements().iter().map(|r| r.to_string()).collect();
+                Criterion::new(
+                    "namespaceSelector",
+                    true,
+                    Some("selected by the webhook's namespaceSelector".to_owned()),
+                    want.join(","),
+                )
+            };
+            stop(t.note(Miss::NamespaceLabelsNotMatched, true, d))?;
+        } else if let Some(sel) = &self.namespace_selector {
             let labels = namespace_labels(s);
             let hint = no_namespace.or(Some(
                 "namespace labels come from Namespace objects in the input and --namespace-labels",
@@ -385,6 +400,9 @@ pub struct Subject<'a> {
     pub namespace: &'a str,
     /// Labels of the namespace, when known.
     pub namespace_labels: Option<&'a Map<String, Value>>,
+    /// A rule's `namespaceSelector` holds whatever the labels: the webhook configuration
+    /// that sent the object selects its namespace with it (`kinject serve`).
+    pub namespace_selector_holds: bool,
     /// Pod template labels.
     pub labels: Map<String, Value>,
     /// Annotations by precedence: pod template first, then any intermediate template
@@ -507,6 +525,7 @@ mod tests {
             name: "web",
             namespace: "prod",
             namespace_labels: None,
+            namespace_selector_holds: false,
             labels: labels.as_object().cloned().unwrap_or_default(),
             annotation_levels: vec![annotations.as_object().cloned().unwrap_or_default()],
             host_network: false,
@@ -568,6 +587,30 @@ mod tests {
         assert_eq!(m.check(&s), None);
         s.annotation_levels[1].insert("x/status".into(), json!("injected"));
         assert_eq!(m.check(&s), Some(Miss::AnnotationsNotMatched));
+    }
+
+    #[test]
+    fn namespace_selector_held_by_the_webhook() {
+        let m = Matcher::compile(&Match {
+            namespace_selector: Some(json!({"matchLabels": {"mesh": "enabled"}})),
+            ..Match::default()
+        })
+        .unwrap();
+        let mut s = subject(json!({}), json!({}));
+        assert_eq!(m.check(&s), Some(Miss::NamespaceLabelsNotMatched));
+        s.namespace_selector_holds = true;
+        assert_eq!(m.check(&s), None);
+        let (misses, criteria) = m.criteria(&s);
+        assert!(misses.is_empty());
+        assert_eq!(
+            criteria,
+            vec![Criterion::new(
+                "namespaceSelector",
+                true,
+                Some("selected by the webhook's namespaceSelector".to_owned()),
+                "mesh=enabled".to_owned()
+            )]
+        );
     }
 
     #[test]

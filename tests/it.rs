@@ -32,6 +32,7 @@ mod properties;
 mod report;
 mod seeds;
 mod serve;
+mod serve_manifests;
 mod stable;
 mod stream;
 

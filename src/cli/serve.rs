@@ -10,6 +10,9 @@ pub(crate) fn run(_: &ServeArgs) -> ExitStatus {
 
 #[cfg(feature = "serve")]
 pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
+    if args.print_manifests {
+        return print_manifests(args);
+    }
     use std::time::Duration;
 
     use crate::serve::{Limits, Options, StartError, TlsFiles};
@@ -58,4 +61,110 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
             ExitStatus::Error
         }
     }
+}
+
+/// `--print-manifests`: the configuration loaded and decided as the server would at start-up
+/// (its errors and refusals said, exit 2), then what to apply on stdout.
+#[cfg(feature = "serve")]
+fn print_manifests(args: &ServeArgs) -> ExitStatus {
+    use std::path::{Path, PathBuf};
+
+    use super::output::{diagnostics, stdout};
+    use crate::serve::{decide, manifests};
+
+    let paths = match args.config.paths(false) {
+        Ok(p) => p,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return ExitStatus::Error;
+        }
+    };
+    let Some(config) = super::configs::load(&paths, &args.config.overrides()) else {
+        return ExitStatus::Error;
+    };
+    let webhook = match decide::decide(&config) {
+        Ok(w) => w,
+        Err(refused) => {
+            diagnostics(refused);
+            return ExitStatus::Error;
+        }
+    };
+    let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let files = match crate::config::texts(&paths) {
+        Ok(f) => f,
+        Err(errors) => {
+            diagnostics(errors);
+            return ExitStatus::Error;
+        }
+    };
+    for (flag, given) in [
+        ("--tls-cert-file", args.tls_cert_file.is_some()),
+        ("--client-ca-file", args.client_ca_file.is_some()),
+        ("--insecure-plain-http", args.insecure_plain_http),
+    ] {
+        if given {
+            eprint(&format!(
+                "warning: {flag} is not carried into the manifests (docs/serve.md)\n"
+            ));
+        }
+    }
+    let options = manifests::Options {
+        image: args
+            .image
+            .clone()
+            .unwrap_or_else(|| format!("kinject:{}", env!("CARGO_PKG_VERSION"))),
+        namespace: args.namespace.clone(),
+        replicas: args.replicas,
+        failure_policy: match args.failure_policy {
+            super::FailurePolicy::Fail => "Fail",
+            super::FailurePolicy::Ignore => "Ignore",
+        },
+        timeout_seconds: args.timeout_seconds,
+        cert_manager: !args.without_cert_manager,
+        port: args.listen.port(),
+        probe_port: args.probe_listen.map_or(8080, |a| a.port()),
+        path: args.path.clone(),
+        shutdown_seconds: args.shutdown_timeout,
+        args: server_flags(args),
+    };
+    stdout(&manifests::manifests(&files, &webhook, &options))
+}
+
+/// The server's arguments after its configuration files: `--set-json` and `--set` as given,
+/// and its flags given other than their defaults. The request timeout stays under the
+/// webhook's `timeoutSeconds` (at most 80 % of it, as the defaults are: 8 s of 10).
+#[cfg(feature = "serve")]
+fn server_flags(args: &ServeArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    for (flag, values) in [
+        ("--set-json", &args.config.set_json),
+        ("--set", &args.config.sets),
+    ] {
+        for v in values {
+            out.extend([flag.to_owned(), v.clone()]);
+        }
+    }
+    let request_timeout = args
+        .request_timeout
+        .min(f64::from(args.timeout_seconds) * 0.8);
+    let numbers = [
+        (
+            "--max-request-bytes",
+            args.max_request_bytes as f64,
+            7.0 * 1024.0 * 1024.0,
+        ),
+        ("--header-timeout", args.header_timeout, 5.0),
+        ("--request-timeout", request_timeout, 8.0),
+        ("--shutdown-timeout", args.shutdown_timeout, 20.0),
+        ("--reload-interval", args.reload_interval, 2.0),
+    ];
+    for (flag, value, default) in numbers {
+        if value != default {
+            out.extend([flag.to_owned(), value.to_string()]);
+        }
+    }
+    if args.on_error == super::OnError::Allow {
+        out.extend(["--on-error".to_owned(), "allow".to_owned()]);
+    }
+    out
 }

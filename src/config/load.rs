@@ -87,7 +87,44 @@ pub(crate) fn load_untried(paths: &[&Path]) -> Result<Config, Vec<Located>> {
     load_files(paths, &[], false)
 }
 
+/// The configuration files `load` reads for `paths` (a directory's expanded, a tumblr file
+/// outside its glob left out), with their texts: what a server given them must be given.
+pub(crate) fn texts(paths: &[&Path]) -> Result<Vec<(String, Arc<str>)>, Vec<Located>> {
+    let (files, errors, _) = read_files(paths)?;
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(files.into_iter().map(|f| (f.name, f.text)).collect())
+}
+
 fn load_files(paths: &[&Path], sets: &[Set], tried: bool) -> Result<Config, Vec<Located>> {
+    let (files, mut errors, mut skipped) = read_files(paths)?;
+    if files.is_empty() && !errors.is_empty() {
+        // Nothing read: that it holds no configuration would say nothing more.
+        skipped.append(&mut errors);
+        return Err(skipped);
+    }
+    let texts: Vec<(String, Arc<str>)> = files.into_iter().map(|f| (f.name, f.text)).collect();
+    match load_texts_with(&texts, sets, tried) {
+        Ok(mut c) if errors.is_empty() => {
+            skipped.append(&mut c.warnings);
+            c.warnings = skipped;
+            Ok(c)
+        }
+        Ok(_) => Err(errors),
+        Err(mut more) => {
+            skipped.append(&mut errors);
+            skipped.append(&mut more);
+            Err(skipped)
+        }
+    }
+}
+
+/// The files read for `paths`, the errors of those that cannot be, and the warnings for
+/// those left out.
+type Read = (Vec<File>, Vec<Located>, Vec<Located>);
+
+fn read_files(paths: &[&Path]) -> Result<Read, Vec<Located>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let expanded = expand(paths)?;
@@ -122,25 +159,7 @@ fn load_files(paths: &[&Path], sets: &[Set], tried: bool) -> Result<Config, Vec<
             Err(e) => errors.push(unreadable(path, &e)),
         }
     }
-    if files.is_empty() && !errors.is_empty() {
-        // Nothing read: that it holds no configuration would say nothing more.
-        skipped.append(&mut errors);
-        return Err(skipped);
-    }
-    let texts: Vec<(String, Arc<str>)> = files.into_iter().map(|f| (f.name, f.text)).collect();
-    match load_texts_with(&texts, sets, tried) {
-        Ok(mut c) if errors.is_empty() => {
-            skipped.append(&mut c.warnings);
-            c.warnings = skipped;
-            Ok(c)
-        }
-        Ok(_) => Err(errors),
-        Err(mut more) => {
-            skipped.append(&mut errors);
-            skipped.append(&mut more);
-            Err(skipped)
-        }
-    }
+    Ok((files, errors, skipped))
 }
 
 /// Whether a file found in a directory is a tumblr sidecar configuration that tumblr's

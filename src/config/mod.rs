@@ -13,7 +13,7 @@ pub(crate) use crate::model::{
     Sidecar, SidecarBody,
 };
 pub use load::load_texts;
-pub(crate) use load::{expand as files, load, load_untried};
+pub(crate) use load::{expand as files, load, load_untried, texts};
 pub use loaded::Config;
 pub(crate) use loaded::{RuleDef, SidecarDef};
 pub(crate) use merge::located_violation;

@@ -88,6 +88,14 @@ codes! {
     KRM_NO_FUNCTION_CONFIG = "kinject::krm::no_function_config";
     KRM_NOT_A_RESOURCE_LIST = "kinject::krm::not_a_resource_list";
 
+    // The server (`kinject serve`).
+    /// A rule the server cannot decide from an AdmissionReview (namespace labels, the name of
+    /// a pod a controller creates), refused when it starts.
+    SERVE_UNDECIDABLE = "kinject::serve::undecidable";
+    /// A reloaded configuration whose rules need another webhook configuration (selectors,
+    /// resources): refused, the configuration before it keeps serving.
+    SERVE_WEBHOOK_CHANGED = "kinject::serve::webhook_changed";
+
     /// A check of kinject's own result failed: nothing is written.
     INTERNAL = "kinject::internal";
 

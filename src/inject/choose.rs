@@ -24,6 +24,7 @@ pub(super) fn choose<'c>(
     let config = settings.config;
     let mut subject = subject(object, pod, wk, namespace);
     subject.namespace_labels = settings.namespace_labels.get(namespace);
+    subject.namespace_selector_holds = settings.namespace_selector_holds;
     let verdicts = Verdicts {
         rules: config
             .rules
@@ -280,6 +281,7 @@ fn subject<'a>(
             .unwrap_or_default(),
         namespace,
         namespace_labels: None,
+        namespace_selector_holds: false,
         labels: map(pod.at_pointer("/metadata/labels")),
         annotation_levels: levels,
         host_network: pod.at_pointer("/spec/hostNetwork") == Some(&Value::Bool(true)),

@@ -86,6 +86,10 @@ pub struct Settings<'c> {
     /// Only objects whose labels this selects are acted on (`-l/--selector`); the others
     /// are skipped as `not_selected`.
     pub(crate) selector: Option<crate::select::Selector>,
+    /// Every rule's `namespaceSelector` counts as matched: the webhook configuration holds
+    /// it, so the API server sends only objects of the namespaces it selects
+    /// (`with_namespace_selector_holding`).
+    pub(crate) namespace_selector_holds: bool,
 }
 
 /// Labels of namespaces, by namespace name.
@@ -100,7 +104,16 @@ impl<'c> Settings<'c> {
             namespace_labels: std::collections::HashMap::new(),
             mode,
             selector: None,
+            namespace_selector_holds: false,
         }
+    }
+
+    /// The settings for `kinject serve` when the webhook configuration filters by the rules'
+    /// one `namespaceSelector` (`serve::decide` put it there): an AdmissionReview carries no
+    /// namespace labels, and the API server sent the object because its namespace is selected.
+    pub(crate) fn with_namespace_selector_holding(mut self) -> Self {
+        self.namespace_selector_holds = true;
+        self
     }
 
     /// The settings with the labels of namespaces, the one way every front-end gives them:
@@ -212,6 +225,27 @@ mod tests {
             "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - {{name: s, image: s}}\nrules:\n- name: r\n  match:\n{rules}\n  inject: [s]\n"
         );
         load_texts(&[("c.yaml".to_owned(), Arc::from(text))], &[]).expect("config")
+    }
+
+    /// With the webhook's namespaceSelector holding, a rule's namespaceSelector matches
+    /// whatever labels are known; without it, nothing changes.
+    #[test]
+    fn namespace_selector_holding_matches_without_labels() {
+        let config = config("    namespaceSelector:\n      matchLabels: {mesh: enabled}");
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "a"},
+            "spec": {"containers": [{"name": "app", "image": "app"}]}});
+        let plain = Settings::new(&config, None, Mode::Inject);
+        let outcome = super::plan(&pod, &plain).expect("plan");
+        assert_eq!(
+            outcome.action,
+            super::Action::Skipped(crate::select::Reason::NoRuleMatched)
+        );
+        let holding = Settings::new(&config, None, Mode::Inject).with_namespace_selector_holding();
+        let outcome = super::plan(&pod, &holding).expect("plan");
+        assert_eq!(
+            outcome.action,
+            super::Action::Injected(vec!["s".to_owned()])
+        );
     }
 
     /// Every front-end gets namespace labels the same way: from the inputs' Namespace

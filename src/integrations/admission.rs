@@ -19,6 +19,9 @@ pub(crate) struct Policy<'a> {
     /// Allow an object that cannot be injected correctly, unchanged, with the reason in the
     /// response's `warnings` (`kinject serve --on-error allow`), instead of refusing it.
     pub allow_errors: bool,
+    /// Every rule's `namespaceSelector` holds: the webhook configuration selects the
+    /// namespaces with it (`kinject serve`, `serve::decide`).
+    pub namespace_selector_holds: bool,
 }
 
 impl<'a> Policy<'a> {
@@ -30,6 +33,7 @@ impl<'a> Policy<'a> {
             config,
             namespace_labels,
             allow_errors: false,
+            namespace_selector_holds: false,
         }
     }
 }
@@ -100,8 +104,11 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     let mut warnings: Vec<String> = with_type_meta(&mut object, kind.as_ref())
         .into_iter()
         .collect();
-    let settings = Settings::new(policy.config, namespace, Mode::Inject)
+    let mut settings = Settings::new(policy.config, namespace, Mode::Inject)
         .with_namespace_labels([], policy.namespace_labels.clone());
+    if policy.namespace_selector_holds {
+        settings = settings.with_namespace_selector_holding();
+    }
     // How a null of the object is written, for the status to record as `inject` does from
     // the same text: in a JSON review (the API server's), always `null`.
     let spelled = |_: &str| json.then(|| "null".to_owned());

@@ -22,6 +22,7 @@ pub(crate) fn answer(shared: &Shared, bytes: &[u8], allow_errors: bool) -> Handl
     let labels = crate::inject::NamespaceLabels::new();
     let mut policy = Policy::new(&engine.config, &labels);
     policy.allow_errors = allow_errors;
+    policy.namespace_selector_holds = engine.webhook.namespace_selector.is_some();
     let answer = admission::review(bytes, &policy);
     let message = answer.response["response"]["status"]["message"]
         .as_str()

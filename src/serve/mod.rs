@@ -2,10 +2,12 @@
 //! HTTPS, each answered by the admission code `kinject admission` runs (one engine, the same
 //! bytes), with the configuration and the certificates reloaded when their files change.
 
+pub(crate) mod decide;
 mod handler;
 mod http;
 mod listen;
 mod log;
+pub(crate) mod manifests;
 mod metrics;
 mod reload;
 mod state;

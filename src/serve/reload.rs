@@ -11,6 +11,7 @@ use serde_json::json;
 use super::state::{self, Shared};
 use super::{TlsFiles, log, tls};
 use crate::config::Set;
+use crate::diagnostic::{Located, codes};
 
 /// What is watched.
 pub(crate) struct Watched {
@@ -58,7 +59,13 @@ fn check_config(shared: &Shared, watched: &Watched, seen: u64) -> Option<u64> {
     if now == seen {
         return None;
     }
-    match state::load(&watched.config, &watched.sets) {
+    let loaded = state::load(&watched.config, &watched.sets).and_then(|engine| match engine {
+        Some(e) if e.webhook != shared.engine().webhook => {
+            Err(vec![webhook_changed(&e, &watched.config)])
+        }
+        engine => Ok(engine),
+    });
+    match loaded {
         Ok(None) => None,
         Ok(Some(engine)) => {
             let fingerprint = engine.fingerprint;
@@ -85,6 +92,26 @@ fn check_config(shared: &Shared, watched: &Watched, seen: u64) -> Option<u64> {
             Some(now)
         }
     }
+}
+
+/// The refusal of a configuration that would need another webhook configuration than the
+/// one the cluster has (its selectors or resources changed): the server cannot see the
+/// cluster's, and answering by the new rules requests sent under the old selectors would be
+/// answering by rules the API server does not apply. Located at the first rule.
+fn webhook_changed(engine: &state::Engine, files: &[PathBuf]) -> Located {
+    let message = "this configuration needs another webhook configuration than the one it \
+                   replaces: its rules change what the API server must send (namespaceSelector, \
+                   objectSelector, resources or skipped namespaces)";
+    let located = match engine.config.rules.first() {
+        Some(rule) => rule.origin.error(codes::SERVE_WEBHOOK_CHANGED, message),
+        None => {
+            let name = files.first().map(|f| f.display().to_string()).unwrap_or_default();
+            Located::new(codes::SERVE_WEBHOOK_CHANGED, &name, &std::sync::Arc::<str>::from(""), (0, 0), message)
+        }
+    };
+    located.help(
+        "apply what `kinject serve --print-manifests` prints for it: its pods start with it",
+    )
 }
 
 /// Loads the certificates when their files changed: the fingerprint now seen, or None.

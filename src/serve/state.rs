@@ -6,27 +6,32 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+use super::decide::Webhook;
 use crate::config::{Config, Set};
 use crate::diagnostic::Located;
 
-/// A configuration that loaded, and the fingerprint of the files it was read from.
+/// A configuration that loaded and that the server can decide alone, the webhook
+/// configuration it needs, and the fingerprint of the files it was read from.
 pub(crate) struct Engine {
     pub config: Config,
+    pub webhook: Webhook,
     pub fingerprint: u64,
 }
 
 /// Loads the configuration of `paths` whole: when the files change while they are read (a
 /// ConfigMap's update swaps them all at once), what was read is thrown away and `Ok(None)`
-/// says to try again.
+/// says to try again. A rule the server cannot decide alone is an error (`decide`).
 pub(crate) fn load(paths: &[PathBuf], sets: &[Set]) -> Result<Option<Engine>, Vec<Located>> {
     let before = fingerprint(paths);
     let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     let config = crate::config::load(&refs, sets)?;
+    let webhook = super::decide::decide(&config)?;
     if fingerprint(paths) != before {
         return Ok(None);
     }
     Ok(Some(Engine {
         config,
+        webhook,
         fingerprint: before,
     }))
 }
