@@ -199,6 +199,7 @@ pub fn serve(data: &[u8]) {
         let config = load_texts(&[("config.yaml".to_owned(), Arc::from(text))], &[])
             .unwrap_or_else(|_| panic!("the fuzz configuration loads"));
         crate::serve::Shared::of_config(config)
+            .unwrap_or_else(|_| panic!("the fuzz configuration is one the server decides"))
     });
     for allow_errors in [false, true] {
         let handled = crate::serve::answer(shared, data, allow_errors);

@@ -295,3 +295,61 @@ fn a_dry_run_is_answered_as_the_real_request() {
     assert!(real.get("patch").is_some());
     assert_eq!(real, dry_response);
 }
+
+/// The pods of a workload injected before (by CI, or by the webhook when the workload was
+/// created) carry its sidecars and status: admitting them must not take the sidecars away,
+/// though no rule selects a Pod (the rules select the workload's kind) or the rules now
+/// select fewer sidecars. The webhook adds and updates; it never removes.
+#[test]
+fn pods_of_an_injected_workload_keep_their_sidecars() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("config.yaml"),
+        "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: curl\n  containers:\n  - name: curl\n    image: curl:8\n- name: shipper\n  containers:\n  - name: shipper\n    image: shipper:1\nrules:\n- name: deployments\n  match:\n    kinds: [Deployment]\n  inject: [curl]\n- name: everything\n  inject: [shipper]\n",
+    )
+    .expect("write");
+    let answer = |request: &Value| {
+        let out = common::kinject_with_stdin(
+            dir.path(),
+            &["admission", "-c", "config.yaml"],
+            request.to_string().as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let response: Value = serde_json::from_slice(&out.stdout).expect("json");
+        response["response"].clone()
+    };
+    let deployment = load("deployment.json");
+    let injected = patched(&deployment, &answer(&deployment));
+    let template = &injected["spec"]["template"];
+    let names = |spec: &Value| -> Vec<String> {
+        spec["containers"]
+            .as_array()
+            .expect("containers")
+            .iter()
+            .map(|c| c["name"].as_str().expect("name").to_owned())
+            .collect()
+    };
+    assert!(names(&template["spec"]).contains(&"curl".to_owned()));
+    assert!(names(&template["spec"]).contains(&"shipper".to_owned()));
+    let mut metadata = template["metadata"].clone();
+    metadata["generateName"] = json!("web-5d8f7c-");
+    metadata["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d8f7c", "uid": "1f9c0c5e-0b3a-4c59-9d8e-2a1b3c4d5e6f", "controller": true}]);
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]});
+    let request = json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "9a2b3c4d-0000-4000-8000-000000000001",
+            "kind": {"group": "", "version": "v1", "kind": "Pod"},
+            "namespace": "default",
+            "operation": "CREATE",
+            "object": pod,
+        }
+    });
+    let response = answer(&request);
+    assert_eq!(
+        response,
+        json!({"uid": "9a2b3c4d-0000-4000-8000-000000000001", "allowed": true}),
+        "the pod is admitted as its template made it"
+    );
+}

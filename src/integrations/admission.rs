@@ -55,12 +55,13 @@ pub(crate) struct Facts {
     pub namespace: String,
     pub name: String,
     pub operation: String,
-    /// `injected`, `unchanged`, `skipped`, `ignored` (not a CREATE), `denied` (cannot be
+    /// `injected`, `unchanged`, `skipped`, `kept` (its status records sidecars no rule selects
+    /// here, which admission does not remove), `ignored` (not a CREATE), `denied` (cannot be
     /// injected correctly), `allowed_on_error` (the same, allowed by policy) or `malformed`.
     pub result: &'static str,
     /// The skip reason's code, for `skipped`.
     pub reason: Option<&'static str>,
-    /// The sidecars injected (or already there, for `unchanged`).
+    /// The sidecars injected (already there, for `unchanged`; kept, for `kept`).
     pub sidecars: Vec<String>,
 }
 
@@ -113,6 +114,14 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     // the same text: in a JSON review (the API server's), always `null`.
     let spelled = |_: &str| json.then(|| "null".to_owned());
     let response = match inject::plan_in_text(&object, &settings, false, &spelled) {
+        // The webhook adds and updates, never removes: sidecars the object's status records
+        // and no rule selects here were put there on purpose — by CI, or on the workload whose
+        // template made this pod (its rules name the workload's kind, not Pod) — and are kept.
+        Ok(outcome) if !outcome.removed.is_empty() => {
+            facts.result = "kept";
+            facts.sidecars = outcome.removed;
+            respond(&api_version, &uid, true, None, None)
+        }
         Ok(outcome) => {
             facts.result = outcome.action.code();
             facts.reason = outcome.action.reason().map(crate::select::Reason::code);

@@ -101,14 +101,16 @@ impl Shared {
     /// The state of a server of `config` alone, without TLS: the fuzz target's, which calls
     /// the handler as a request does.
     #[cfg(feature = "oracles")]
-    pub(crate) fn of_config(config: Config) -> Self {
-        Shared::new(
+    pub(crate) fn of_config(config: Config) -> Result<Self, Vec<Located>> {
+        let webhook = super::decide::decide(&config)?;
+        Ok(Shared::new(
             Engine {
                 config,
+                webhook,
                 fingerprint: 0,
             },
             None,
-        )
+        ))
     }
 
     pub(crate) fn engine(&self) -> Arc<Engine> {
