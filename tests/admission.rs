@@ -314,7 +314,12 @@ fn pods_of_an_injected_workload_keep_their_sidecars() {
             &["admission", "-c", "config.yaml"],
             request.to_string().as_bytes(),
         );
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let response: Value = serde_json::from_slice(&out.stdout).expect("json");
         response["response"].clone()
     };
@@ -334,7 +339,8 @@ fn pods_of_an_injected_workload_keep_their_sidecars() {
     let mut metadata = template["metadata"].clone();
     metadata["generateName"] = json!("web-5d8f7c-");
     metadata["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d8f7c", "uid": "1f9c0c5e-0b3a-4c59-9d8e-2a1b3c4d5e6f", "controller": true}]);
-    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]});
+    let pod =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]});
     let request = json!({
         "apiVersion": "admission.k8s.io/v1",
         "kind": "AdmissionReview",

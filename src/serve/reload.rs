@@ -105,13 +105,21 @@ fn webhook_changed(engine: &state::Engine, files: &[PathBuf]) -> Located {
     let located = match engine.config.rules.first() {
         Some(rule) => rule.origin.error(codes::SERVE_WEBHOOK_CHANGED, message),
         None => {
-            let name = files.first().map(|f| f.display().to_string()).unwrap_or_default();
-            Located::new(codes::SERVE_WEBHOOK_CHANGED, &name, &std::sync::Arc::<str>::from(""), (0, 0), message)
+            let name = files
+                .first()
+                .map(|f| f.display().to_string())
+                .unwrap_or_default();
+            Located::new(
+                codes::SERVE_WEBHOOK_CHANGED,
+                &name,
+                &std::sync::Arc::<str>::from(""),
+                (0, 0),
+                message,
+            )
         }
     };
-    located.help(
-        "apply what `kinject serve --print-manifests` prints for it: its pods start with it",
-    )
+    located
+        .help("apply what `kinject serve --print-manifests` prints for it: its pods start with it")
 }
 
 /// Loads the certificates when their files changed: the fingerprint now seen, or None.

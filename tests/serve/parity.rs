@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use crate::common::serve::{self, Pki, Server, connect, post};
 
@@ -29,6 +29,9 @@ struct Case {
     server_args: Vec<String>,
     namespace: Option<String>,
     objects: Vec<(Value, Option<String>)>,
+    /// The labels of the namespaces the input's `Namespace` objects give, by name: what the
+    /// cluster has, for `inject` (`--namespace-labels`) and the webhook's namespaceSelector.
+    namespace_labels: BTreeMap<String, Map<String, Value>>,
 }
 
 fn case_args(dir: &Path, file: &str) -> Option<Vec<String>> {
@@ -108,6 +111,7 @@ fn parse(
         server_args: Vec::new(),
         namespace: None,
         objects: Vec::new(),
+        namespace_labels: BTreeMap::new(),
     };
     let mut inputs = Vec::new();
     let mut rest = args[1..].iter();
@@ -164,6 +168,15 @@ fn parse(
                 case.objects
                     .extend(objects(&text).into_iter().map(|o| (o, None)));
             }
+        }
+    }
+    for (object, _) in &case.objects {
+        if object["kind"] == "Namespace"
+            && let Some(name) = object["metadata"]["name"].as_str()
+        {
+            let labels = object["metadata"]["labels"].as_object().cloned();
+            case.namespace_labels
+                .insert(name.to_owned(), labels.unwrap_or_default());
         }
     }
     case.objects.retain(|(o, _)| is_pod_or_workload(o));
@@ -247,6 +260,8 @@ struct Tally {
     equal: usize,
     /// Objects `inject` refuses, denied by the server.
     denied: usize,
+    /// Objects in namespaces the webhook's namespaceSelector leaves out: never sent.
+    not_sent: usize,
     cases: usize,
     /// Cases whose configuration both the server (at start-up) and `inject` refuse.
     config_refused: usize,
@@ -262,6 +277,18 @@ fn inject(case: &Case, object: &Value, namespace: Option<&str>) -> Option<Value>
     if let Some(ns) = namespace {
         args.extend(["-n", ns]);
     }
+    let labels: Vec<String> = case
+        .namespace_labels
+        .iter()
+        .flat_map(|(ns, labels)| {
+            labels
+                .iter()
+                .map(move |(k, v)| format!("{ns}={k}={}", v.as_str().unwrap_or_default()))
+        })
+        .collect();
+    for label in &labels {
+        args.extend(["--namespace-labels", label]);
+    }
     args.push("-");
     // kinject refuses a raw line separator (U+2028, U+2029, U+0085) in a text, as YAML
     // readers disagree on it; serde_json writes them raw, and only inside strings.
@@ -275,6 +302,51 @@ fn inject(case: &Case, object: &Value, namespace: Option<&str>) -> Option<Value>
         return None;
     }
     Some(serde_json::from_slice(&out.stdout).expect("inject -o json writes JSON"))
+}
+
+/// The webhook configuration's `namespaceSelector` that `--print-manifests` makes for the
+/// case's configuration: the API server sends nothing of the namespaces it does not select.
+fn webhook_namespace_selector(case: &Case) -> Option<Value> {
+    let mut args = vec!["serve", "--print-manifests"];
+    args.extend(case.server_args.iter().map(String::as_str));
+    let out = crate::common::kinject_with_stdin(&case.dir, &args, b"");
+    assert!(
+        out.status.success(),
+        "{}: --print-manifests refuses what the server accepts: {}",
+        case.name,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    objects(&out.stdout)
+        .into_iter()
+        .find(|o| o["kind"] == "MutatingWebhookConfiguration")
+        .map(|o| o["webhooks"][0]["namespaceSelector"].clone())
+        .filter(Value::is_object)
+}
+
+/// Whether a label selector (`matchLabels`, `matchExpressions`) selects `labels`, as the API
+/// server decides it.
+fn selects(selector: &Value, labels: &Map<String, Value>) -> bool {
+    let label = |k: &str| labels.get(k).and_then(Value::as_str);
+    let by_labels = selector["matchLabels"]
+        .as_object()
+        .is_none_or(|m| m.iter().all(|(k, v)| label(k) == v.as_str()));
+    let by_expressions = selector["matchExpressions"].as_array().is_none_or(|exprs| {
+        exprs.iter().all(|e| {
+            let key = e["key"].as_str().unwrap_or_default();
+            let values: Vec<&str> = e["values"]
+                .as_array()
+                .map(|v| v.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            match e["operator"].as_str() {
+                Some("In") => label(key).is_some_and(|v| values.contains(&v)),
+                Some("NotIn") => label(key).is_none_or(|v| !values.contains(&v)),
+                Some("Exists") => label(key).is_some(),
+                Some("DoesNotExist") => label(key).is_none(),
+                other => panic!("a selector operator the test does not know: {other:?}"),
+            }
+        })
+    });
+    by_labels && by_expressions
 }
 
 /// Starts one server for cases that share a configuration, and checks each of their objects.
@@ -301,6 +373,7 @@ fn check_group(pki: &Pki, cases: &[&Case], tally: &mut Tally) {
             return;
         }
     };
+    let selector = webhook_namespace_selector(cases[0]);
     let client = serve::ClientOptions::trusting(&[&pki.ca.pem()]).config();
     let mut tls = connect(server.addr, &client).expect("connect");
     for case in cases {
@@ -312,6 +385,20 @@ fn check_group(pki: &Pki, cases: &[&Case], tally: &mut Tally) {
                 .or_else(|| review_ns.clone())
                 .or_else(|| case.namespace.clone());
             let uid = format!("{}#{i}", case.name);
+            if let Some(selector) = &selector {
+                let mut labels = namespace
+                    .as_ref()
+                    .and_then(|ns| case.namespace_labels.get(ns))
+                    .cloned()
+                    .unwrap_or_default();
+                if let Some(ns) = &namespace {
+                    labels.insert("kubernetes.io/metadata.name".to_owned(), json!(ns));
+                }
+                if !selects(selector, &labels) {
+                    tally.not_sent += 1;
+                    continue;
+                }
+            }
             let review = serve::review(object, namespace.as_deref(), &uid);
             let response = match post(&mut tls, &review) {
                 Ok(r) => r,
@@ -401,6 +488,7 @@ fn check_all() {
                         let mut total = total.lock().expect("tally");
                         total.equal += tally.equal;
                         total.denied += tally.denied;
+                        total.not_sent += tally.not_sent;
                         total.cases += tally.cases;
                         total.config_refused += tally.config_refused;
                         total.refused_at_start.extend(tally.refused_at_start);
@@ -413,9 +501,14 @@ fn check_all() {
     let total = total.into_inner().expect("tally");
     let summary = format!(
         "{golden_cases} golden and {compat_cases} compat cases with a Pod or workload; {} checked \
-         against a server: {} objects equal, {} denied as inject refuses them; {} configurations \
+         against a server: {} objects equal, {} denied as inject refuses them, {} in namespaces the webhook's namespaceSelector leaves out; {} configurations \
          refused by both; refused by serve only, at start-up: {:?}; skipped: {skipped:?}",
-        total.cases, total.equal, total.denied, total.config_refused, total.refused_at_start,
+        total.cases,
+        total.equal,
+        total.denied,
+        total.not_sent,
+        total.config_refused,
+        total.refused_at_start,
     );
     eprintln!("{summary}");
     assert!(
