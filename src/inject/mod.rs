@@ -235,13 +235,13 @@ mod tests {
         let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "a"},
             "spec": {"containers": [{"name": "app", "image": "app"}]}});
         let plain = Settings::new(&config, None, Mode::Inject);
-        let outcome = super::plan(&pod, &plain).expect("plan");
+        let outcome = super::plan_in_text(&pod, &plain, false, &|_| None).expect("plan");
         assert_eq!(
             outcome.action,
             super::Action::Skipped(crate::select::Reason::NoRuleMatched)
         );
         let holding = Settings::new(&config, None, Mode::Inject).with_namespace_selector_holding();
-        let outcome = super::plan(&pod, &holding).expect("plan");
+        let outcome = super::plan_in_text(&pod, &holding, false, &|_| None).expect("plan");
         assert_eq!(
             outcome.action,
             super::Action::Injected(vec!["s".to_owned()])
