@@ -33,7 +33,7 @@ impl Metrics {
         let reviews = Family::<Labels, Counter>::default();
         registry.register(
             "admission_reviews",
-            "AdmissionReviews answered, by result (injected, unchanged, skipped, ignored, denied, allowed_on_error, malformed, timeout, panic) and the object's kind",
+            "AdmissionReviews answered, by result (injected, unchanged, skipped, kept, ignored, denied, allowed_on_error, malformed, timeout, panic) and the object's kind",
             reviews.clone(),
         );
         // 100 µs to ~3.3 s.
