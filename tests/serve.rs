@@ -389,6 +389,44 @@ fn a_broken_configuration_keeps_the_last_good_one() {
     });
 }
 
+/// A new configuration whose rules need another webhook configuration (here a namespace
+/// label selector, which the webhook's `namespaceSelector` must carry) is refused on reload:
+/// the API server still sends what the old webhook configuration selects.
+#[test]
+fn a_configuration_needing_another_webhook_is_not_reloaded() {
+    let setup = Setup::new();
+    let server = setup.server(&["--reload-interval", "0.2"]);
+    let client = setup.client();
+    let with_selector = config_text("curl:2").replace(
+        "  match:\n",
+        "  match:\n    namespaceSelector:\n      matchLabels:\n        team: shop\n",
+    );
+    assert!(with_selector.contains("team: shop"), "{with_selector}");
+    std::fs::write(setup.dir.path().join("config.yaml"), &with_selector).expect("write");
+    let refused = server
+        .wait_line(Duration::from_secs(30), |l| {
+            l["msg"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("configuration not reloaded"))
+        })
+        .unwrap_or_else(|| panic!("no refused reload in the log:\n{}", server.log()));
+    let said = refused["errors"].to_string();
+    assert!(
+        said.contains("kinject::serve::webhook_changed") && said.contains("config.yaml:"),
+        "{said}"
+    );
+    assert!(
+        patch_now(&server, &client).contains("curl:1"),
+        "the configuration before keeps serving"
+    );
+    assert!(
+        server
+            .probe("/readyz")
+            .text()
+            .contains("[-]config-reload failed")
+    );
+}
+
 #[test]
 fn a_configmap_directory_is_reloaded() {
     let setup = Setup::new();
