@@ -34,7 +34,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use serde_json::Value;
 
 use crate::common;
@@ -102,15 +101,7 @@ fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, Str
                 .ok_or("empty")
         })
         .map_err(|e| format!("stdin: {e}"))?;
-    let mut object = request["request"]["object"].clone();
-    if let Some(patch) = review["response"]["patch"].as_str() {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(patch)
-            .map_err(|e| format!("patch: {e}"))?;
-        let ops: json_patch::Patch =
-            serde_json::from_slice(&bytes).map_err(|e| format!("patch: {e}"))?;
-        json_patch::patch(&mut object, &ops).map_err(|e| format!("patch does not apply: {e}"))?;
-    }
+    let object = crate::common::serve::patched(&request["request"]["object"], &review)?;
     Ok(Output {
         objects: vec![object],
         review: Some(review),

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::diagnostic::Located;
 use crate::integrations::admission;
 
 use super::output::{diagnostics, stdout};
@@ -77,17 +78,7 @@ fn load(args: &AdmissionArgs, from_stdin: bool) -> Result<Config, String> {
             Ok(c)
         }
         Err(errors) => {
-            let said: Vec<String> = errors
-                .iter()
-                .map(|e| {
-                    let help = e
-                        .help
-                        .as_ref()
-                        .map(|h| format!(": {h}"))
-                        .unwrap_or_default();
-                    format!("{}: {} ({}){help}", e.location, e.message, e.code)
-                })
-                .collect();
+            let said: Vec<String> = errors.iter().map(Located::one_line).collect();
             diagnostics(errors);
             Err(format!("kinject's configuration: {}", said.join("; ")))
         }

@@ -128,6 +128,17 @@ impl Located {
         }
     }
 
+    /// The diagnostic on one line: `file:line:column: message (code): help`, for a log or a
+    /// message that holds no snippet.
+    pub(crate) fn one_line(&self) -> String {
+        let help = self
+            .help
+            .as_ref()
+            .map(|h| format!(": {h}"))
+            .unwrap_or_default();
+        format!("{}: {} ({}){help}", self.location, self.message, self.code)
+    }
+
     /// The excerpt of the text miette shows, and the span in it.
     fn shown(&self) -> &(NamedSource<Snippet>, SourceSpan) {
         self.shown.get_or_init(|| {

@@ -82,7 +82,7 @@ fn check_config(shared: &Shared, watched: &Watched, seen: u64) -> Option<u64> {
             Some(fingerprint)
         }
         Err(errors) => {
-            let said: Vec<String> = errors.iter().map(state::one_line).collect();
+            let said: Vec<String> = errors.iter().map(Located::one_line).collect();
             log::error(
                 "configuration not reloaded: the last good one still serves",
                 json!({"errors": said}),

@@ -62,16 +62,6 @@ pub(crate) fn fingerprint_files(paths: &[PathBuf]) -> u64 {
     hasher.finish()
 }
 
-/// A diagnostic on one line, for the log and `/readyz`.
-pub(crate) fn one_line(e: &Located) -> String {
-    let help = e
-        .help
-        .as_ref()
-        .map(|h| format!(": {h}"))
-        .unwrap_or_default();
-    format!("{}: {} ({}){help}", e.location, e.message, e.code)
-}
-
 /// The state every connection and request shares.
 pub(crate) struct Shared {
     engine: RwLock<Arc<Engine>>,
@@ -232,7 +222,13 @@ mod tests {
             Err(errors) => errors,
             Ok(_) => panic!("a broken configuration does not load"),
         };
-        shared.config_failed(errors.iter().map(one_line).collect::<Vec<_>>().join("; "));
+        shared.config_failed(
+            errors
+                .iter()
+                .map(Located::one_line)
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
         let (ready, text) = shared.readiness();
         assert!(ready, "{text}");
         assert!(text.contains("[+]config ok: 1 sidecars, 1 rules"), "{text}");

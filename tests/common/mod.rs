@@ -7,18 +7,27 @@ pub mod serve;
 /// The Kubernetes objects of a YAML stream as kinject reads them (List items included).
 #[allow(dead_code)]
 pub fn objects(text: &str) -> Vec<Value> {
-    let input = kinject::from_bytes(kinject::Source::stdin(), text.as_bytes()).expect("readable");
-    input
-        .documents
-        .iter()
-        .filter_map(|d| d.value())
-        .flat_map(|p| {
-            kinject::objects(&p.value)
-                .into_iter()
-                .map(|(_, v)| v.clone())
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    read_objects(text.as_bytes()).expect("readable")
+}
+
+/// The Kubernetes objects of a YAML or JSON text (List items included); None where it does
+/// not read.
+#[allow(dead_code)]
+pub fn read_objects(text: &[u8]) -> Option<Vec<Value>> {
+    let input = kinject::from_bytes(kinject::Source::stdin(), text).ok()?;
+    Some(
+        input
+            .documents
+            .iter()
+            .filter_map(|d| d.value())
+            .flat_map(|p| {
+                kinject::objects(&p.value)
+                    .into_iter()
+                    .map(|(_, v)| v.clone())
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+    )
 }
 
 /// The names of a workload's containers, in order.

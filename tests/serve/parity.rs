@@ -41,20 +41,7 @@ fn case_args(dir: &Path, file: &str) -> Option<Vec<String>> {
 
 /// The objects of a YAML or JSON text (none where it does not read).
 fn objects(text: &[u8]) -> Vec<Value> {
-    let Ok(input) = kinject::from_bytes(kinject::Source::stdin(), text) else {
-        return Vec::new();
-    };
-    input
-        .documents
-        .iter()
-        .filter_map(|d| d.value())
-        .flat_map(|p| {
-            kinject::objects(&p.value)
-                .into_iter()
-                .map(|(_, v)| v.clone())
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    crate::common::read_objects(text).unwrap_or_default()
 }
 
 /// A Pod, or an object with a pod template.
