@@ -29,7 +29,8 @@
 //!   the open loop's rate for `KINJECT_BENCH_SERVE_SECONDS` (default 20; the documented run is
 //!   600): at start (after 5 s of warm-up), max, end, growth.
 //!
-//! `KINJECT_BENCH_SERVE_LOG=null` sends the server's log to /dev/null instead of a file.
+//! `KINJECT_BENCH_SERVE_LOG=null` sends the server's log to /dev/null instead of a file;
+//! `KINJECT_BENCH_SERVE_BIN=PATH` runs another kinject (an A/B of two builds in one session).
 //! docs/performance.md (`kinject serve`) records a run and how to read it.
 
 use std::io::{Read, Write};
@@ -86,7 +87,11 @@ fn main() {
         .collect();
     let log_to_null = std::env::var("KINJECT_BENCH_SERVE_LOG").is_ok_and(|v| v == "null");
 
-    let kinject = PathBuf::from(env!("CARGO_BIN_EXE_kinject"));
+    // Another build to compare with (an A/B in one session), or the one cargo built.
+    let kinject = std::env::var_os("KINJECT_BENCH_SERVE_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_kinject")),
+        PathBuf::from,
+    );
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve");
     std::fs::create_dir_all(&dir).expect("bench directory");
     let config = dir.join("config.yaml");
@@ -220,11 +225,11 @@ fn main() {
             std::thread::spawn(move || {
                 let started = Instant::now();
                 while !stop.load(Ordering::Relaxed) {
-                    if let Some(kb) = rss_kb(pid) {
+                    if let Some((kb, threads)) = rss_and_threads(pid) {
                         samples
                             .lock()
                             .expect("samples")
-                            .push((started.elapsed(), kb));
+                            .push((started.elapsed(), kb, threads));
                     }
                     let next =
                         Duration::from_secs(2) * (samples.lock().expect("samples").len() as u32);
@@ -239,16 +244,28 @@ fn main() {
         stop.store(true, Ordering::Relaxed);
         sampler.join().expect("sampler");
         let samples = samples.lock().expect("samples").clone();
-        let after: Vec<u64> = samples
+        let csv: String = samples
             .iter()
-            .filter(|(t, _)| *t >= warm_up)
-            .map(|&(_, kb)| kb)
+            .map(|(t, kb, threads)| format!("{:.1},{kb},{threads}\n", t.as_secs_f64()))
+            .collect();
+        std::fs::write(
+            dir.join("memory.csv"),
+            format!("seconds,rss_kb,threads\n{csv}"),
+        )
+        .expect("write memory.csv");
+        let after: Vec<(u64, u64)> = samples
+            .iter()
+            .filter(|(t, _, _)| *t >= warm_up)
+            .map(|&(_, kb, threads)| (kb, threads))
             .collect();
         let first = samples.first().map_or(0, |s| s.1);
-        if let (Some(&start), Some(&end)) = (after.first(), after.last()) {
-            let max = after.iter().copied().max().unwrap_or(end);
+        if let (Some(&(start, threads_start)), Some(&(end, threads_end))) =
+            (after.first(), after.last())
+        {
+            let max = after.iter().map(|s| s.0).max().unwrap_or(end);
+            let threads_max = after.iter().map(|s| s.1).max().unwrap_or(threads_end);
             println!(
-                "memory, {rate:.0}/s for {:.0} s: VmRSS at the first review {:.1} MB, after {:.0} s of warm-up {:.1} MB, max {:.1} MB, end {:.1} MB: growth {:+.1} % (max {:+.1} %), {} samples",
+                "memory, {rate:.0}/s for {:.0} s: VmRSS at the first review {:.1} MB, after {:.0} s of warm-up {:.1} MB, max {:.1} MB, end {:.1} MB: growth {:+.1} % (max {:+.1} %), {} samples (memory.csv); threads {threads_start}, max {threads_max}, end {threads_end}",
                 memory_run.as_secs_f64(),
                 first as f64 / 1024.0,
                 warm_up.as_secs_f64(),
@@ -825,14 +842,17 @@ fn children_cpu() -> Duration {
     Duration::from_millis((ticks(13) + ticks(14)) * 10)
 }
 
-/// Resident memory of `pid` in kB.
-fn rss_kb(pid: u32) -> Option<u64> {
+/// Resident memory of `pid` in kB, and its number of threads.
+fn rss_and_threads(pid: u32) -> Option<(u64, u64)> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+    };
+    Some((field("VmRSS:")?, field("Threads:")?))
 }
 
 fn load_average() -> String {
