@@ -93,6 +93,7 @@ pub fn workload_kind(object: &Value, custom: &[CustomKind]) -> Option<WorkloadKi
 /// Where the API server serves objects of a kind: what a webhook configuration's `rules`
 /// name (`apiGroups`, `apiVersions`, `resources`). `"*"` for any.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
 pub(crate) struct Resource {
     pub group: String,
     pub version: String,
@@ -105,6 +106,7 @@ pub(crate) struct Resource {
 
 /// The resource of a kind a rule may name: a custom kind's (its `apiVersion`'s group and
 /// version, any when it does not say; its plural guessed), else a built-in's.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
 pub(crate) fn resource(kind: &str, custom: &[CustomKind]) -> Option<Resource> {
     if let Some(c) = custom.iter().find(|c| c.kind == kind) {
         let (group, version) = match c.api_version.as_deref() {

@@ -89,6 +89,7 @@ pub(crate) fn load_untried(paths: &[&Path]) -> Result<Config, Vec<Located>> {
 
 /// The configuration files `load` reads for `paths` (a directory's expanded, a tumblr file
 /// outside its glob left out), with their texts: what a server given them must be given.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
 pub(crate) fn texts(paths: &[&Path]) -> Result<Vec<(String, Arc<str>)>, Vec<Located>> {
     let (files, errors, _) = read_files(paths)?;
     if !errors.is_empty() {

@@ -13,7 +13,9 @@ pub(crate) use crate::model::{
     Sidecar, SidecarBody,
 };
 pub use load::load_texts;
-pub(crate) use load::{expand as files, load, load_untried, texts};
+#[cfg(feature = "serve")]
+pub(crate) use load::{expand as files, texts};
+pub(crate) use load::{load, load_untried};
 pub use loaded::Config;
 pub(crate) use loaded::{RuleDef, SidecarDef};
 pub(crate) use merge::located_violation;

@@ -44,11 +44,13 @@ pub(crate) struct Answer {
     pub response: Value,
     pub well_formed: bool,
     pub warnings: Vec<String>,
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone
     pub facts: Facts,
 }
 
 /// What a request was about and what became of it: never the object's content.
 #[derive(Debug, Default, Clone)]
+#[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone
 pub(crate) struct Facts {
     pub uid: String,
     pub kind: String,
@@ -168,6 +170,7 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
 
 /// What the AdmissionReview in `bytes` is about, without answering it (for the log of a
 /// review that could not be answered).
+#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
 pub(crate) fn facts(bytes: &[u8]) -> Facts {
     parse(bytes).map(|r| r.facts()).unwrap_or_default()
 }
