@@ -20,16 +20,24 @@ fn root() -> PathBuf {
 
 /// `--flag` and `-f` of every subcommand, and the values of flags that take a fixed set.
 fn flags(out: &mut BTreeSet<String>) {
-    let command = kinject::Cli::command();
+    let mut command = kinject::Cli::command();
+    // The subcommands' arguments are built when asked for (`Command`'s `defer`); building
+    // adds clap's own `help` subcommand and `--help`/`--version` flags, which this list has
+    // never held.
+    command.build();
     let mut commands = vec![(String::from("kinject"), &command)];
     commands.extend(
         command
             .get_subcommands()
+            .filter(|sub| sub.get_name() != "help")
             .map(|sub| (format!("kinject {}", sub.get_name()), sub)),
     );
     for (name, command) in commands {
         out.insert(format!("command {name}"));
-        for arg in command.get_arguments() {
+        for arg in command
+            .get_arguments()
+            .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+        {
             let mut names: Vec<String> = arg
                 .get_long_and_visible_aliases()
                 .unwrap_or_default()

@@ -39,6 +39,10 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+// Each subcommand's arguments are built when that subcommand runs (or for help, completions
+// and man pages), not at every start: `serve` alone has 23 (docs/performance.md). The
+// `Args` structs it flattens have `//` comments, not doc comments: see `InputArgs`.
+#[command(defer = true)]
 pub enum Command {
     /// Inject sidecars into manifests (stdin, files or directories) and write the result.
     #[command(after_help = "Examples:
@@ -113,7 +117,8 @@ at start-up (the configuration, the certificates, the address).")]
     },
 }
 
-/// Where manifests come from.
+// Where manifests come from. (`//`, not `///`: clap would make a doc comment the about
+// text of the subcommands that flatten it, their arguments being built deferred.)
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// Manifest files or directories (walked recursively for .yaml, .yml and .json; one with
@@ -148,7 +153,8 @@ pub struct InputArgs {
     pub sources: Option<Vec<crate::read::Source>>,
 }
 
-/// What rules that match namespaces read of the objects' namespaces.
+// What rules that match namespaces read of the objects' namespaces. (`//`, not `///`: clap would make a doc comment the about
+// text of the subcommands that flatten it, their arguments being built deferred.)
 #[derive(Debug, Clone, Default, Args)]
 pub struct RuleScopeArgs {
     /// Namespace of objects that do not name one (for rules that match namespaces).
@@ -317,7 +323,8 @@ impl InputArgs {
     }
 }
 
-/// Which configuration to use.
+// Which configuration to use. (`//`, not `///`: clap would make a doc comment the about
+// text of the subcommands that flatten it, their arguments being built deferred.)
 #[derive(Debug, Clone, Args)]
 pub struct ConfigArgs {
     /// Configuration file, or directory of them (repeatable; later files add sidecars and
@@ -352,7 +359,8 @@ pub(crate) fn overrides(sets: &[String], set_json: &[String]) -> Vec<crate::conf
         .collect()
 }
 
-/// What to write, and how to report.
+// What to write, and how to report. (`//`, not `///`: clap would make a doc comment the about
+// text of the subcommands that flatten it, their arguments being built deferred.)
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format on stdout.
@@ -382,7 +390,8 @@ pub struct OutputArgs {
     pub verbose: bool,
 }
 
-/// Rewriting files instead of printing them: the pre-commit workflow.
+// Rewriting files instead of printing them: the pre-commit workflow. (`//`, not `///`: clap would make a doc comment the about
+// text of the subcommands that flatten it, their arguments being built deferred.)
 #[derive(Debug, Clone, Default, Args)]
 pub struct EditArgs {
     /// Rewrite the files in place (atomically; files that would not change are not touched).
