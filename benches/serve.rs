@@ -804,22 +804,9 @@ impl Measured {
     }
 }
 
-/// User and system CPU time of process `pid` (from /proc/PID/stat, in clock ticks of 10 ms).
+/// User and system CPU time of process `pid` (utime + stime, /proc/PID/stat).
 fn cpu_of(pid: u32) -> Duration {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return Duration::ZERO;
-    };
-    // The fields after the command's name (which may hold spaces) in parentheses.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    // utime and stime are fields 14 and 15 of stat; here 11 and 12 (from field 3).
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+    stat_time(&format!("/proc/{pid}/stat"), 11)
 }
 
 fn own_cpu() -> Duration {
@@ -828,7 +815,14 @@ fn own_cpu() -> Duration {
 
 /// CPU time of this process's waited-for children (cutime + cstime).
 fn children_cpu() -> Duration {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+    stat_time("/proc/self/stat", 13)
+}
+
+/// The sum of two clock-tick fields of a `stat` file (ticks of 10 ms), the first at `at`
+/// counted from the field after the command's name (which may hold spaces, in parentheses):
+/// utime and stime, fields 14 and 15 of stat, are 11 and 12 there; cutime and cstime 13, 14.
+fn stat_time(path: &str, at: usize) -> Duration {
+    let Ok(stat) = std::fs::read_to_string(path) else {
         return Duration::ZERO;
     };
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
@@ -839,7 +833,7 @@ fn children_cpu() -> Duration {
             .and_then(|f| f.parse::<u64>().ok())
             .unwrap_or(0)
     };
-    Duration::from_millis((ticks(13) + ticks(14)) * 10)
+    Duration::from_millis((ticks(at) + ticks(at + 1)) * 10)
 }
 
 /// Resident memory of `pid` in kB, and its number of threads.
