@@ -38,9 +38,7 @@ pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
         eprint(&format!("warning: {w}\n"));
     }
     if !answer.well_formed {
-        let message = answer.response["response"]["status"]["message"]
-            .as_str()
-            .unwrap_or("malformed");
+        let message = answer.message().unwrap_or("malformed");
         eprint(&format!(
             "error: the request cannot be answered: {message}\n"
         ));

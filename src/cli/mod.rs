@@ -537,16 +537,16 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = OnError::Deny)]
     pub on_error: OnError,
     /// Larger request bodies are refused with 413.
-    #[arg(long, value_name = "BYTES", default_value_t = 7 * 1024 * 1024)]
+    #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_REQUEST_BYTES)]
     pub max_request_bytes: usize,
     /// A request's headers must arrive within this many seconds of the connection's start or
     /// of the previous request, or the connection is closed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::HEADER_TIMEOUT)]
     pub header_timeout: f64,
     /// A request must be read and answered within this many seconds (keep it under the
     /// webhook's `timeoutSeconds`), or it gets 408 (body too slow) or 504 (no answer in
     /// time), for which the API server applies the webhook's `failurePolicy`.
-    #[arg(long, value_name = "SECONDS", default_value_t = 8.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::REQUEST_TIMEOUT)]
     pub request_timeout: f64,
     /// On SIGTERM, keep accepting connections this many seconds while `/readyz` says the
     /// server is stopping, so that the Service stops sending it requests before it stops
@@ -554,10 +554,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     pub shutdown_delay: f64,
     /// Then, in-flight requests are given this many seconds to complete.
-    #[arg(long, value_name = "SECONDS", default_value_t = 20.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::SHUTDOWN_TIMEOUT)]
     pub shutdown_timeout: f64,
     /// How often the configuration and certificate files are checked for changes.
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::RELOAD_INTERVAL)]
     pub reload_interval: f64,
     /// Print what to apply to run this server in a cluster, made from this configuration:
     /// Namespace, ServiceAccount, ConfigMap, Deployment, PodDisruptionBudget, Service,
@@ -594,6 +594,16 @@ pub struct ServeArgs {
     /// webhook's `caBundle` are yours to make (docs/serve.md says how).
     #[arg(long, requires = "print_manifests")]
     pub without_cert_manager: bool,
+}
+
+/// `kinject serve`'s defaults: the flags' and those `--print-manifests` leaves out of the
+/// server's arguments.
+impl ServeArgs {
+    pub(crate) const MAX_REQUEST_BYTES: usize = 7 * 1024 * 1024;
+    pub(crate) const HEADER_TIMEOUT: f64 = 5.0;
+    pub(crate) const REQUEST_TIMEOUT: f64 = 8.0;
+    pub(crate) const SHUTDOWN_TIMEOUT: f64 = 20.0;
+    pub(crate) const RELOAD_INTERVAL: f64 = 2.0;
 }
 
 /// What `kinject serve` answers for an object it cannot inject correctly.

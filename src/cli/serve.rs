@@ -151,12 +151,28 @@ fn server_flags(args: &ServeArgs) -> Vec<String> {
         (
             "--max-request-bytes",
             args.max_request_bytes as f64,
-            7.0 * 1024.0 * 1024.0,
+            ServeArgs::MAX_REQUEST_BYTES as f64,
         ),
-        ("--header-timeout", args.header_timeout, 5.0),
-        ("--request-timeout", request_timeout, 8.0),
-        ("--shutdown-timeout", args.shutdown_timeout, 20.0),
-        ("--reload-interval", args.reload_interval, 2.0),
+        (
+            "--header-timeout",
+            args.header_timeout,
+            ServeArgs::HEADER_TIMEOUT,
+        ),
+        (
+            "--request-timeout",
+            request_timeout,
+            ServeArgs::REQUEST_TIMEOUT,
+        ),
+        (
+            "--shutdown-timeout",
+            args.shutdown_timeout,
+            ServeArgs::SHUTDOWN_TIMEOUT,
+        ),
+        (
+            "--reload-interval",
+            args.reload_interval,
+            ServeArgs::RELOAD_INTERVAL,
+        ),
     ];
     for (flag, value, default) in numbers {
         if value != default {

@@ -17,9 +17,9 @@ use crate::kinds::{WorkloadKind, workload_kind};
 use crate::select::{Reason, Verdicts};
 use crate::template;
 
-/// Decides and performs injection (or uninjection) for one object read from text: `null_text` gives, for a pointer of the object, how
-/// a null there is written when that is not empty (`null`, `~`), so that the status can
-/// record it and `uninject` write it so again. With `explain`, the outcome keeps every
+/// Decides and performs injection (or uninjection) for one object read from text:
+/// `null_text` gives, for a pointer of the object, how a null there is written when that is
+/// not empty (`null`, `~`), so that the status can record it and `uninject` write it so again. With `explain`, the outcome keeps every
 /// rule's verdict on the object (`kinject explain`).
 pub(crate) fn plan_in_text(
     object: &Value,

@@ -48,6 +48,13 @@ pub(crate) struct Answer {
     pub facts: Facts,
 }
 
+impl Answer {
+    /// Why the request was refused (the response's `status.message`), if it was.
+    pub(crate) fn message(&self) -> Option<&str> {
+        self.response["response"]["status"]["message"].as_str()
+    }
+}
+
 /// What a request was about and what became of it: never the object's content.
 #[derive(Debug, Default, Clone)]
 #[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone

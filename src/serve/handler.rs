@@ -24,9 +24,7 @@ pub(crate) fn answer(shared: &Shared, bytes: &[u8], allow_errors: bool) -> Handl
     policy.allow_errors = allow_errors;
     policy.namespace_selector_holds = engine.webhook.namespace_selector.is_some();
     let answer = admission::review(bytes, &policy);
-    let message = answer.response["response"]["status"]["message"]
-        .as_str()
-        .map(str::to_owned);
+    let message = answer.message().map(str::to_owned);
     Handled {
         status: 200,
         body: serde_json::to_vec(&answer.response).unwrap_or_default(),

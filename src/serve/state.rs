@@ -40,23 +40,21 @@ pub(crate) fn load(paths: &[PathBuf], sets: &[Set]) -> Result<Option<Engine>, Ve
 /// their names and their bytes: equal fingerprints, equal files.
 pub(crate) fn fingerprint(paths: &[PathBuf]) -> u64 {
     let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    let mut hasher = DefaultHasher::new();
     match crate::config::files(&refs) {
-        Ok(files) => {
-            for (file, _) in files {
-                file.hash(&mut hasher);
-                std::fs::read(&file).ok().hash(&mut hasher);
-            }
+        Ok(files) => fingerprint_files(files.iter().map(|(file, _)| file)),
+        Err(errors) => {
+            let mut hasher = DefaultHasher::new();
+            errors.len().hash(&mut hasher);
+            hasher.finish()
         }
-        Err(errors) => errors.len().hash(&mut hasher),
     }
-    hasher.finish()
 }
 
-/// A fingerprint of files given by name (the certificates).
-pub(crate) fn fingerprint_files(paths: &[PathBuf]) -> u64 {
+/// A fingerprint of files given by name (the certificates): their names and their bytes.
+pub(crate) fn fingerprint_files<'p>(paths: impl IntoIterator<Item = &'p PathBuf>) -> u64 {
     let mut hasher = DefaultHasher::new();
     for file in paths {
+        file.hash(&mut hasher);
         std::fs::read(file).ok().hash(&mut hasher);
     }
     hasher.finish()
