@@ -117,29 +117,7 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
         limits: options.limits,
         review_path: None,
     });
-    let engine = shared.engine();
-    log::info(
-        "serving",
-        json!({
-            "version": env!("KINJECT_VERSION"),
-            "address": main.local_addr().map(|a| a.to_string()).unwrap_or_default(),
-            "tls": options.tls.is_some(),
-            "clientCA": options.tls.as_ref().is_some_and(|t| t.client_ca.is_some()),
-            "probeAddress": probes.as_ref().and_then(|p| p.local_addr().ok()).map(|a| a.to_string()),
-            "path": options.path,
-            "config": options.config.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            "sidecars": engine.config.sidecars.len(),
-            "rules": engine.config.rules.len(),
-        }),
-    );
-    drop(engine);
-    if options.tls.is_none() {
-        log::line(
-            "warn",
-            "serving plain HTTP without TLS (--insecure-plain-http): for local testing only, the API server calls webhooks over HTTPS alone",
-            json!({}),
-        );
-    }
+    announce(&options, &main, probes.as_ref(), &shared);
     let graceful = Arc::new(hyper_util::server::graceful::GracefulShutdown::new());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let reloader = tokio::spawn(reload::watch(
@@ -169,6 +147,55 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
         )));
     }
     let signal = stop_signal().await;
+    stop(
+        &options, &shared, graceful, stop_tx, accepting, reloader, signal,
+    )
+    .await;
+    Ok(())
+}
+
+/// The first log line: what is served where, with which configuration.
+fn announce(
+    options: &Options,
+    main: &tokio::net::TcpListener,
+    probes: Option<&tokio::net::TcpListener>,
+    shared: &state::Shared,
+) {
+    let engine = shared.engine();
+    log::info(
+        "serving",
+        json!({
+            "version": env!("KINJECT_VERSION"),
+            "address": main.local_addr().map(|a| a.to_string()).unwrap_or_default(),
+            "tls": options.tls.is_some(),
+            "clientCA": options.tls.as_ref().is_some_and(|t| t.client_ca.is_some()),
+            "probeAddress": probes.and_then(|p| p.local_addr().ok()).map(|a| a.to_string()),
+            "path": options.path,
+            "config": options.config.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "sidecars": engine.config.sidecars.len(),
+            "rules": engine.config.rules.len(),
+        }),
+    );
+    if options.tls.is_none() {
+        log::line(
+            "warn",
+            "serving plain HTTP without TLS (--insecure-plain-http): for local testing only, the API server calls webhooks over HTTPS alone",
+            json!({}),
+        );
+    }
+}
+
+/// After the stop signal: unready at once, still accepting for `--shutdown-delay`, then no
+/// new connection, and the requests in flight given `--shutdown-timeout` to finish.
+async fn stop(
+    options: &Options,
+    shared: &state::Shared,
+    graceful: Arc<hyper_util::server::graceful::GracefulShutdown>,
+    stop_accepting: tokio::sync::watch::Sender<bool>,
+    accepting: Vec<tokio::task::JoinHandle<()>>,
+    reloader: tokio::task::JoinHandle<()>,
+    signal: &str,
+) {
     shared.stop();
     log::info(
         "shutting down",
@@ -180,7 +207,7 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
         }),
     );
     tokio::time::sleep(options.shutdown_delay).await;
-    let _ = stop_tx.send(true);
+    let _ = stop_accepting.send(true);
     for task in accepting {
         let _ = task.await;
     }
@@ -200,7 +227,6 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
             json!({"drained": false, "reason": "requests still in flight at --shutdown-timeout"}),
         );
     }
-    Ok(())
 }
 
 /// Raises the soft limit of open files to the hard one, as Go's runtime does for every
