@@ -97,7 +97,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__admission)
-            opts="-f -c -h -V --filename --config --set --set-json --namespace-labels --help --version"
+            opts="-f -c -h -V --filename --config --set --set-json --no-discovery --namespace-labels --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -153,7 +153,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__explain)
-            opts="-f -R -l -n -c -o -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --report --output-file --help --version"
+            opts="-f -R -l -n -c -o -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --no-discovery --output --report --output-file --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -381,7 +381,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__inject)
-            opts="-f -R -l -n -c -o -q -v -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --output --output-file --report --report-file --quiet --verbose --in-place --check --diff --emit-kustomize --help --version"
+            opts="-f -R -l -n -c -o -q -v -i -h -V --filename --recursive --selector --namespace --namespace-labels --config --set --set-json --no-discovery --output --output-file --report --report-file --quiet --verbose --in-place --check --diff --emit-kustomize --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -519,7 +519,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__serve)
-            opts="-c -h -V --config --set --set-json --listen --tls-cert-file --tls-private-key-file --client-ca-file --insecure-plain-http --probe-listen --path --on-error --max-request-bytes --header-timeout --request-timeout --shutdown-delay --shutdown-timeout --reload-interval --print-manifests --image --namespace --replicas --failure-policy --timeout-seconds --without-cert-manager --help --version"
+            opts="-c -h -V --config --set --set-json --no-discovery --listen --tls-cert-file --tls-private-key-file --client-ca-file --insecure-plain-http --probe-listen --path --on-error --max-request-bytes --header-timeout --request-timeout --shutdown-delay --shutdown-timeout --reload-interval --print-manifests --image --namespace --replicas --failure-policy --timeout-seconds --without-cert-manager --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -621,7 +621,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__uninject)
-            opts="-f -R -l -c -n -o -q -v -i -h -V --filename --recursive --selector --config --trust-status --namespace --namespace-labels --output --output-file --report --report-file --quiet --verbose --in-place --check --diff --help --version"
+            opts="-f -R -l -c -n -o -q -v -i -h -V --filename --recursive --selector --config --no-discovery --trust-status --namespace --namespace-labels --output --output-file --report --report-file --quiet --verbose --in-place --check --diff --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

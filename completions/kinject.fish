@@ -53,6 +53,7 @@ json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -l emit-kustomize -d 'Write a kustomize overlay to DIR whose patches apply the injection to the given bases (directories with a kustomization.yaml), instead of printing the injected manifests' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
+complete -c kinject -n "__fish_kinject_using_subcommand inject" -l no-discovery -d 'Never look for a `.kinject.yaml` or `kinject.yaml` beside the manifests: without -c the run is refused. For CI, where a configuration a pull request adds would otherwise configure every file below it (docs/security.md)'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s v -l verbose -d 'Report every object, those skipped and unchanged too (by default only the objects acted on, opted out or in error are listed; the summary counts the others)'
 complete -c kinject -n "__fish_kinject_using_subcommand inject" -s i -l in-place -d 'Rewrite the files in place (atomically; files that would not change are not touched). Exits 1 when a file changed, as pre-commit expects from a fixer'
@@ -74,6 +75,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report -d '
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l report-file -d 'Write the report to FILE instead of stderr (stderr then shows diagnostics, errors and warnings, as with -q). As kustomize\'s plugin, whose stderr kustomize shows only when it fails, set KINJECT_REPORT_FILE to see the report of a build that succeeds' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
+complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l no-discovery -d 'Never look for a `.kinject.yaml` or `kinject.yaml` beside the manifests: without -c the run is refused. For CI, where a configuration a pull request adds would otherwise configure every file below it (docs/security.md)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -l trust-status -d 'Remove what the status annotation says was added for sidecars no configuration given defines, on its word: kinject then checks only that its records are consistent, not that kinject added what they name (a manifest\'s annotation could name the pod\'s own containers)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s q -l quiet -d 'No report on stderr (errors are still shown)'
 complete -c kinject -n "__fish_kinject_using_subcommand uninject" -s v -l verbose -d 'Report every object, those skipped and unchanged too (by default only the objects acted on, opted out or in error are listed; the summary counts the others)'
@@ -93,6 +95,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand explain" -s o -l report 
 json\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -l output-file -d 'Write the explanation to FILE instead of stdout (atomically; see `inject --help`)' -r -F
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s R -l recursive -d 'Accepted for kubectl compatibility: directories are always walked recursively'
+complete -c kinject -n "__fish_kinject_using_subcommand explain" -l no-discovery -d 'Never look for a `.kinject.yaml` or `kinject.yaml` beside the manifests: without -c the run is refused. For CI, where a configuration a pull request adds would otherwise configure every file below it (docs/security.md)'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s c -l config -d 'Configuration file to use instead of the ResourceList\'s functionConfig (repeatable)' -r -F
@@ -107,6 +110,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand admission" -s c -l confi
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l set -d 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error' -r
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l set-json -d 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json \'ports=[80,443]\'` (applied before `--set`)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand admission" -l no-discovery -d 'Never look for a `.kinject.yaml` or `kinject.yaml` beside the manifests: without -c the run is refused. For CI, where a configuration a pull request adds would otherwise configure every file below it (docs/security.md)'
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand admission" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -s c -l config -d 'Configuration file, or directory of them (repeatable; later files add sidecars and rules, and override values and defaults). Also reads OpenKruise SidecarSets and the salesforce, tumblr and Expedia injectors\' files. Default: for each file, the nearest `.kinject.yaml` or `kinject.yaml` in its directory or above (up to the repository\'s root; outside a repository, up to this directory); for standard input, this directory\'s or above' -r -F
@@ -132,6 +136,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand serve" -l replicas -d 'W
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l failure-policy -d 'With `--print-manifests`: the webhook\'s `failurePolicy` (`Fail`: a pod is not created while no server answers; `Ignore`: it is created without its sidecars)' -r -f -a "Fail\t''
 Ignore\t''"
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l timeout-seconds -d 'With `--print-manifests`: the webhook\'s `timeoutSeconds` (1 to 30)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand serve" -l no-discovery -d 'Never look for a `.kinject.yaml` or `kinject.yaml` beside the manifests: without -c the run is refused. For CI, where a configuration a pull request adds would otherwise configure every file below it (docs/security.md)'
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l insecure-plain-http -d 'Serve plain HTTP, without TLS, for local testing only: the API server calls webhooks over HTTPS alone'
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l print-manifests -d 'Print what to apply to run this server in a cluster, made from this configuration: Namespace, ServiceAccount, ConfigMap, Deployment, PodDisruptionBudget, Service, MutatingWebhookConfiguration and cert-manager\'s Issuer and Certificate. Serves nothing'
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l without-cert-manager -d 'With `--print-manifests`: no cert-manager objects; the certificate\'s Secret and the webhook\'s `caBundle` are yours to make (docs/serve.md says how)'

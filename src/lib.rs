@@ -10,6 +10,8 @@
 //! 1. `diagnostic`: located diagnostics, text positions (lines, columns, characters).
 //! 2. `yaml`: YAML text as Kubernetes reads it, its span tree, and edits spliced into it.
 //! 2. `model`: the native configuration format and its JSON Schema.
+//! 2. `tree`: where a run may read and write (the one rule for every path it opens or
+//!    writes), and which configuration a file uses when none is given.
 //! 3. `read`: inputs → documents → objects (*read*).
 //! 3. `select`: rules matched against an object, skip reasons (*select*, run by inject).
 //! 3. `template`: sidecar templates, compiled once and rendered per object.
@@ -46,6 +48,7 @@ mod select;
 #[cfg(feature = "serve")]
 mod serve;
 mod template;
+mod tree;
 mod yaml;
 
 // The library's surface: what the binary, the tests, the benchmarks and the fuzz targets use.

@@ -35,6 +35,7 @@ mod serve;
 mod serve_manifests;
 mod stable;
 mod stream;
+mod trees;
 
 /// Every `.rs` file of `tests/` is built: a module of this binary, or a `[[test]]` of
 /// `Cargo.toml` (with `autotests = false`, cargo builds only the test binaries it names, and a

@@ -11,8 +11,9 @@ use crate::config::Config;
 use crate::read::{self, InputError, Source};
 
 use super::run::{Loaded, Processed, process_with};
-use super::{ConfigArgs, DEFAULT_CONFIGS, ExitStatus, InputArgs, eprint, output};
+use super::{ConfigArgs, ExitStatus, InputArgs, eprint, output};
 use crate::pipeline::Sink;
+use crate::tree::{Nearest, NotFound, Tree, repository, shown, shown_dir};
 
 /// The configurations of a run, each loaded once, and which input uses which.
 pub(crate) struct Configs {
@@ -95,14 +96,18 @@ pub(crate) fn plan(
     let cwd = std::env::current_dir().ok()?;
     let mut nearest = Nearest::default();
     let given = &config.configs;
-    if !given.is_empty()
-        && let Err(e) = config.paths(input.reads_stdin())
-    {
+    let checked = if given.is_empty() {
+        config.discovery.allowed()
+    } else {
+        config.paths(input.reads_stdin()).map(|_| ())
+    };
+    if let Err(e) = checked {
         eprint(&format!("error: {e}\n"));
         return None;
     }
+    let mut errors = errors;
     if edit {
-        widen(&mut sources, given, &cwd, &mut nearest, quiet);
+        errors.extend(widen(&mut sources, given, &cwd, &mut nearest, quiet));
     }
     let mut plan = Plan {
         groups: Vec::new(),
@@ -115,10 +120,17 @@ pub(crate) fn plan(
         let files = match (&source.path, given.is_empty()) {
             (Some(path), true) => match nearest.of(&cwd.join(path), &cwd) {
                 Ok(found) => vec![found],
-                Err(looked) => {
+                Err(NotFound::Looked(looked)) => {
                     plan.errors.push(InputError::NoConfiguration {
                         name: source.name.clone(),
                         looked,
+                    });
+                    continue;
+                }
+                Err(NotFound::Refused(why)) => {
+                    plan.errors.push(InputError::ConfigurationRefused {
+                        name: source.name.clone(),
+                        why,
                     });
                     continue;
                 }
@@ -205,142 +217,42 @@ fn say_used(files: &[PathBuf], count: usize, cwd: &Path) {
     ));
 }
 
-/// `path` as the user would write it: relative to the current directory when inside it.
-fn shown(path: &Path, cwd: &Path) -> String {
-    let path = path.strip_prefix(cwd).unwrap_or(path);
-    crate::diagnostic::printable_name(&path.display().to_string()).into_owned()
-}
-
-/// The nearest configuration of files, a directory at a time (remembered: many files share
-/// a directory).
-#[derive(Default)]
-struct Nearest {
-    /// The configuration in each directory looked in, if any.
-    found: HashMap<PathBuf, Option<PathBuf>>,
-    /// The answer for the files of each directory (from each working directory): many files
-    /// share one, and its boundary (the repository's root) takes a walk up the tree to find.
-    of_dir: HashMap<(PathBuf, PathBuf), Result<PathBuf, String>>,
-}
-
-impl Nearest {
-    /// The nearest `.kinject.yaml` or `kinject.yaml` of the file at `path` (absolute): in
-    /// its directory or one above it, up to the root of its git repository; outside a
-    /// repository, up to the current directory when the file is in it, else in the file's
-    /// directory only (a configuration in some directory above — a shared temporary
-    /// directory, a home directory — would be used without anyone having chosen it). `Err`
-    /// says where it looked.
-    fn of(&mut self, path: &Path, cwd: &Path) -> Result<PathBuf, String> {
-        let path = read::normalize(path);
-        let dir = path.parent().unwrap_or(Path::new("/"));
-        let key = (dir.to_owned(), cwd.to_owned());
-        if let Some(answer) = self.of_dir.get(&key) {
-            return answer.clone();
-        }
-        let answer = self.search(dir, cwd);
-        self.of_dir.insert(key, answer.clone());
-        answer
-    }
-
-    /// `of` for the files of `dir`.
-    fn search(&mut self, dir: &Path, cwd: &Path) -> Result<PathBuf, String> {
-        let top = boundary(dir, cwd);
-        let mut looked = Vec::new();
-        for d in dir.ancestors() {
-            looked.push(d);
-            let found = self
-                .found
-                .entry(d.to_owned())
-                .or_insert_with(|| in_directory(d));
-            if let Some(found) = found {
-                return Ok(found.clone());
-            }
-            if d == top {
-                break;
-            }
-        }
-        let within = if top == dir {
-            format!("in {}", shown_dir(dir, cwd))
-        } else {
-            format!(
-                "in {} or a directory above it, up to {}",
-                shown_dir(dir, cwd),
-                shown_dir(top, cwd)
-            )
-        };
-        let why = if repository(dir).is_some() {
-            "the repository's root"
-        } else if top == dir {
-            "outside a git repository, directories above the file's are looked in only up to the current directory"
-        } else {
-            "the current directory, outside a git repository"
-        };
-        Err(format!("{within} ({why})"))
-    }
-}
-
-/// `dir` as the user would write it, `./` for the current directory.
-fn shown_dir(dir: &Path, cwd: &Path) -> String {
-    match dir.strip_prefix(cwd) {
-        Ok(rel) if rel.as_os_str().is_empty() => "./".to_owned(),
-        Ok(rel) => format!("{}/", shown(rel, cwd)),
-        Err(_) => format!("{}/", shown(dir, cwd)),
-    }
-}
-
-/// The configuration in `dir` itself, if any.
-fn in_directory(dir: &Path) -> Option<PathBuf> {
-    DEFAULT_CONFIGS
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|candidate| candidate.is_file())
-}
-
-/// The highest directory a configuration of a file in `dir` is looked for in.
-fn boundary<'a>(dir: &'a Path, cwd: &'a Path) -> &'a Path {
-    match repository(dir) {
-        Some(root) => root,
-        None if dir.starts_with(cwd) => cwd,
-        None => dir,
-    }
-}
-
-/// The root of the git repository `dir` is in.
-fn repository(dir: &Path) -> Option<&Path> {
-    dir.ancestors().find(|d| d.join(".git").exists())
-}
-
 /// When a configuration in use is among `sources`, adds the manifests it applies to (see
-/// the header), saying so in one line.
+/// the header), saying so in one line. The scope is taken from the configuration's path as
+/// found, not from where a symlink leads (a `.kinject.yaml` linked to another checkout's
+/// made kinject rewrite that checkout's manifests), and a tracked file that leads out of the
+/// scope is not read (the walk of the directory refuses it too): it is returned as an error.
 fn widen(
     sources: &mut Vec<Source>,
     given: &[PathBuf],
     cwd: &Path,
     nearest: &mut Nearest,
     quiet: bool,
-) {
+) -> Vec<InputError> {
     let given: Vec<PathBuf> = given.iter().filter_map(|p| p.canonicalize().ok()).collect();
     let mut scopes: Vec<(String, PathBuf, Option<PathBuf>)> = Vec::new();
     for source in sources.iter() {
         let Some(path) = &source.path else { continue };
-        let Ok(real) = path.canonicalize() else {
-            continue;
-        };
+        let found = crate::tree::normalize(&cwd.join(path));
         let in_use = if given.is_empty() {
             // A default configuration is its own nearest one.
-            nearest.of(&real, cwd).ok().as_deref() == Some(real.as_path())
+            nearest.of(&found, cwd).ok().as_deref() == Some(found.as_path())
         } else {
-            given.iter().any(|g| real.starts_with(g))
+            path.canonicalize()
+                .is_ok_and(|real| given.iter().any(|g| real.starts_with(g)))
         };
-        let dir = real.parent().map(Path::to_owned);
+        let Some(dir) = found.parent().map(Path::to_owned) else {
+            continue;
+        };
         // With `-c`, the configuration applies to the repository it is in; a found one, to
         // the files it is the nearest configuration of.
-        let (scope, owner) = match (given.is_empty(), dir) {
-            (true, Some(dir)) => (dir, Some(real.clone())),
-            (false, Some(dir)) => match repository(&dir) {
+        let (scope, owner) = if given.is_empty() {
+            (dir, Some(found.clone()))
+        } else {
+            match repository(&dir) {
                 Some(root) => (root.to_owned(), None),
                 None => (dir, None),
-            },
-            (_, None) => continue,
+            }
         };
         if in_use && !scopes.iter().any(|(_, s, _)| *s == scope) {
             scopes.push((source.name.clone(), scope, owner));
@@ -350,8 +262,10 @@ fn widen(
         .iter()
         .filter_map(|s| s.path.as_ref()?.canonicalize().ok())
         .collect();
+    let mut errors = Vec::new();
     for (name, scope, owner) in scopes {
-        let Some(tracked) = tracked_manifests(&scope) else {
+        let tree = Tree::shown_as(&scope, shown_dir(&scope, cwd));
+        let (Some(tracked), Ok(tree)) = (tracked_manifests(&scope), tree) else {
             eprint(&format!(
                 "note: {name} is among the files, but not in a git repository: only the files named are checked\n"
             ));
@@ -362,11 +276,21 @@ fn widen(
             let owned = owner
                 .as_ref()
                 .is_none_or(|o| nearest.of(&file, cwd).ok().as_ref() == Some(o));
-            if owned && in_chart(&file, &scope).is_none() && known.insert(file.clone()) {
-                let rel = file.strip_prefix(cwd).map_or(file.clone(), Path::to_owned);
+            if !owned || in_chart(&file, &scope).is_some() {
+                continue;
+            }
+            let rel = file.strip_prefix(cwd).map_or(file.clone(), Path::to_owned);
+            if let Err(outside) = tree.check(&file) {
+                errors.push(InputError::Io {
+                    name: shown(&rel, cwd),
+                    error: std::io::Error::other(format!("{outside}, not followed")),
+                });
+                continue;
+            }
+            if known.insert(file.canonicalize().unwrap_or_else(|_| file.clone())) {
                 let mut source = Source::file(&rel);
                 // Not rewritten through a symlink that leads out of the scope.
-                source.within = Some(scope.clone());
+                source.within = Some(tree.root().to_owned());
                 sources.push(source);
                 added += 1;
             }
@@ -379,6 +303,7 @@ fn widen(
             shown_dir(&scope, cwd)
         ));
     }
+    errors
 }
 
 /// The git-tracked `.yaml`, `.yml` and `.json` files under `dir` (absolute), hidden ones
@@ -415,47 +340,4 @@ fn in_chart<'a>(file: &'a Path, scope: &Path) -> Option<&'a Path> {
         .skip(1)
         .take_while(|d| d.starts_with(scope))
         .find(|d| d.join("Chart.yaml").is_file())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_file_uses_the_configuration_nearest_it_up_to_the_repository() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let repo = root.join("repo");
-        for d in ["repo/.git", "repo/team-a/k8s", "repo/team-b", "elsewhere/x"] {
-            std::fs::create_dir_all(root.join(d)).unwrap();
-        }
-        for f in [
-            "kinject.yaml",
-            "repo/team-a/.kinject.yaml",
-            "elsewhere/.kinject.yaml",
-        ] {
-            std::fs::write(root.join(f), "").unwrap();
-        }
-        let mut nearest = Nearest::default();
-        let of = |n: &mut Nearest, p: &str, cwd: &Path| n.of(&root.join(p), cwd);
-        assert_eq!(
-            of(&mut nearest, "repo/team-a/k8s/a.yaml", &repo),
-            Ok(repo.join("team-a/.kinject.yaml"))
-        );
-        // Not above the repository's root.
-        let err = of(&mut nearest, "repo/team-b/b.yaml", &repo).unwrap_err();
-        assert!(err.contains("up to ./"), "{err}");
-        // Outside a repository: up to the current directory, not above it.
-        assert_eq!(
-            of(&mut nearest, "elsewhere/x/c.yaml", &root.join("elsewhere")),
-            Ok(root.join("elsewhere/.kinject.yaml"))
-        );
-        let err = of(
-            &mut nearest,
-            "elsewhere/x/c.yaml",
-            &root.join("elsewhere/x"),
-        )
-        .unwrap_err();
-        assert!(err.contains("in ./"), "{err}");
-    }
 }

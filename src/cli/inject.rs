@@ -110,22 +110,27 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
     let input_args = &args.input.for_edit(&args.edit);
     input_args.hint_on_terminal("uninject");
     let stdin = open_stdin(input_args, &args.edit);
-    // The configuration given, else the nearest default one, else none (then every record
-    // needs `--trust-status`).
-    let found = super::ConfigArgs {
-        configs: args.configs.clone(),
-        sets: Vec::new(),
-        set_json: Vec::new(),
-    }
-    .paths(input_args.reads_stdin());
+    // The configuration given, else the nearest default one (unless `--no-discovery`), else
+    // none (then every record needs `--trust-status`).
+    let found = if !args.configs.is_empty() {
+        super::ConfigArgs {
+            configs: args.configs.clone(),
+            sets: Vec::new(),
+            set_json: Vec::new(),
+            discovery: args.discovery.clone(),
+        }
+        .paths(input_args.reads_stdin())
+    } else if args.discovery.no_discovery {
+        Ok(Vec::new())
+    } else {
+        super::nearest_here().map(|found| found.into_iter().collect())
+    };
     let found = match found {
         Ok(found) => found,
-        // Given, and not readable as given.
-        Err(e) if !args.configs.is_empty() => {
+        Err(e) => {
             eprint(&format!("error: {e}\n"));
             return ExitStatus::Error;
         }
-        Err(_) => Vec::new(),
     };
     let paths: Vec<&std::path::Path> = found.iter().map(|p| p.as_path()).collect();
     let (config, early) = read_while(input_args, || {

@@ -9,7 +9,6 @@ mod format_flag;
 mod inject;
 mod krm;
 mod output;
-mod output_file;
 mod overlay;
 mod plugin;
 mod report_sink;
@@ -166,9 +165,6 @@ pub struct RuleScopeArgs {
     pub namespace_labels: Vec<String>,
 }
 
-/// File names looked for when no `-c` is given.
-pub(crate) const DEFAULT_CONFIGS: [&str; 2] = [".kinject.yaml", "kinject.yaml"];
-
 impl ConfigArgs {
     /// Loads the configuration, or reports why it cannot be loaded and returns `None`.
     /// `stdin_read`: whether standard input holds the run's manifests (or request), which a
@@ -187,7 +183,7 @@ impl ConfigArgs {
     /// The configuration files: those given, or the nearest default one (`find_default`).
     pub(crate) fn paths(&self, stdin_read: bool) -> Result<Vec<PathBuf>, String> {
         if self.configs.is_empty() {
-            return find_default();
+            return find_default(&self.discovery);
         }
         if stdin_read && let Some(p) = self.configs.iter().find(|p| is_stdin(p)) {
             return Err(format!(
@@ -199,33 +195,58 @@ impl ConfigArgs {
     }
 }
 
-/// The nearest `.kinject.yaml` or `kinject.yaml`: in the current directory or one above it,
-/// up to the root of the git repository it is in. Outside a repository only the current
-/// directory is looked in: a configuration in some directory above (a shared temporary
-/// directory, a home directory) would otherwise be used without anyone having chosen it.
-fn find_default() -> Result<Vec<PathBuf>, String> {
-    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let in_repository = cwd.ancestors().any(|d| d.join(".git").exists());
-    for dir in cwd.ancestors() {
-        for name in DEFAULT_CONFIGS {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Ok(vec![candidate]);
-            }
-        }
-        if !in_repository || dir.join(".git").exists() {
-            break;
-        }
+/// The nearest `.kinject.yaml` or `kinject.yaml` of the current directory (`tree::Nearest`):
+/// in it or one above it, up to the root of the git repository it is in; outside a
+/// repository, in the current directory only. None with `--no-discovery`.
+fn find_default(discovery: &DiscoveryArgs) -> Result<Vec<PathBuf>, String> {
+    discovery.allowed()?;
+    if let Some(found) = nearest_here()? {
+        return Ok(vec![found]);
     }
-    let where_ = if in_repository {
+    let where_ = if std::env::current_dir()
+        .ok()
+        .is_some_and(|cwd| crate::tree::repository(&cwd).is_some())
+    {
         "here or in a directory above it, up to the repository's root"
     } else {
         "here (outside a git repository, directories above are not looked in)"
     };
     Err(format!(
         "no configuration: pass -c FILE, or add {} {where_}",
-        DEFAULT_CONFIGS.join(" or ")
+        crate::tree::CONFIG_NAMES.join(" or ")
     ))
+}
+
+/// The nearest configuration of the current directory (`tree::Nearest`), `None` when there
+/// is none; `Err` when the nearest one is refused (a symlink out of the repository).
+pub(crate) fn nearest_here() -> Result<Option<PathBuf>, String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    match crate::tree::Nearest::default().of_directory(&cwd, &cwd) {
+        Ok(found) => Ok(Some(found)),
+        Err(crate::tree::NotFound::Refused(why)) => Err(format!("no configuration: {why}")),
+        Err(crate::tree::NotFound::Looked(_)) => Ok(None),
+    }
+}
+
+// Whether a configuration is looked for beside the manifests. (`//`, not `///`: clap would
+// make a doc comment the about text of the subcommands that flatten it.)
+#[derive(Debug, Clone, Default, Args)]
+pub struct DiscoveryArgs {
+    /// Never look for a `.kinject.yaml` or `kinject.yaml` beside the manifests: without -c the
+    /// run is refused. For CI, where a configuration a pull request adds would otherwise
+    /// configure every file below it (docs/security.md).
+    #[arg(long, env = "KINJECT_NO_DISCOVERY", value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_discovery: bool,
+}
+
+impl DiscoveryArgs {
+    /// `Err` when no configuration may be looked for.
+    pub(crate) fn allowed(&self) -> Result<(), String> {
+        if self.no_discovery {
+            return Err("no configuration: --no-discovery (or KINJECT_NO_DISCOVERY) is set, so none is looked for beside the manifests: pass -c FILE".to_owned());
+        }
+        Ok(())
+    }
 }
 
 /// The hint for a run that reads manifests from a terminal (`waits`).
@@ -343,6 +364,8 @@ pub struct ConfigArgs {
     /// `--set-json 'ports=[80,443]'` (applied before `--set`).
     #[arg(long = "set-json", value_name = "KEY=JSON")]
     pub set_json: Vec<String>,
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
 }
 
 impl ConfigArgs {
@@ -468,6 +491,8 @@ pub struct UninjectArgs {
     /// `inject`; none found, every record needs `--trust-status`.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
     /// Remove what the status annotation says was added for sidecars no configuration given
     /// defines, on its word: kinject then checks only that its records are consistent, not
     /// that kinject added what they name (a manifest's annotation could name the pod's own
@@ -723,6 +748,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(ExitStatus::Error);
         }
     };
+    if let Some(refused) = output_refused(&command) {
+        eprint(&format!("error: {refused}\n"));
+        return ExitCode::from(ExitStatus::Error);
+    }
     let report = match &command {
         Command::Inject(args) => Some((&args.output, &args.edit, false)),
         Command::Uninject(args) => Some((&args.output, &args.edit, true)),
@@ -737,11 +766,6 @@ pub fn main() -> ExitCode {
             eprint(&format!("error: {e}\n"));
             return ExitCode::from(ExitStatus::Error);
         }
-    }
-    if let Some(refused) = output_file_refused(&command) {
-        eprint(&format!("error: {refused}\n"));
-        report_sink::finish(ExitStatus::Error);
-        return ExitCode::from(ExitStatus::Error);
     }
     let code = match command {
         Command::Krm(args) => krm::run(&args),
@@ -768,19 +792,50 @@ pub fn main() -> ExitCode {
             output::stdout(&String::from_utf8_lossy(&buf))
         }
     };
-    report_sink::finish(code);
-    ExitCode::from(code)
+    ExitCode::from(report_sink::finish(code))
 }
 
-/// Why the command's `--output-file` cannot be written (`output_file::refused`).
-fn output_file_refused(command: &Command) -> Option<String> {
-    let (file, input) = match command {
-        Command::Inject(a) => (a.output.output_file.as_deref(), &a.input),
-        Command::Uninject(a) => (a.output.output_file.as_deref(), &a.input),
-        Command::Explain(a) => (a.output_file.as_deref(), &a.input),
+/// Why the command's `--output-file` or `--report-file` cannot be written
+/// (`tree::output_refused`): they are neither inputs nor the configuration, nor a file a
+/// configuration would be found as.
+fn output_refused(command: &Command) -> Option<String> {
+    let (outputs, input, configs) = match command {
+        Command::Inject(a) => (
+            [
+                ("--output-file", a.output.output_file.as_deref()),
+                ("--report-file", a.output.report_file.as_deref()),
+            ],
+            &a.input,
+            &a.config.configs,
+        ),
+        Command::Uninject(a) => (
+            [
+                ("--output-file", a.output.output_file.as_deref()),
+                ("--report-file", a.output.report_file.as_deref()),
+            ],
+            &a.input,
+            &a.configs,
+        ),
+        Command::Explain(a) => (
+            [("--output-file", a.output_file.as_deref()), ("", None)],
+            &a.input,
+            &a.config.configs,
+        ),
         _ => return None,
     };
-    output_file::refused(file?, &input.all_paths())
+    outputs.iter().find_map(|(flag, file)| {
+        let file = (*file)?;
+        let found_as_configuration = file
+            .file_name()
+            .is_some_and(|n| crate::tree::CONFIG_NAMES.iter().any(|c| n == *c));
+        if found_as_configuration {
+            return Some(format!(
+                "{flag} {}: a configuration file's name (kinject would find it as one): write the output elsewhere",
+                crate::diagnostic::printable_name(&file.display().to_string())
+            ));
+        }
+        crate::tree::output_refused(flag, file, &input.all_paths(), configs)
+    })
 }
 
 /// `--version`'s text, or the same facts as JSON.

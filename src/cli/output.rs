@@ -99,7 +99,8 @@ impl Positioned for crate::read::InputError {
             InputError::Io { name, .. }
             | InputError::OptionAfterSeparator { name }
             | InputError::EmptyDirectory { name }
-            | InputError::NoConfiguration { name, .. } => (name.clone(), None, None),
+            | InputError::NoConfiguration { name, .. }
+            | InputError::ConfigurationRefused { name, .. } => (name.clone(), None, None),
             InputError::Encoding {
                 name, line, column, ..
             }

@@ -21,8 +21,8 @@ struct Sink {
     quiet: bool,
     verbose: bool,
     wording: Wording,
-    /// `--report-file`, else stderr.
-    file: Option<std::io::BufWriter<std::fs::File>>,
+    /// `--report-file` (put in place when the run ends), else stderr.
+    file: Option<std::io::BufWriter<super::write::Replacement>>,
     tally: Tally,
     /// Whether objects were reported: the run got as far as reading its inputs.
     reported: bool,
@@ -39,8 +39,12 @@ fn sink() -> std::sync::MutexGuard<'static, Option<Sink>> {
 pub(crate) fn start(output: &OutputArgs, wording: Wording) -> Result<(), String> {
     let file = match &output.report_file {
         Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path)
-                .map_err(|e| format!("--report-file {}: {e}", path.display()))?,
+            super::write::Replacement::create(path).map_err(|e| {
+                format!(
+                    "--report-file {}: {e}",
+                    crate::diagnostic::printable_name(&path.display().to_string())
+                )
+            })?,
         )),
         None => None,
     };
@@ -230,21 +234,24 @@ fn diagnostic_item(d: &dyn miette::Diagnostic, warning: bool, at: Position) -> V
 pub(crate) type Position = Option<(String, Option<usize>, Option<usize>)>;
 
 /// Ends the report: says when nothing was injected, writes the summary (a line for people
-/// when objects were reported; always, as the last JSON line, in a JSON report) and flushes
-/// the report file.
-pub(crate) fn finish(exit: ExitStatus) {
+/// when objects were reported; always, as the last JSON line, in a JSON report) and puts the
+/// report file in place. The run's exit status, an error when the report file could not be
+/// written.
+pub(crate) fn finish(exit: ExitStatus) -> ExitStatus {
     let (warn, wording) = match sink().as_ref() {
         Some(s) if !s.quiet && s.reported && !s.wording.uninject => {
             (s.tally.nothing_injected(), s.wording)
         }
         Some(s) => (None, s.wording),
-        None => return,
+        None => return exit,
     };
     if let Some(w) = warn {
         warning(codes::NOTHING_INJECTED, &w);
     }
     let mut guard = sink();
-    let Some(mut s) = guard.take() else { return };
+    let Some(mut s) = guard.take() else {
+        return exit;
+    };
     if !s.quiet && s.json {
         let mut summary = json!({"action": "summary", "code": "summary"});
         if let (Some(out), Value::Object(tally)) = (
@@ -272,7 +279,18 @@ pub(crate) fn finish(exit: ExitStatus) {
         };
         s.write(&line);
     }
-    if let Some(f) = &mut s.file {
-        let _ = f.flush();
+    let Some(file) = s.file.take() else {
+        return exit;
+    };
+    let written = file
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)
+        .and_then(super::write::Replacement::commit);
+    match written {
+        Ok(()) => exit,
+        Err(e) => {
+            super::write_stderr(&format!("error: --report-file: not written: {e}\n"));
+            ExitStatus::Error
+        }
     }
 }

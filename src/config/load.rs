@@ -41,6 +41,9 @@ pub(crate) fn expand(paths: &[&Path]) -> Result<Vec<(std::path::PathBuf, bool)>,
                 format!("cannot read directory: {e}"),
             )]
         })?;
+        // Its files stay in it, as a walk's do: a ConfigMap's mount links its files to
+        // `..data/` inside it; a link that leads out is refused, not read.
+        let tree = crate::tree::Tree::new(path).ok();
         let mut found: Vec<std::path::PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
@@ -56,6 +59,24 @@ pub(crate) fn expand(paths: &[&Path]) -> Result<Vec<(std::path::PathBuf, bool)>,
             })
             .collect();
         found.sort();
+        if let Some(tree) = &tree {
+            let outside: Vec<Located> = found
+                .iter()
+                .filter_map(|p| {
+                    let why = tree.check(p).err()?;
+                    Some(Located::new(
+                        codes::CONFIG_IO,
+                        &p.display().to_string(),
+                        &Arc::<str>::from(""),
+                        (0, 0),
+                        format!("{why}: not read"),
+                    ))
+                })
+                .collect();
+            if !outside.is_empty() {
+                return Err(outside);
+            }
+        }
         out.extend(found.into_iter().map(|p| (p, true)));
     }
     Ok(out)
@@ -136,6 +157,7 @@ fn read_files(paths: &[&Path]) -> Result<Read, Vec<Located>> {
     for (path, in_directory) in &expanded {
         let name = path.display().to_string();
         match std::fs::read(path) {
+            Ok(bytes) if bytes.contains(&0) => errors.push(binary(&name)),
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) if *in_directory && tumblr_outside_its_glob(path, &text) => {
                     skipped.push(not_in_tumblr_glob(&name, &Arc::from(text)));
@@ -148,19 +170,35 @@ fn read_files(paths: &[&Path]) -> Result<Read, Vec<Located>> {
                     let text: Arc<str> =
                         Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
                     let at = e.utf8_error().valid_up_to();
-                    errors.push(Located::new(
-                        codes::CONFIG_ENCODING,
-                        &name,
-                        &text,
-                        (at, at),
-                        "not UTF-8 text",
-                    ));
+                    // No excerpt: a file that is not text may be anything.
+                    errors.push(
+                        Located::new(
+                            codes::CONFIG_ENCODING,
+                            &name,
+                            &text,
+                            (at, at),
+                            "not UTF-8 text",
+                        )
+                        .without_excerpt(),
+                    );
                 }
             },
             Err(e) => errors.push(unreadable(path, &e)),
         }
     }
     Ok((files, errors, skipped))
+}
+
+/// The error for a configuration file holding a NUL byte: binary, not text (a process's
+/// `environ`, an archive), shown without an excerpt.
+fn binary(name: &str) -> Located {
+    Located::new(
+        codes::CONFIG_ENCODING,
+        name,
+        &Arc::<str>::from(""),
+        (0, 0),
+        "a binary file (it holds a NUL byte), not a configuration",
+    )
 }
 
 /// Whether a file found in a directory is a tumblr sidecar configuration that tumblr's

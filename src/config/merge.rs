@@ -221,10 +221,15 @@ impl Loading {
             if f.field.is_none() {
                 o.span = (o.span.0, o.span.0);
             }
-            self.errors.push(
-                o.error(codes::CONFIG_UNSUPPORTED_FORMAT, f.message)
-                    .help(f.help),
-            );
+            let mut error = o
+                .error(codes::CONFIG_UNSUPPORTED_FORMAT, f.message)
+                .help(f.help);
+            if f.field.is_none() {
+                // A document that is no configuration at all may be anything (a credential
+                // file named by mistake, or linked): none of its text is shown.
+                error = error.without_excerpt();
+            }
+            self.errors.push(error);
             return None;
         }
         let violations = validate(schema(), "", value);

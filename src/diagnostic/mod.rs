@@ -82,6 +82,9 @@ pub struct Located {
     pub warning: bool,
     /// Says where something else is (a first definition): shown beneath another diagnostic.
     note: bool,
+    /// Whether an excerpt of the text is shown (not of a file that is not what it was read
+    /// as: a credential file given or linked as the configuration).
+    excerpt: bool,
     /// Such notes, each with its own place (possibly in another file).
     related: Vec<Located>,
     name: String,
@@ -118,6 +121,7 @@ impl Located {
             help: None,
             warning: false,
             note: false,
+            excerpt: true,
             related: Vec::new(),
             name: name.to_owned(),
             text: shared,
@@ -156,6 +160,13 @@ impl Located {
 
     pub(crate) fn warning(mut self) -> Self {
         self.warning = true;
+        self
+    }
+
+    /// The diagnostic without an excerpt of its text: for a file that is not what kinject
+    /// read it as, whose lines may be anything (a token, a job's environment).
+    pub(crate) fn without_excerpt(mut self) -> Self {
+        self.excerpt = false;
         self
     }
 
@@ -203,11 +214,11 @@ impl Diagnostic for Located {
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
         // No text (a file that cannot be read): no empty box.
-        (!self.text.as_str().is_empty()).then(|| &self.shown().0 as &dyn SourceCode)
+        (self.excerpt && !self.text.as_str().is_empty()).then(|| &self.shown().0 as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if self.text.as_str().is_empty() {
+        if !self.excerpt || self.text.as_str().is_empty() {
             return None;
         }
         Some(Box::new(std::iter::once(LabeledSpan::new_with_span(

@@ -129,6 +129,18 @@ fn collect(dir: &Path, b: &mut Base, depth: usize) -> Result<(), String> {
                 ));
             }
         } else {
+            // kustomize's load restrictor (`LoadRestrictionsRootOnly`, its default): a file
+            // is read only in or below its kustomization's directory, symlinks resolved.
+            let root =
+                crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            if let Err(outside) = root.check(&path) {
+                return Err(format!(
+                    "{}: resource `{}` is not in or below {} ({outside}): not read, as kustomize refuses it",
+                    file.display(),
+                    crate::diagnostic::printable_name(r),
+                    dir.display()
+                ));
+            }
             b.files.push(path);
         }
     }
@@ -210,7 +222,7 @@ pub(crate) fn apart_from_bases(dir: &Path, bases: &[Base]) -> Result<(), String>
 /// `p` absolute, with every symlink in the part of it that exists resolved.
 fn resolved(p: &Path) -> Result<PathBuf, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let mut existing = crate::read::normalize(&cwd.join(p));
+    let mut existing = crate::tree::normalize(&cwd.join(p));
     let mut rest = Vec::new();
     loop {
         if let Ok(real) = std::fs::canonicalize(&existing) {
@@ -234,7 +246,7 @@ pub(crate) fn relative(from: &Path, to: &Path) -> Result<String, String> {
         } else {
             std::env::current_dir().map_err(|e| e.to_string())?.join(p)
         };
-        Ok(crate::read::normalize(&p))
+        Ok(crate::tree::normalize(&p))
     };
     let (from, to) = (abs(from)?, abs(to)?);
     let f: Vec<Component> = from.components().collect();

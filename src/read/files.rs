@@ -6,10 +6,11 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io::{self, Read};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::{InputError, Source};
 use crate::diagnostic::printable_name;
+use crate::tree::{Outside, Tree, is_manifest};
 
 /// What the inputs are read for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +69,6 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
     if paths.is_empty() {
         found.sources.push(Source::stdin());
     }
-    let cwd = std::env::current_dir().ok();
     for path in paths {
         if path.as_os_str() == "-" {
             found.sources.push(Source::stdin());
@@ -77,7 +77,7 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
         match fs::metadata(path) {
             Ok(m) if m.is_dir() => walk(path, &mut found),
             Ok(m) => match refused(m.file_type(), intent) {
-                None => found.add(path, &m, named_tree(path, cwd.as_deref())),
+                None => found.add(path, &m, Tree::of_name(path).map(|t| t.root().to_owned())),
                 Some(why) => found.error(path, io::Error::other(why)),
             },
             Err(e) if e.kind() == io::ErrorKind::NotFound && looks_like_an_option(path) => {
@@ -162,41 +162,14 @@ fn looks_like_an_option(path: &Path) -> bool {
         .is_some_and(|p| p.len() > 1 && p.starts_with('-'))
 }
 
-/// The directory a file named on the command line is not rewritten out of through a symlink:
-/// the current directory when the name lies in it, else the directory the name is in.
-fn named_tree(path: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
-    let absolute = match cwd {
-        Some(cwd) => normalize(&cwd.join(path)),
-        None => normalize(path),
-    };
-    match cwd {
-        Some(cwd) if absolute.starts_with(normalize(cwd)) => fs::canonicalize(cwd).ok(),
-        _ => fs::canonicalize(absolute.parent()?).ok(),
-    }
-}
-
-/// `p` with `.` removed and `..` resolved lexically (without reading the file system).
-pub(crate) fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// Walks `dir` for manifests. A symlink is followed when its target lies inside `dir`;
 /// one that leads out of it is reported by name, as loops are, when it would have been read.
 fn walk(dir: &Path, found: &mut Found) {
-    let root = match fs::canonicalize(dir) {
-        Ok(root) => root,
+    let tree = match Tree::new(dir) {
+        Ok(tree) => tree,
         Err(e) => return found.error(dir, e),
     };
+    let root = tree.root().to_owned();
     let mut outside = Vec::new();
     // Whether a manifest was met (read now, or named before).
     let mut any = false;
@@ -211,10 +184,10 @@ fn walk(dir: &Path, found: &mut Found) {
             if e.file_name().to_string_lossy().starts_with('.') {
                 return false;
             }
-            match leaves(e, &root) {
-                Some(target) => {
+            match leaves(e, &tree) {
+                Some(why) => {
                     if e.file_type().is_dir() || is_manifest(e.path()) {
-                        outside.push((e.path().to_owned(), target));
+                        outside.push((e.path().to_owned(), why));
                     }
                     false
                 }
@@ -239,24 +212,19 @@ fn walk(dir: &Path, found: &mut Found) {
             name: printable_name(&dir.display().to_string()).into_owned(),
         });
     }
-    for (link, target) in outside {
-        let why = format!(
-            "a symlink to {}, outside {}, not followed (name it on the command line to read it)",
-            printable_name(&target.display().to_string()),
-            printable_name(&dir.display().to_string()),
-        );
+    for (link, why) in outside {
+        let why = format!("{why}, not followed (name it on the command line to read it)");
         found.error(&link, io::Error::other(why));
     }
 }
 
-/// Where the symlink `e` leads when that is outside `root` (`None` for what is no symlink,
+/// Where the symlink `e` leads when that is outside `tree` (`None` for what is no symlink,
 /// stays inside, or cannot be resolved: the walk reports the last itself).
-fn leaves(e: &walkdir::DirEntry, root: &Path) -> Option<PathBuf> {
-    if !e.path_is_symlink() {
+fn leaves(e: &walkdir::DirEntry, tree: &Tree) -> Option<Outside> {
+    if !e.path_is_symlink() || fs::canonicalize(e.path()).is_err() {
         return None;
     }
-    let target = fs::canonicalize(e.path()).ok()?;
-    (!target.starts_with(root)).then_some(target)
+    tree.check(e.path()).err()
 }
 
 /// Reports an entry the walk could not read: a loop, or an unreadable entry (a broken link
@@ -278,14 +246,6 @@ fn walk_error(dir: &Path, err: walkdir::Error, found: &mut Found) {
         }
     };
     found.error(&path, error);
-}
-
-/// Whether a directory walk reads the file at `path` (by its extension: .yaml, .yml, .json).
-pub(crate) fn is_manifest(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml" | "json")
-    )
 }
 
 /// The bytes of the file at `path` and what it was when read. A regular file is read whole;
@@ -341,23 +301,5 @@ mod tests {
         let mut bytes = Vec::new();
         until_binary(&mut &utf16[..], &mut bytes).unwrap();
         assert_eq!(bytes, utf16);
-    }
-
-    #[test]
-    fn a_name_inside_the_current_directory_is_kept_inside_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let cwd = fs::canonicalize(dir.path()).unwrap();
-        fs::create_dir(cwd.join("k8s")).unwrap();
-        let tree = |p: &str| named_tree(Path::new(p), Some(&cwd));
-        assert_eq!(tree("k8s/a.yaml"), Some(cwd.clone()));
-        assert_eq!(tree("./k8s/../a.yaml"), Some(cwd.clone()));
-        assert_eq!(
-            tree("../elsewhere.yaml"),
-            Some(cwd.parent().unwrap().to_owned())
-        );
-        assert_eq!(
-            named_tree(&cwd.join("k8s/a.yaml"), None),
-            Some(cwd.join("k8s"))
-        );
     }
 }

@@ -22,16 +22,12 @@ use crate::yaml::{ParseError, Parsed, parse_document};
 
 pub(crate) use decode::Undecodable;
 use decode::decode;
+pub(crate) use files::until_binary;
 pub(crate) use files::{Intent, Stamp, discover};
-pub(crate) use files::{is_manifest, normalize, until_binary};
 pub(crate) use objects::namespace_labels;
 pub use objects::objects;
 pub(crate) use split::documents;
 pub(crate) use window::Windows;
-
-/// The configuration files looked for beside an input when none is given (the command
-/// line's `DEFAULT_CONFIGS`, as a message says them).
-const DEFAULT_CONFIG_NAMES: &str = ".kinject.yaml or kinject.yaml";
 
 /// Where an input comes from: a file, or standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,8 +191,15 @@ pub enum InputError {
     )]
     EmptyDirectory { name: String },
 
-    #[error("{name}: no configuration: no {} {looked}", DEFAULT_CONFIG_NAMES)]
+    #[error(
+        "{name}: no configuration: no {} {looked}",
+        crate::tree::CONFIG_NAMES_SAID
+    )]
     NoConfiguration { name: String, looked: String },
+
+    /// Its nearest configuration is not read (`tree::NotFound::Refused`): `why`.
+    #[error("{name}: no configuration: {why}")]
+    ConfigurationRefused { name: String, why: String },
 
     #[error("{name}:{line}:{column}: {problem}")]
     Encoding {
@@ -214,7 +217,9 @@ impl Diagnostic for InputError {
             | InputError::OptionAfterSeparator { .. }
             | InputError::EmptyDirectory { .. } => codes::INPUT_IO,
             InputError::Encoding { .. } => codes::INPUT_ENCODING,
-            InputError::NoConfiguration { .. } => codes::INPUT_NO_CONFIGURATION,
+            InputError::NoConfiguration { .. } | InputError::ConfigurationRefused { .. } => {
+                codes::INPUT_NO_CONFIGURATION
+            }
             InputError::Template { .. } => codes::INPUT_TEMPLATE,
         }))
     }
@@ -244,6 +249,9 @@ impl Diagnostic for InputError {
             }
             InputError::NoConfiguration { .. } => {
                 "pass -c FILE, or add a .kinject.yaml beside the file or in a directory above it (each file uses the nearest one)"
+            }
+            InputError::ConfigurationRefused { .. } => {
+                "a configuration found beside the manifests is read only when it is a regular file inside the repository; pass -c FILE to name one (docs/security.md)"
             }
         };
         Some(Box::new(help))

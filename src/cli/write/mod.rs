@@ -12,7 +12,6 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::diagnostic::printable_name;
 use crate::read::{Encoding, Stamp};
 
 use temp::Temp;
@@ -32,13 +31,11 @@ pub(crate) struct Expected<'a> {
 /// when its target is inside `expected.within`.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8], expected: &Expected<'_>) -> io::Result<()> {
     let target = fs::canonicalize(path)?;
-    if let Some(tree) = expected.within
-        && !target.starts_with(tree)
+    if let Some(root) = expected.within
+        && let Err(outside) = crate::tree::Tree::canonical(root).check(path)
     {
         return Err(io::Error::other(format!(
-            "a symlink to {}, outside {}: not written through (name the file itself to rewrite it)",
-            printable_name(&target.display().to_string()),
-            printable_name(&tree.display().to_string()),
+            "{outside}: not written through (name the file itself to rewrite it)"
         )));
     }
     let meta = fs::symlink_metadata(&target)?;
@@ -86,54 +83,93 @@ pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes what `fill` writes to the file at `path` (`--output-file`), atomically: into a
-/// temporary file beside it, renamed over it (keeping its owner, group, permissions and
-/// extended attributes, following a symlink) or, where nothing is, linked in as a new file.
-/// Nothing at `path` changes when `fill` or any step fails.
+/// Writes what `fill` writes to the file at `path` (`--output-file`), atomically
+/// (`Replacement`). Nothing at `path` changes when `fill` or any step fails.
 pub(crate) fn write_file_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let existing = match fs::canonicalize(path) {
-        Ok(target) => Some(target),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    let dir = match existing.as_deref().unwrap_or(path).parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => Path::new(".").to_path_buf(),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // Removed by its drop, unless renamed or linked.
-    let temp = Temp::create(&dir, &name)?;
-    let meta = match &existing {
-        Some(target) => {
-            let meta = fs::symlink_metadata(target)?;
-            replaceable(&meta, None)?;
-            Some(meta)
+    let mut out = io::BufWriter::with_capacity(1 << 20, Replacement::create(path)?);
+    fill(&mut out)?;
+    out.into_inner()
+        .map_err(io::IntoInnerError::into_error)?
+        .commit()
+}
+
+/// A file written whole before it is put in place (`--output-file`, `--report-file`): its
+/// bytes go to a temporary file beside it, which `commit` renames over it (keeping its owner,
+/// group, permissions and extended attributes, following a symlink inside the tree
+/// `tree::output_refused` checked) or, where nothing is, links in as a new file. Dropped
+/// uncommitted, or killed by a signal, it leaves nothing; the file at `path` is never seen
+/// half-written.
+pub(crate) struct Replacement {
+    temp: Temp,
+    /// The file replaced, symlinks resolved, and what it was (`None`: there is none).
+    existing: Option<(std::path::PathBuf, fs::Metadata)>,
+    path: std::path::PathBuf,
+    dir: std::path::PathBuf,
+}
+
+impl Replacement {
+    /// A replacement for the file at `path`, refused when what is there may not be replaced
+    /// (not a regular file, other hard links, read-only).
+    pub(crate) fn create(path: &Path) -> io::Result<Replacement> {
+        let existing = match fs::canonicalize(path) {
+            Ok(target) => {
+                let meta = fs::symlink_metadata(&target)?;
+                replaceable(&meta, None)?;
+                Some((target, meta))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        let dir = match existing
+            .as_ref()
+            .map_or(path, |(t, _)| t.as_path())
+            .parent()
+        {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => Path::new(".").to_path_buf(),
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Removed by its drop, unless renamed or linked.
+        let temp = Temp::create(&dir, &name)?;
+        Ok(Replacement {
+            temp,
+            existing,
+            path: path.to_owned(),
+            dir,
+        })
+    }
+
+    /// Puts the bytes written in place.
+    pub(crate) fn commit(self) -> io::Result<()> {
+        if let Some((target, meta)) = &self.existing {
+            keep::keep(target, meta, &self.temp.file)?;
         }
-        None => None,
-    };
-    {
-        let mut out = io::BufWriter::with_capacity(1 << 20, &temp.file);
-        fill(&mut out)?;
-        out.flush()?;
+        self.temp.file.sync_all()?;
+        match self.existing {
+            Some((target, _)) => self.temp.rename_to(&target)?,
+            None => self.temp.link_as(&self.path)?,
+        }
+        if let Ok(d) = fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
     }
-    if let (Some(target), Some(meta)) = (&existing, &meta) {
-        keep::keep(target, meta, &temp.file)?;
+}
+
+impl Write for Replacement {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.temp.file.write(buf)
     }
-    temp.file.sync_all()?;
-    match existing {
-        Some(target) => temp.rename_to(&target)?,
-        None => temp.link_as(path)?,
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.temp.file.flush()
     }
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 /// Whether the file of metadata `meta`, read as `stamp`, may be replaced.

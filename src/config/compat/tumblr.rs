@@ -188,6 +188,11 @@ fn resolve(
     // tumblr joins the path onto the file's directory (an absolute one too).
     let dir = file.parent().unwrap_or(Path::new(""));
     let parent_path = clean(&dir.join(inherits.trim_start_matches('/')));
+    if let Some(tree) = repository_of(file)
+        && let Err(outside) = tree.check(&parent_path)
+    {
+        return Err(refusal(shown, format!("`inherits`: {outside}: not read")));
+    }
     let key = canonical(&parent_path);
     if let Some(cycle) = cycle(chain, &key, &parent_path) {
         return Err(refusal(shown, format!("`inherits` makes a cycle: {cycle}")));
@@ -265,6 +270,14 @@ fn read_inherited(path: &Path, shown: &[(String, Arc<str>, usize)]) -> Result<In
         )
     })?;
     let name = path.display().to_string();
+    if text.contains('\0') {
+        return Err(refusal(
+            shown,
+            format!(
+                "the inherited file {name} is binary (it holds a NUL byte), not a configuration"
+            ),
+        ));
+    }
     let text: Arc<str> = Arc::from(text);
     let range = crate::read::documents(&text)
         .into_iter()
@@ -294,6 +307,19 @@ fn read_inherited(path: &Path, shown: &[(String, Arc<str>, usize)]) -> Result<In
         ));
     };
     let decoded = go_decoded(&parsed.value);
+    if !decoded.is_object() {
+        // Not a configuration: none of its text is shown (it may be anything).
+        return Err(Failure::Located(vec![
+            Located::new(
+                codes::CONFIG_MISSING_FIELD,
+                &name,
+                &text,
+                (range.start, range.start),
+                "the inherited file is not a configuration (a mapping with `name`)",
+            )
+            .without_excerpt(),
+        ]));
+    }
     let violations = validate(schema(), "", &decoded);
     if !violations.is_empty() {
         return Err(Failure::Located(
@@ -520,6 +546,18 @@ fn clean(path: &Path) -> PathBuf {
         return PathBuf::from(".");
     }
     out.iter().collect()
+}
+
+/// The git repository the configuration `file` is in (by its path as named, not where a
+/// symlink leads), which its `inherits` may not leave: a configuration a pull request adds
+/// could otherwise read any file of the CI runner (`inherits: ../../../proc/self/environ`), and
+/// show it in a diagnostic. Outside a repository, `None`: the configuration was named on the
+/// command line, which is trusted.
+fn repository_of(file: &Path) -> Option<crate::tree::Tree> {
+    let cwd = std::env::current_dir().ok()?;
+    let absolute = crate::tree::normalize(&cwd.join(file));
+    let root = crate::tree::repository(absolute.parent()?)?;
+    crate::tree::Tree::shown_as(root, format!("the repository {}", root.display())).ok()
 }
 
 /// The path as the file system resolves it (for cycle detection), or as written.

@@ -1,0 +1,256 @@
+//! Where a run may read and write: the one rule for every path kinject opens or writes.
+//!
+//! A run is given trees: a directory named on the command line (walked), the current
+//! directory (for the files named there), the git repository a configuration is found in.
+//! Nothing is read or written through a path that leads out of its tree — a symlink whose
+//! target lies elsewhere, or a `..` that climbs out: not a file of a walk, not a
+//! configuration found beside the manifests or what it `inherits:`, not a manifest that
+//! widening adds, not a kustomize base's resource, not a file rewritten in place, not
+//! `--output-file` or `--report-file`. An output is never an input, the configuration, or a
+//! manifest inside an input directory (`output_refused`). Which configuration applies to a
+//! file is `discover`'s (the nearest one, never above the repository).
+//! docs/security.md's threat model lists each surface and the test that holds it.
+
+mod discover;
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+pub(crate) use discover::{
+    CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, repository, shown, shown_dir,
+};
+
+use crate::diagnostic::printable_name;
+
+/// A directory that nothing is read or written outside of: its canonical path, and how the
+/// user knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Tree {
+    root: PathBuf,
+    shown: String,
+}
+
+/// A path that leads out of its tree: where it leads, and whether a symlink takes it there
+/// (else a `..` does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outside {
+    pub target: PathBuf,
+    pub link: bool,
+    pub tree: String,
+}
+
+impl std::fmt::Display for Outside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let target = printable_name(&self.target.display().to_string()).into_owned();
+        if self.link {
+            write!(f, "a symlink to {target}, outside {}", self.tree)
+        } else {
+            write!(f, "{target} is outside {}", self.tree)
+        }
+    }
+}
+
+impl Tree {
+    /// The tree of the directory `dir`, shown as the user named it.
+    pub(crate) fn new(dir: &Path) -> io::Result<Tree> {
+        Ok(Tree {
+            root: fs::canonicalize(dir)?,
+            shown: printable_name(&dir.display().to_string()).into_owned(),
+        })
+    }
+
+    /// The tree of the directory `dir`, shown as `shown` says.
+    pub(crate) fn shown_as(dir: &Path, shown: String) -> io::Result<Tree> {
+        Ok(Tree {
+            root: fs::canonicalize(dir)?,
+            shown,
+        })
+    }
+
+    /// The tree whose canonical path is `root` (already resolved), shown as it is.
+    pub(crate) fn canonical(root: &Path) -> Tree {
+        Tree {
+            root: root.to_owned(),
+            shown: printable_name(&root.display().to_string()).into_owned(),
+        }
+    }
+
+    /// The tree a file named on the command line is kept in: the current directory when the
+    /// name lies in it, else the directory the name is in.
+    pub(crate) fn of_name(path: &Path) -> Option<Tree> {
+        let cwd = std::env::current_dir().ok();
+        let absolute = match &cwd {
+            Some(cwd) => normalize(&cwd.join(path)),
+            None => normalize(path),
+        };
+        match cwd {
+            Some(cwd) if absolute.starts_with(normalize(&cwd)) => Tree::new(&cwd).ok(),
+            _ => Tree::new(absolute.parent()?).ok(),
+        }
+    }
+
+    /// Its canonical path.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether the file at `path` lies in the tree once symlinks are resolved: `Err` says
+    /// where it leads when that is outside. A path that does not exist is resolved as far
+    /// as it does, the rest as written.
+    pub(crate) fn check(&self, path: &Path) -> Result<PathBuf, Outside> {
+        let target = resolved(path);
+        if target.starts_with(&self.root) {
+            return Ok(target);
+        }
+        Err(Outside {
+            target,
+            link: fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()),
+            tree: self.shown.clone(),
+        })
+    }
+}
+
+/// `path` with symlinks resolved: canonical when it exists, else its nearest existing
+/// ancestor's canonical path with the rest joined as written (`.` and `..` resolved).
+pub(crate) fn resolved(path: &Path) -> PathBuf {
+    if let Ok(p) = fs::canonicalize(path) {
+        return p;
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = normalize(&cwd.join(path));
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while let Some(parent) = existing.parent() {
+        rest.push(existing.file_name().map(PathBuf::from).unwrap_or_default());
+        existing = parent;
+        if let Ok(real) = fs::canonicalize(existing) {
+            return rest.iter().rev().fold(real, |p, c| p.join(c));
+        }
+    }
+    absolute
+}
+
+/// `p` with `.` removed and `..` resolved lexically (without reading the file system).
+pub(crate) fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Whether a directory walk reads the file at `path` (by its extension: .yaml, .yml, .json).
+pub(crate) fn is_manifest(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml" | "json")
+    )
+}
+
+/// Why `output`, named by `flag` (`--output-file`), cannot be written by a run that reads
+/// `inputs` with the configuration files `configs`: it is one of them, a manifest inside an
+/// input directory, or it leads out of the tree it is named in (a committed symlink to a
+/// shell's rc file). Writing an input this way would skip what `--in-place` guarantees (a
+/// file changed meanwhile is not replaced, unchanged files are not touched, exit 1 when a
+/// file changed), and a file in an input directory is read as a manifest by the next run.
+pub(crate) fn output_refused(
+    flag: &str,
+    output: &Path,
+    inputs: &[PathBuf],
+    configs: &[PathBuf],
+) -> Option<String> {
+    let name = printable_name(&output.display().to_string()).into_owned();
+    if let Some(tree) = Tree::of_name(output)
+        && let Err(outside) = tree.check(output)
+    {
+        return Some(format!(
+            "{flag} {name} is {outside}: not written through (name a file inside it)"
+        ));
+    }
+    let target = resolved(output);
+    for config in configs {
+        if resolved(config) == target {
+            return Some(format!(
+                "{flag} {name} is the configuration: write the output elsewhere"
+            ));
+        }
+    }
+    for input in inputs.iter().filter(|p| p.as_os_str() != "-") {
+        let Ok(input_target) = fs::canonicalize(input) else {
+            continue;
+        };
+        let input_name = printable_name(&input.display().to_string()).into_owned();
+        if input_target == target {
+            return Some(format!(
+                "{flag} {name} is also an input: to rewrite the manifests kinject reads, use -i/--in-place (it leaves unchanged files alone and does not replace a file edited meanwhile)"
+            ));
+        }
+        if input_target.is_dir() && target.starts_with(&input_target) && is_manifest(&target) {
+            return Some(format!(
+                "{flag} {name} is inside the input directory {input_name}: the next run would read it as a manifest too; write it outside the inputs (or name it other than .yaml, .yml, .json)"
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_checked_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir_all(root.join("repo/k8s")).unwrap();
+        fs::create_dir_all(root.join("outside")).unwrap();
+        fs::write(root.join("outside/secret"), "x").unwrap();
+        std::os::unix::fs::symlink("../../outside/secret", root.join("repo/k8s/link")).unwrap();
+        std::os::unix::fs::symlink("../k8s", root.join("repo/k8s/up")).unwrap();
+        let tree = Tree::shown_as(&root.join("repo"), "the repository".to_owned()).unwrap();
+        let out = tree.check(&root.join("repo/k8s/link")).unwrap_err();
+        assert_eq!(out.target, root.join("outside/secret"));
+        assert!(out.link);
+        assert!(out.to_string().starts_with("a symlink to "), "{out}");
+        // Climbing with `..`, to a file that exists or not.
+        let out = tree
+            .check(&root.join("repo/k8s/../../outside/secret"))
+            .unwrap_err();
+        assert!(!out.link);
+        assert!(
+            tree.check(&root.join("repo/k8s/../../outside/none"))
+                .is_err()
+        );
+        assert!(tree.check(Path::new("/proc/self/environ")).is_err());
+        // Inside, through a link or not, existing or not.
+        assert_eq!(
+            tree.check(&root.join("repo/k8s/up/new.yaml")),
+            Ok(root.join("repo/k8s/new.yaml"))
+        );
+        assert!(tree.check(&root.join("repo/k8s/../k8s/x/y")).is_ok());
+    }
+
+    #[test]
+    fn a_name_inside_the_current_directory_is_kept_inside_it() {
+        let cwd = fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+        assert_eq!(
+            Tree::of_name(Path::new("k8s/a.yaml")).map(|t| t.root),
+            Some(cwd.clone())
+        );
+        assert_eq!(
+            Tree::of_name(Path::new("./k8s/../a.yaml")).map(|t| t.root),
+            Some(cwd.clone())
+        );
+        assert_eq!(
+            Tree::of_name(Path::new("../elsewhere.yaml")).map(|t| t.root),
+            cwd.parent().map(Path::to_owned)
+        );
+    }
+}

@@ -1,0 +1,551 @@
+//! Nothing is read or written outside the tree a run was given: the attacks of a pull request
+//! on a CI runner (hostile-input review, second round, §A, §C, §E). Each test builds a
+//! repository beside an `outside/` directory holding secrets, plants what a pull request can
+//! commit (a symlink, a configuration, an `inherits:`, a kustomization) and checks that no
+//! secret reaches stdout or stderr, that nothing outside is written, and that the refusal names
+//! the path.
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const SECRET: &str = "OUTSIDE-SECRET-4d1f";
+const CONFIG: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - name: s\n    image: example.com/s:1\nrules:\n- name: all\n  inject: [s]\n";
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n";
+
+/// A repository (`repo/`, with `.git`, `k8s/app.yaml` and a platform configuration at its
+/// root) beside `outside/`, whose files hold `SECRET`.
+struct World {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl World {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        let w = World { _dir: dir, root };
+        git(&w.repo(), &["init", "-q"]);
+        w.write("repo/.kinject.yaml", CONFIG);
+        w.write("repo/k8s/app.yaml", DEPLOYMENT);
+        w.write(
+            "outside/config.json",
+            &format!("{{\"auths\": {{\"registry.example.com\": {{\"auth\": \"{SECRET}\"}}}}}}\n"),
+        );
+        w.write("outside/token", &format!("{SECRET}\n"));
+        w.write(
+            "outside/static-pod.yaml",
+            &format!(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: etcd\nspec:\n  containers:\n  - name: etcd\n    image: etcd\n    args: [--etcd-password={SECRET}]\n"
+            ),
+        );
+        w.write(
+            "outside/broken.yaml",
+            &format!("password: {SECRET}\nkey: [unclosed\n"),
+        );
+        w
+    }
+
+    fn repo(&self) -> PathBuf {
+        self.root.join("repo")
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn link(&self, rel: &str, target: &str) {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        let _ = std::fs::remove_file(&path);
+        symlink(target, path).expect("symlink");
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).expect("read")
+    }
+
+    /// Every file of `outside/`, with its bytes.
+    fn outside(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out: Vec<_> = walkdir(&self.path("outside"))
+            .into_iter()
+            .map(|p| {
+                let bytes = std::fs::read(&p).expect("read");
+                (p, bytes)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(walkdir(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .status()
+        .expect("git");
+    assert!(status.success(), "git {args:?}");
+}
+
+/// kinject in `dir` with `args`, the secret in its environment (`CI_SECRET_TOKEN`), `stdin`
+/// piped in.
+fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("CI_SECRET_TOKEN", SECRET)
+        .env_remove("KINJECT_REPORT_FILE")
+        .env_remove("KINJECT_NO_DISCOVERY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kinject");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_owned();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(stdin.as_bytes());
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The run printed no secret, on either stream.
+fn no_secret(out: &Output, what: &str) {
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !all.contains(SECRET),
+        "{what}: the secret was printed:\n{all}"
+    );
+}
+
+/// A configuration found beside the manifests (no `-c`) that is a symlink out of the
+/// repository is not read: not `/proc/self/environ` (the job's environment), not another
+/// directory's file. The run fails, naming the link; the secret is printed nowhere. A link
+/// inside the repository is followed.
+#[test]
+fn a_found_configuration_leading_out_of_the_repository_is_not_read() {
+    for target in ["/proc/self/environ", "../../outside/config.json"] {
+        for name in [".kinject.yaml", "kinject.yaml"] {
+            let w = World::new();
+            w.link(&format!("repo/k8s/{name}"), target);
+            let what = format!("k8s/{name} -> {target}");
+            // A file named, and standard input (the nearest configuration of the current
+            // directory).
+            for (dir, args) in [
+                (w.repo(), vec!["inject", "--check", "k8s/app.yaml"]),
+                (w.repo().join("k8s"), vec!["inject"]),
+            ] {
+                let out = run(&dir, &args, DEPLOYMENT);
+                no_secret(&out, &what);
+                assert_eq!(
+                    out.status.code(),
+                    Some(2),
+                    "{what} {args:?}: {}",
+                    stderr(&out)
+                );
+                assert!(out.stdout.is_empty(), "{what} {args:?}");
+                let err = stderr(&out);
+                assert!(
+                    err.contains(name) && err.contains("outside"),
+                    "{what} {args:?}: {err}"
+                );
+            }
+        }
+    }
+    // Inside the repository: followed.
+    let w = World::new();
+    w.write("repo/platform/sidecars.yaml", CONFIG);
+    w.link("repo/k8s/.kinject.yaml", "../platform/sidecars.yaml");
+    let out = run(&w.repo(), &["inject", "k8s/app.yaml"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("example.com/s:1"));
+}
+
+/// A found configuration that is not a regular file (a FIFO would hang the run, a directory
+/// is no configuration) is refused by name, not skipped for one further up.
+#[test]
+fn a_found_configuration_that_is_not_a_file_is_refused() {
+    let w = World::new();
+    std::fs::create_dir_all(w.path("repo/k8s/.kinject.yaml")).expect("mkdir");
+    let out = run(&w.repo(), &["inject", "--check", "k8s/app.yaml"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("k8s/.kinject.yaml"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A tumblr-format configuration's `inherits:` (a path) stays in the repository: climbing out
+/// of it (`../../../outside/token`, `../` forty times then `proc/self/environ`) is refused
+/// unread, for a configuration found and one given with `-c` alike. Inside, it is followed.
+#[test]
+fn inherits_stays_in_the_repository() {
+    let deep = format!("{}proc/self/environ", "../".repeat(40));
+    for inherits in ["../../outside/token", "../../outside/broken.yaml", &deep] {
+        let w = World::new();
+        let tumblr =
+            format!("name: x\ninherits: \"{inherits}\"\ncontainers:\n- name: x\n  image: x\n");
+        w.write("repo/k8s/.kinject.yaml", &tumblr);
+        w.write("repo/k8s/sidecar.yaml", &tumblr);
+        for args in [
+            vec!["inject", "--check", "k8s/app.yaml"],
+            vec!["inject", "-c", "k8s/sidecar.yaml", "k8s/app.yaml"],
+        ] {
+            let out = run(&w.repo(), &args, "");
+            no_secret(&out, inherits);
+            assert_eq!(out.status.code(), Some(2), "{inherits} {args:?}");
+            let err = stderr(&out);
+            assert!(err.contains("outside"), "{inherits} {args:?}: {err}");
+        }
+    }
+    let w = World::new();
+    w.write(
+        "repo/k8s/base.yaml",
+        "name: base\ncontainers:\n- name: b\n  image: b\n",
+    );
+    w.write(
+        "repo/k8s/.kinject.yaml",
+        "name: x\ninherits: base.yaml\ncontainers:\n- name: x\n  image: x\n",
+    );
+    let out = run(&w.repo(), &["inject", "--check", "k8s/app.yaml"], "");
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// What kinject shows of a configuration file it cannot read as one: no line of a file that
+/// is not a configuration (a JSON credential file, a token, a binary file). The location and
+/// the message still say what is wrong.
+#[test]
+fn no_excerpt_of_a_file_that_is_not_a_configuration() {
+    let w = World::new();
+    std::fs::copy(w.path("outside/config.json"), w.path("repo/creds.json")).expect("copy");
+    std::fs::copy(w.path("outside/token"), w.path("repo/token")).expect("copy");
+    w.write("repo/env", &format!("A=1\0CI_SECRET_TOKEN={SECRET}\0"));
+    for config in ["creds.json", "token", "env"] {
+        let out = run(&w.repo(), &["inject", "-c", config, "k8s/app.yaml"], "");
+        no_secret(&out, config);
+        assert_eq!(out.status.code(), Some(2), "{config}");
+        assert!(stderr(&out).contains(config), "{config}: {}", stderr(&out));
+    }
+}
+
+/// A configuration directory given with `-c` is read as a walk reads a directory: a file in
+/// it that is a symlink out of it is refused unread (a ConfigMap's mount links its files
+/// inside it, to `..data/`; those are read).
+#[test]
+fn a_configuration_directory_reads_no_link_out_of_it() {
+    let w = World::new();
+    w.write("repo/sidecars/a.yaml", CONFIG);
+    w.link("repo/sidecars/b.yaml", "../../outside/broken.yaml");
+    let out = run(&w.repo(), &["inject", "-c", "sidecars", "k8s/app.yaml"], "");
+    no_secret(&out, "-c sidecars/");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("b.yaml"), "{}", stderr(&out));
+    // A ConfigMap's mount, as the kubelet writes it.
+    let w = World::new();
+    w.write("repo/mount/..2026_11_28_00_00_00.1/config.yaml", CONFIG);
+    w.link("repo/mount/..data", "..2026_11_28_00_00_00.1");
+    w.link("repo/mount/config.yaml", "..data/config.yaml");
+    let out = run(&w.repo(), &["inject", "-c", "mount", "k8s/app.yaml"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// CI pins the configuration: with `--no-discovery` (or `KINJECT_NO_DISCOVERY=1`) no
+/// configuration is looked for beside the manifests, so a planted `.kinject.yaml` changes
+/// nothing; without `-c` the run is refused, saying so.
+#[test]
+fn discovery_can_be_turned_off() {
+    let w = World::new();
+    w.write(
+        "repo/k8s/.kinject.yaml",
+        "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars: []\nrules: []\n",
+    );
+    let out = run(&w.repo(), &["inject", "--no-discovery", "k8s/app.yaml"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--no-discovery"), "{}", stderr(&out));
+    let out = run(
+        &w.repo(),
+        &[
+            "inject",
+            "--no-discovery",
+            "-c",
+            ".kinject.yaml",
+            "k8s/app.yaml",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("example.com/s:1"));
+    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(["inject", "--check", "k8s/app.yaml"])
+        .current_dir(w.repo())
+        .env("KINJECT_NO_DISCOVERY", "1")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // uninject looks for one too, and without one removes only on `--trust-status`: with
+    // `--no-discovery` it does not read the one planted (here a link out of the repository,
+    // refused when looked for).
+    w.link("repo/.kinject.yaml", "/proc/self/environ");
+    let out = run(&w.repo(), &["uninject", "k8s/app.yaml"], "");
+    no_secret(&out, "uninject");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run(
+        &w.repo(),
+        &["uninject", "--no-discovery", "k8s/app.yaml"],
+        "",
+    );
+    no_secret(&out, "uninject --no-discovery");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// Widening (a configuration among the files of an `--in-place` run) takes its scope from
+/// the path as found, not where a symlink leads: a `.kinject.yaml` linked to another
+/// checkout's does not make kinject rewrite that checkout's manifests.
+#[test]
+fn widening_stays_in_the_repository_of_the_path_given() {
+    let w = World::new();
+    git(&w.path("other"), &["init", "-q"]);
+    w.write("other/.kinject.yaml", CONFIG);
+    w.write("other/k8s/a.yaml", DEPLOYMENT);
+    w.write("other/k8s/b.yaml", DEPLOYMENT);
+    git(&w.path("other"), &["add", "-A"]);
+    w.link("repo/k8s/.kinject.yaml", "../../other/.kinject.yaml");
+    git(&w.repo(), &["add", "-A"]);
+    let out = run(
+        &w.repo(),
+        &["inject", "-i", "--", "k8s/.kinject.yaml", "k8s/app.yaml"],
+        "",
+    );
+    assert_eq!(w.read("other/k8s/a.yaml"), DEPLOYMENT, "{}", stderr(&out));
+    assert_eq!(w.read("other/k8s/b.yaml"), DEPLOYMENT, "{}", stderr(&out));
+}
+
+/// Widening reads no tracked symlink that leads out of its scope (the walk of the directory
+/// refuses the same link): its lines are not printed in a diff, nor in a diagnostic's
+/// excerpt; it is named as a link not followed.
+#[test]
+fn widening_follows_no_tracked_link_out_of_the_repository() {
+    for target in ["../../outside/static-pod.yaml", "../../outside/broken.yaml"] {
+        let w = World::new();
+        w.link("repo/k8s/ext.yaml", target);
+        git(&w.repo(), &["add", "-A"]);
+        let out = run(&w.repo(), &["inject", "--diff", "--", ".kinject.yaml"], "");
+        no_secret(&out, target);
+        let err = stderr(&out);
+        assert!(
+            err.contains("ext.yaml") && err.contains("outside"),
+            "{target}: {err}"
+        );
+        // The manifest inside is still checked.
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("k8s/app.yaml"),
+            "{target}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+/// `--output-file` is not written through a symlink that leads out of the tree it is named
+/// in (a committed `rendered/all.yaml` linked to a shell rc file), and is never the
+/// configuration.
+#[test]
+fn the_output_file_is_not_written_through_a_link_out_of_the_tree() {
+    let w = World::new();
+    w.write("outside/bashrc", "# rc\n");
+    w.link("repo/rendered/all.yaml", "../../outside/bashrc");
+    let before = w.outside();
+    let out = run(
+        &w.repo(),
+        &["inject", "k8s/", "--output-file", "rendered/all.yaml"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("outside"), "{}", stderr(&out));
+    assert_eq!(w.outside(), before);
+    // Inside the tree, a link is written through.
+    w.write("repo/rendered/real.yaml", "");
+    w.link("repo/rendered/all.yaml", "real.yaml");
+    let out = run(
+        &w.repo(),
+        &["inject", "k8s/", "--output-file", "rendered/all.yaml"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        w.read("repo/rendered/real.yaml")
+            .contains("example.com/s:1")
+    );
+    // The configuration is not an output.
+    let out = run(
+        &w.repo(),
+        &[
+            "inject",
+            "-c",
+            ".kinject.yaml",
+            "k8s/",
+            "--output-file",
+            ".kinject.yaml",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(w.read("repo/.kinject.yaml"), CONFIG);
+}
+
+/// `--report-file` follows `--output-file`'s rules: not an input (the manifest was truncated
+/// to 0 bytes, exit 0), not a manifest inside an input directory, not the configuration, not
+/// written through a link out of the tree; and it is written atomically (a new file renamed
+/// over the old, nothing half-written, no temporary file left).
+#[test]
+fn the_report_file_is_never_an_input_nor_written_out_of_the_tree() {
+    let w = World::new();
+    for args in [
+        vec!["inject", "k8s/app.yaml", "--report-file", "k8s/app.yaml"],
+        vec!["inject", "-i", "k8s/", "--report-file", "k8s/app.yaml"],
+        vec!["inject", "k8s/", "--report-file", "k8s/report.json"],
+        vec![
+            "inject",
+            "-c",
+            ".kinject.yaml",
+            "k8s/",
+            "--report-file",
+            ".kinject.yaml",
+        ],
+    ] {
+        let out = run(&w.repo(), &args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(w.read("repo/k8s/app.yaml"), DEPLOYMENT, "{args:?}");
+        assert_eq!(w.read("repo/.kinject.yaml"), CONFIG, "{args:?}");
+        assert!(!w.path("repo/k8s/report.json").exists(), "{args:?}");
+    }
+    w.write("outside/bashrc", "# rc\n");
+    w.link("repo/report.json", "../outside/bashrc");
+    let before = w.outside();
+    let out = run(
+        &w.repo(),
+        &["inject", "k8s/", "--report-file", "report.json"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(w.outside(), before);
+    // Written: by a rename, leaving no temporary file.
+    std::fs::remove_file(w.path("repo/report.json")).expect("rm");
+    w.write("repo/report.json", "old\n");
+    let inode =
+        |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).expect("meta"));
+    let old = inode(&w.path("repo/report.json"));
+    let out = run(
+        &w.repo(),
+        &[
+            "inject",
+            "k8s/",
+            "--report",
+            "json",
+            "--report-file",
+            "report.json",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ne!(inode(&w.path("repo/report.json")), old);
+    assert!(w.read("repo/report.json").contains("\"summary\""));
+    let left: Vec<String> = std::fs::read_dir(w.repo())
+        .expect("read_dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("kinject-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// `--emit-kustomize` reads a base's resources only in or below the base's directory, as
+/// kustomize's load restrictor does ("is not in or below"): a PR's kustomization listing
+/// `../../outside/creds.yaml` gets it refused unread.
+#[test]
+fn emit_kustomize_reads_no_resource_outside_its_base() {
+    for resource in ["../../outside/broken.yaml", "../../outside/static-pod.yaml"] {
+        let w = World::new();
+        w.write(
+            "repo/base/kustomization.yaml",
+            &format!("resources:\n- app.yaml\n- {resource}\n"),
+        );
+        w.write("repo/base/app.yaml", DEPLOYMENT);
+        let out = run(
+            &w.repo(),
+            &[
+                "inject",
+                "-c",
+                ".kinject.yaml",
+                "--emit-kustomize",
+                "overlay",
+                "base",
+            ],
+            "",
+        );
+        no_secret(&out, resource);
+        assert_eq!(out.status.code(), Some(2), "{resource}: {}", stderr(&out));
+        assert!(stderr(&out).contains("not in or below"), "{}", stderr(&out));
+        // A link inside the base that leads out is refused too.
+        let w = World::new();
+        w.write(
+            "repo/base/kustomization.yaml",
+            "resources:\n- app.yaml\n- ext.yaml\n",
+        );
+        w.write("repo/base/app.yaml", DEPLOYMENT);
+        w.link("repo/base/ext.yaml", resource);
+        let out = run(
+            &w.repo(),
+            &[
+                "inject",
+                "-c",
+                ".kinject.yaml",
+                "--emit-kustomize",
+                "overlay",
+                "base",
+            ],
+            "",
+        );
+        no_secret(&out, resource);
+        assert_eq!(out.status.code(), Some(2), "{resource}: {}", stderr(&out));
+    }
+}
