@@ -104,9 +104,9 @@ impl Positioned for crate::read::InputError {
             InputError::Encoding {
                 name, line, column, ..
             }
-            | InputError::Template { name, line, column } => {
-                (name.clone(), Some(*line), Some(*column))
-            }
+            | InputError::Template {
+                name, line, column, ..
+            } => (name.clone(), Some(*line), Some(*column)),
         })
     }
 }

@@ -178,12 +178,14 @@ pub enum InputError {
     OptionAfterSeparator { name: String },
 
     #[error(
-        "{name}:{line}:{column}: looks like a Helm/Go template (a `{{{{` directive where YAML is expected): render it first (`helm template`) or exclude `charts/` (pre-commit `exclude:`)"
+        "{name}:{line}:{column}: looks like a Helm/Go template ({why}): render it first (`helm template`) or exclude `charts/` (pre-commit `exclude:`)"
     )]
     Template {
         name: String,
         line: usize,
         column: usize,
+        /// What makes it one (`template::Why`).
+        why: String,
     },
 
     #[error(
@@ -326,12 +328,13 @@ fn split_text(
         column: e.column,
         problem: e.problem,
     })?;
-    if let Some(at) = template::directive(&text, source.path.as_deref()) {
+    if let Some((at, why)) = template::directive(&text, source.path.as_deref()) {
         let (line, column) = crate::diagnostic::lines::line_col(&text, at);
         return Err(InputError::Template {
             name: source.name.clone(),
             line: line + first_line,
             column,
+            why,
         });
     }
     // The decoded text itself, not a copy: inputs can be large.

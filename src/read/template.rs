@@ -1,35 +1,185 @@
-//! Whether an input is a Helm (Go) template rather than a manifest: a `{{` directive where
-//! YAML structure stands (a line of its own, a key, the start of an unquoted value), or, inside
-//! a value, one that reads Helm's objects (`.Values`, `include`, …) or sits in a chart's
-//! `templates/` (beside a `Chart.yaml`). Block scalars and comments are data: a ConfigMap's
-//! `|` block holding a template, an annotation holding another tool's template, stay
-//! manifests. A template that happens to parse as YAML would otherwise be injected as
+//! Whether an input is a Helm (Go) template rather than a manifest, decided on the YAML
+//! tokens, never on the text of a line. Other tools write `{{ }}` as data — Argo Workflows
+//! (`"{{workflow.name}}"`), Prometheus and Alertmanager rules (`"{{ $labels.instance }} down"`),
+//! Grafana, Tekton — and a file Kubernetes' reader reads that reads none of Helm's objects is
+//! a manifest. A template that happens to parse would otherwise be injected as
 //! `deployment/<unnamed>` and written back into the chart.
+//!
+//! A document that parses is a template when a `{{` in one of its scalars (quoted, plain, or a
+//! key) reads Helm's objects (`.Values`, `include`, …); when, in a workload (an object with
+//! containers, which injection edits), it calls a named template (`{{ template "x" . }}`; as
+//! data in an Alertmanager configuration, which is never edited, it passes); or, in a chart's
+//! `templates/` (beside a `Chart.yaml`), wherever a `{{` is outside a block scalar or a
+//! comment. Block scalars and comments are data (a ConfigMap's `|` block holding a template).
+//! A document that does not parse is a template when a `{{` stands where YAML structure does
+//! (a line of its own, a key, the start of an unquoted value): its error is then that, not the
+//! YAML error the directive caused.
 
 use std::path::Path;
 
-/// What Helm's templates read, and no other tool's: a directive in a value that names one is
-/// Helm's.
-const HELM_WORDS: [&str; 8] = [
+use crate::yaml::{Node, NodeKind, ScalarKind};
+
+/// What only Helm's templates read: a directive naming one is Helm's, wherever it is.
+const HELM_WORDS: [&str; 11] = [
     ".Values",
     ".Release",
     ".Chart",
     ".Capabilities",
     ".Files",
     ".Template",
-    "include ",
+    ".Subcharts",
+    "include",
+    "tpl",
+    "required",
     "toYaml",
 ];
 
+/// Why a directive makes a text a template, as a message says it.
+pub(crate) type Why = String;
+
 /// The byte offset of the first template directive of `text` (read from `path`, when a file)
-/// that makes it a template, if any. Inputs without `{{` (nearly all) cost one `memchr` scan.
-pub(crate) fn directive(text: &str, path: Option<&Path>) -> Option<usize> {
+/// that makes it a template, and why, if any. Inputs without `{{` (nearly all) cost one
+/// `memchr` scan; a document holding one is parsed here (and again when it is processed).
+pub(crate) fn directive(text: &str, path: Option<&Path>) -> Option<(usize, Why)> {
+    first_directive(text)?;
+    let mut in_chart = None;
+    let mut chart = || *in_chart.get_or_insert_with(|| path.is_some_and(chart_template));
+    for range in super::documents(text) {
+        let doc = &text[range.clone()];
+        if first_directive(doc).is_none() {
+            continue;
+        }
+        let found = match crate::yaml::parse_document(doc) {
+            Ok(parsed) => in_document(doc, parsed.root.as_ref(), &parsed.value, &mut chart),
+            Err(_) => structural(doc),
+        };
+        if let Some((at, why)) = found {
+            return Some((range.start + at, why));
+        }
+    }
+    None
+}
+
+/// The offset of the first `{{` of `text`.
+fn first_directive(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     // A one-byte search: cheaper than `memmem` where flow mappings (`{}`) are common.
-    let first = memchr::memchr_iter(b'{', bytes).find(|&i| bytes.get(i + 1) == Some(&b'{'))?;
-    // Lines from the one holding the first `{{`, and those before it only for whether they
-    // open a block scalar that goes on there.
-    let mut in_chart = None;
+    memchr::memchr_iter(b'{', bytes).find(|&i| bytes.get(i + 1) == Some(&b'{'))
+}
+
+/// The first directive of a document that parses (`doc`, its span tree `root`, its `value`)
+/// that makes it a template.
+fn in_document(
+    doc: &str,
+    root: Option<&Node>,
+    value: &serde_json::Value,
+    chart: &mut impl FnMut() -> bool,
+) -> Option<(usize, Why)> {
+    let mut scalars = Vec::new();
+    if let Some(root) = root {
+        collect_scalars(root, &mut scalars);
+    }
+    scalars.sort_unstable_by_key(|s| s.0);
+    let workload = has_containers(value);
+    let bytes = doc.as_bytes();
+    let directives = memchr::memmem::find_iter(bytes, b"{{");
+    for at in directives {
+        // The innermost scalar holding it: the last to start at or before it.
+        let holder = scalars
+            .iter()
+            .take_while(|s| s.0 <= at)
+            .filter(|s| at < s.1)
+            .last();
+        match holder {
+            Some((_, _, ScalarKind::Block)) => continue,
+            // Outside every scalar: a comment, or a key (checked as a scalar).
+            None if in_comment(doc, at, &scalars) => continue,
+            _ => {}
+        }
+        let said = directive_text(&doc[at..]);
+        if let Some(word) = helm_word(said) {
+            return Some((at, format!("a directive reading Helm's `{word}`")));
+        }
+        if workload && calls_template(said) {
+            return Some((at, "a named template called in a workload".to_owned()));
+        }
+        if chart() {
+            return Some((at, "a directive in a Helm chart's templates/".to_owned()));
+        }
+    }
+    None
+}
+
+/// Every scalar of `node` with its span and style (keys are not nodes: a `{{` outside every
+/// scalar and comment is a key's, checked as a scalar's).
+fn collect_scalars(node: &Node, out: &mut Vec<(usize, usize, ScalarKind)>) {
+    match &node.kind {
+        NodeKind::Scalar(kind) => out.push((node.start, node.end, *kind)),
+        NodeKind::Seq { items, .. } => items.iter().for_each(|n| collect_scalars(n, out)),
+        NodeKind::Map { entries, .. } => {
+            entries.iter().for_each(|e| collect_scalars(&e.value, out));
+        }
+        NodeKind::Alias => {}
+    }
+}
+
+/// Whether offset `at` of `doc`, in no scalar, is in a comment: a `#` at the start of its line
+/// or after a blank, outside every scalar, comes before it on its line.
+fn in_comment(doc: &str, at: usize, scalars: &[(usize, usize, ScalarKind)]) -> bool {
+    let line_start = doc[..at].rfind('\n').map_or(0, |i| i + 1);
+    doc[line_start..at].match_indices('#').any(|(i, _)| {
+        let hash = line_start + i;
+        let after_blank = hash == line_start || matches!(doc.as_bytes()[hash - 1], b' ' | b'\t');
+        after_blank && !scalars.iter().any(|s| s.0 <= hash && hash < s.1)
+    })
+}
+
+/// Whether an object has containers where a workload's pod template holds them (a Pod, a
+/// Deployment or any kind with `spec.template`, a CronJob): injection would edit it.
+fn has_containers(value: &serde_json::Value) -> bool {
+    [
+        "/spec/containers",
+        "/spec/template/spec/containers",
+        "/spec/jobTemplate/spec/template/spec/containers",
+        "/template/spec/containers",
+    ]
+    .iter()
+    .any(|p| value.pointer(p).is_some())
+}
+
+/// The first of Helm's objects or functions a directive's text reads (as a word: `.Value`,
+/// Prometheus's, is not `.Values`).
+fn helm_word(said: &str) -> Option<&'static str> {
+    HELM_WORDS.iter().copied().find(|word| has_word(said, word))
+}
+
+/// Whether a directive calls a named template (`{{ template "x" . }}`): Helm's
+/// `"chart.fullname"` in a workload, where injecting would half-process the template.
+fn calls_template(said: &str) -> bool {
+    has_word(said, "template")
+}
+
+/// Whether `word` occurs in `text` as a word: not inside a longer name.
+fn has_word(text: &str, word: &str) -> bool {
+    let name = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        let starts = word.starts_with('.') || !before.is_some_and(|c| name(c) || c == '.');
+        starts && !after.is_some_and(name)
+    })
+}
+
+/// The text of the directive `text` starts with, to its `}}` (or the line's end).
+fn directive_text(text: &str) -> &str {
+    let end = text.find("}}").or_else(|| text.find('\n'));
+    end.map_or(text, |end| &text[..end])
+}
+
+/// In a document that does not parse: the first `{{` where YAML structure stands — a line of
+/// its own, a key, the start of an unquoted value, a flow collection's item — outside block
+/// scalars, comments and quoted text; or one anywhere that reads Helm's objects.
+fn structural(text: &str) -> Option<(usize, Why)> {
     let mut block: Option<usize> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
@@ -47,45 +197,59 @@ pub(crate) fn directive(text: &str, path: Option<&Path>) -> Option<usize> {
         if content.starts_with('#') {
             continue;
         }
-        let code = without_comment(content);
-        if opens_block(code) {
+        let written = without_comment(content);
+        let code = unquoted(written);
+        if opens_block(&code) {
             block = Some(indent);
-        }
-        if offset <= first {
-            continue;
         }
         for (at, _) in code.match_indices("{{") {
             let before = code[..at].trim_end();
-            let after = &code[at..];
-            // A `:` ends a key only before a space: `x:{{ y }}` is text (an image tag in a
-            // quoted value, a kinject template's own `"repo:{{ values.tag }}"`).
+            // A `:` ends a key only before a space: `x:{{ y }}` is text.
             let spaced = before.len() < at;
             let structural = before.is_empty()
                 || (before.ends_with(':') && spaced)
-                || before.ends_with(['[', '{'])
+                || before.ends_with(['[', '{', ','])
                 || before.chars().all(|c| c == '-' || c == ' ');
-            let helm = || HELM_WORDS.iter().any(|w| directive_text(after).contains(w));
-            if structural
-                || helm()
-                || *in_chart.get_or_insert_with(|| path.is_some_and(chart_template))
-            {
-                return Some(start + indent + at);
+            if structural {
+                let why = "a `{{` directive where YAML is expected".to_owned();
+                return Some((start + indent + at, why));
+            }
+        }
+        for (at, _) in written.match_indices("{{") {
+            if let Some(word) = helm_word(directive_text(&written[at..])) {
+                let why = format!("a directive reading Helm's `{word}`");
+                return Some((start + indent + at, why));
             }
         }
     }
     None
 }
 
-/// The text of the directive `text` starts with, to its `}}` (or the line's end).
-fn directive_text(text: &str) -> &str {
-    match text.find("}}") {
-        Some(end) => &text[..end],
-        None => text,
+/// `code` with its quoted text blanked (each character of it a space, the quotes kept), so
+/// that a `{{` inside quotes is not taken for structure.
+fn unquoted(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut quote = None;
+    let mut previous = ' ';
+    for c in code.chars() {
+        match quote {
+            Some(q) if c == q => {
+                quote = None;
+                out.push(c);
+            }
+            Some(_) => out.extend(std::iter::repeat_n(' ', c.len_utf8())),
+            None if (c == '"' || c == '\'') && matches!(previous, ' ' | '[' | '{' | ',' | ':') => {
+                quote = Some(c);
+                out.push(c);
+            }
+            None => out.push(c),
+        }
+        previous = c;
     }
+    out
 }
 
-/// `code` (a line's content) without a trailing comment: from a `#` after a space on. (A `#`
-/// inside quotes is taken for one: what is cut off is then only not looked at.)
+/// `code` (a line's content) without a trailing comment: from a `#` after a space on.
 fn without_comment(code: &str) -> &str {
     match code.find(" #") {
         Some(at) => code[..at].trim_end(),
@@ -118,52 +282,4 @@ fn chart_template(path: &Path) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::directive;
-
-    #[test]
-    fn directives_where_yaml_structure_stands_make_a_template() {
-        let at = |text: &str| directive(text, None);
-        for text in [
-            "{{- if .Values.enabled }}\napiVersion: v1\n",
-            "metadata:\n  name: {{ .Values.name }}\n",
-            "metadata:\n  name: \"{{ .Values.name }}\"\n",
-            "spec:\n  containers:\n  - image: '{{ .Values.image }}'\n",
-            "metadata:\n  labels:\n    {{- include \"x.labels\" . | nindent 4 }}\n",
-            "spec:\n  {{ .Values.key }}: 1\n",
-            "a: [{{ x }}]\n",
-            "- {{ x }}\n",
-            "spec:\n  replicas: {{x}}\n",
-        ] {
-            assert!(at(text).is_some(), "{text:?}");
-        }
-        assert_eq!(at("a: 1\nb: {{ x }}\n"), Some(8));
-        for text in [
-            "a: 1\n",
-            "data:\n  t: |\n    {{- if .Values.x }}\n    name: {{ .Values.name }}\n  b: 2\n",
-            "data:\n  t: >-\n\n    {{ x }}\n",
-            "metadata:\n  annotations:\n    tool/template: \"{{ .Name }}\"\n",
-            "metadata:\n  name: vttablet-{{uid}}\n",
-            "# {{ .Values.x }}\na: 1 # {{ y }}\n",
-            "spec:\n  containers:\n  - args:\n    - |\n      {{ x }}\n",
-            // kinject's own templates, in a configuration given as an input (pre-commit
-            // passes .kinject.yaml) or a ResourceList's functionConfig.
-            "  - image: \"example.com/shipper:{{ values.version }}\"\n",
-            "    args: [\"--port={{ values.port }}\", 'x:{{ name }}']\n",
-        ] {
-            assert_eq!(at(text), None, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn in_a_charts_templates_any_directive_counts() {
-        let dir = tempfile::tempdir().unwrap();
-        let templates = dir.path().join("chart/templates");
-        std::fs::create_dir_all(&templates).unwrap();
-        let file = templates.join("cm.yaml");
-        let text = "metadata:\n  annotations:\n    a: \"{{ .Name }}\"\n";
-        assert_eq!(directive(text, Some(&file)), None);
-        std::fs::write(dir.path().join("chart/Chart.yaml"), "name: c\n").unwrap();
-        assert!(directive(text, Some(&file)).is_some());
-    }
-}
+mod tests;
