@@ -574,3 +574,52 @@ fn krm_and_inject_of_a_resource_list_apply_set_and_namespace_labels_alike() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{args:?}");
     }
 }
+
+/// kinject under `script(1)`, which gives it a terminal: `command` (a shell line) run in
+/// `dir` with `env`, and what the terminal showed.
+fn on_a_terminal(dir: &Path, command: &str, env: &[(&str, &str)]) -> String {
+    let kinject = env!("CARGO_BIN_EXE_kinject");
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &command.replace("kinject", kinject), "/dev/null"])
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("TERM")
+        .env_remove("LC_ALL")
+        .env_remove("LANG");
+    for (k, v) in env {
+        script.env(k, v);
+    }
+    let out = script.output().expect("script");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A terminal that says it shows no colour (`TERM=dumb`) gets none, in `--diff` or in a
+/// diagnostic, and a locale that is not UTF-8 (`LC_ALL=C`) gets diagnostics drawn in ASCII;
+/// a colour terminal gets colour.
+#[test]
+fn a_dumb_terminal_gets_no_colour_and_a_c_locale_no_box_drawing() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no script(1)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    std::fs::write(d.join("app.yaml"), DEPLOYMENT).expect("write");
+    std::fs::write(d.join("bad.yaml"), "a: [\n").expect("write");
+    let diff = "kinject inject -c config.yaml --diff app.yaml";
+    let coloured = on_a_terminal(d, diff, &[("TERM", "xterm-256color"), ("LANG", "C.UTF-8")]);
+    assert!(coloured.contains('\u{1b}'), "{coloured}");
+    let dumb = on_a_terminal(d, diff, &[("TERM", "dumb"), ("LANG", "C.UTF-8")]);
+    assert!(dumb.contains("+      - name: s"), "{dumb}");
+    assert!(!dumb.contains('\u{1b}'), "{dumb}");
+    let error = "kinject inject -c config.yaml bad.yaml";
+    let dumb = on_a_terminal(d, error, &[("TERM", "dumb"), ("LANG", "C.UTF-8")]);
+    assert!(
+        !dumb.contains('\u{1b}') && dumb.contains("bad.yaml:1:4"),
+        "{dumb}"
+    );
+    let c = on_a_terminal(d, error, &[("TERM", "xterm"), ("LC_ALL", "C")]);
+    assert!(c.is_ascii() && c.contains("bad.yaml:1:4"), "{c}");
+}

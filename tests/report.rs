@@ -147,6 +147,59 @@ fn every_json_report_line_fits_its_schema() {
     );
     assert_eq!(report.last().expect("summary")["dryRun"], true);
 
+    // The same files to stdout: an error in one stops the output, so no line says an object
+    // was injected; each carries `written: false`, and so does the summary. The same in the
+    // text report ("would inject"), and for standard input read a window at a time.
+    let dir = workspace();
+    let mut to_stdout = args.clone();
+    to_stdout.remove(1);
+    let out = common::kinject_with_stdin(dir.path(), &to_stdout, b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let report = common::report_lines(&out.stderr);
+    check_lines(&report, "nothing written");
+    let web = line_with(&report, "name", "web");
+    assert_eq!(
+        (&web["action"], &web["written"]),
+        (&"injected".into(), &false.into())
+    );
+    assert_eq!(report.last().expect("summary")["written"], false);
+    let mut text_args = to_stdout.clone();
+    text_args.retain(|a| *a != "--report" && *a != "json");
+    let out = common::kinject_with_stdin(dir.path(), &text_args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("deployment/web would inject"), "{stderr}");
+    assert!(!stderr.contains(" injected:"), "{stderr}");
+    // Over a window (1 MiB) of standard input, so that it is read a window at a time.
+    let mut stream = deployment("first", "");
+    for i in 0..8000 {
+        stream.push_str(&format!(
+            "---
+{}",
+            deployment(&format!("w{i}"), "")
+        ));
+    }
+    stream.push_str(
+        "---
+kind: [
+",
+    );
+    let out = common::kinject_with_stdin(
+        dir.path(),
+        &["inject", "--report", "json", "-c", "config.yaml"],
+        stream.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let report = common::report_lines(&out.stderr);
+    check_lines(&report, "stream, nothing written");
+    assert!(
+        report
+            .iter()
+            .filter(|l| l["action"] == "injected")
+            .all(|l| l["written"] == false),
+        "a window's entry says injected"
+    );
+
     // A configuration that does not load: its errors, located, then the summary.
     let out = common::kinject_with_stdin(
         dir.path(),

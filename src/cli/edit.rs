@@ -22,7 +22,7 @@ pub(crate) fn run(
     args: &EditArgs,
     mut failed: bool,
 ) -> ExitStatus {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = output::colour(std::io::stdout().is_terminal());
     let mut out = String::new();
     let (mut changed, mut unchanged) = (0usize, 0usize);
     let mut unwritten: Vec<(String, String)> = Vec::new();

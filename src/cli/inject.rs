@@ -16,7 +16,7 @@ use super::{
 use crate::diagnostic::codes;
 
 pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
-    if let Some(why) = args.edit.refused() {
+    if let Some(why) = args.edit.refused_for(&args.input) {
         eprint(&format!("error: {why}\n"));
         return ExitStatus::Error;
     }
@@ -102,7 +102,7 @@ fn run_per_file(args: &InjectArgs, input: &InputArgs, stdin: Option<StdinWindows
 }
 
 pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
-    if let Some(why) = args.edit.refused() {
+    if let Some(why) = args.edit.refused_for(&args.input) {
         eprint(&format!("error: {why}\n"));
         return ExitStatus::Error;
     }
@@ -254,6 +254,13 @@ fn run(
     for f in files.iter() {
         diagnostics(f.errors.clone());
     }
+    let stdin_empty = files
+        .iter()
+        .any(|f| f.input.source.path.is_none() && f.docs.iter().all(|d| d.objects.is_empty()));
+    if stdin_empty {
+        super::output::no_objects_in_stdin();
+        failed = true;
+    }
     if edit.any() {
         return super::edit::run(&files, made, edit, failed);
     }
@@ -261,6 +268,9 @@ fn run(
     failed |= !render_errors.is_empty();
     for e in &render_errors {
         report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
+    }
+    if failed {
+        report_sink::nothing_written();
     }
     report(&files, &notes, &[]);
     if failed {

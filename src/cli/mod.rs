@@ -436,11 +436,17 @@ impl EditArgs {
         self.in_place || self.check || self.diff
     }
 
-    /// Why these flags cannot go together: `--check` promises to write nothing, `--in-place`
-    /// to write (`--in-place --diff` is the diff of what was written).
-    pub(crate) fn refused(&self) -> Option<&'static str> {
-        (self.in_place && self.check).then_some(
-            "--in-place and --check cannot be used together: --in-place rewrites the files, --check writes nothing and lists the files that would change (exit 1 if any); use --check in CI, --in-place to fix the files (--in-place --diff also shows what it changed)",
+    /// Why these flags cannot go together, or with the inputs `input` names, before anything
+    /// is read: `--check` promises to write nothing, `--in-place` to write (`--in-place --diff`
+    /// is the diff of what was written), and standard input cannot be rewritten in place.
+    pub(crate) fn refused_for(&self, input: &InputArgs) -> Option<&'static str> {
+        if self.in_place && self.check {
+            return Some(
+                "--in-place and --check cannot be used together: --in-place rewrites the files, --check writes nothing and lists the files that would change (exit 1 if any); use --check in CI, --in-place to fix the files (--in-place --diff also shows what it changed)",
+            );
+        }
+        (self.in_place && input.reads_stdin()).then_some(
+            "--in-place needs files, not standard input: name the files to rewrite (or drop --in-place to write the result on stdout)",
         )
     }
 }
@@ -721,9 +727,15 @@ impl From<ExitStatus> for ExitCode {
 pub fn main() -> ExitCode {
     crate::cli::write::fail_writes_past_the_file_size_limit();
     let _ = miette::set_hook(Box::new(|_| {
+        let mut opts = miette::MietteHandlerOpts::new();
+        if !output::unicode() {
+            opts = opts.unicode(false);
+        }
+        if !output::colour(true) {
+            opts = opts.color(false);
+        }
         Box::new(
-            miette::MietteHandlerOpts::new()
-                .width(100)
+            opts.width(100)
                 .terminal_links(false)
                 // A line breaks at a space, never inside a name (`log-\nshipper`).
                 .word_separator(textwrap::WordSeparator::AsciiSpace)

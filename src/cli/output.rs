@@ -127,8 +127,14 @@ const REPORT_PART: usize = 4096;
 
 /// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
 pub(crate) fn report(files: &[FileResult], notes: &[String], unwritten: &[(String, String)]) {
-    // `-q`: nothing of the report is shown, not even its summary; its entries are not made.
+    // The inputs were read, objects or none: the summary says so.
+    report_sink::count(&[]);
+    // `-q`: nothing of the report is shown, not even its summary; its entries are not made,
+    // only counted (whether anything was injected is still said).
     if report_sink::quiet() {
+        for f in files {
+            report_sink::count_results(&f.docs);
+        }
         return;
     }
     // A part at a time, so that the report of a million documents is not held whole.
@@ -146,6 +152,40 @@ pub(crate) fn report(files: &[FileResult], notes: &[String], unwritten: &[(Strin
         }
     }
     print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
+}
+
+/// Whether a terminal that is `is_terminal` is shown colour: not with `NO_COLOR`, nor on a
+/// terminal that says it has none (`TERM=dumb`).
+pub(crate) fn colour(is_terminal: bool) -> bool {
+    is_terminal && std::env::var_os("NO_COLOR").is_none() && !dumb_terminal()
+}
+
+/// Whether diagnostics may draw with Unicode (boxes, `×`): not on a `TERM=dumb` terminal, nor
+/// when the locale says its text is not UTF-8 (`LC_ALL=C`; no locale set at all draws them).
+pub(crate) fn unicode() -> bool {
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|l| !l.is_empty()));
+    let utf8 = locale.is_none_or(|l| {
+        let l = l.to_ascii_lowercase();
+        l.contains("utf-8") || l.contains("utf8")
+    });
+    utf8 && !dumb_terminal()
+}
+
+fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
+}
+
+/// Refuses standard input that held no object: `kustomize build … | kinject inject` after a
+/// render that failed would otherwise write an empty file without a word (`kubectl apply -f
+/// -` refuses the same: "no objects passed to apply").
+pub(crate) fn no_objects_in_stdin() {
+    report_sink::error(
+        codes::INPUT_NO_OBJECTS,
+        Some("<stdin>"),
+        "standard input holds no Kubernetes object (it is empty, or only comments and `---`): nothing to inject; did the command before kinject fail?",
+    );
 }
 
 pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {

@@ -85,6 +85,9 @@ pub(crate) fn run(
         eprint(&format!("error: --emit-kustomize: {e}\n"));
         failed = true;
     }
+    if failed {
+        super::report_sink::nothing_written();
+    }
     let mut entries = crate::render::report::entries(&files);
     super::report_sink::text(&super::report_sink::entries(&mut entries));
     if failed {

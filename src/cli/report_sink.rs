@@ -24,8 +24,11 @@ struct Sink {
     /// `--report-file` (put in place when the run ends), else stderr.
     file: Option<std::io::BufWriter<super::write::Replacement>>,
     tally: Tally,
-    /// Whether objects were reported: the run got as far as reading its inputs.
+    /// Whether the inputs were read and reported (objects or not).
     reported: bool,
+    /// Whether the run's output is written (false once an error stopped it: the entries then
+    /// say what would have been done).
+    written: bool,
 }
 
 static SINK: Mutex<Option<Sink>> = Mutex::new(None);
@@ -56,6 +59,7 @@ pub(crate) fn start(output: &OutputArgs, wording: Wording) -> Result<(), String>
         file,
         tally: Tally::default(),
         reported: false,
+        written: true,
     });
     Ok(())
 }
@@ -87,29 +91,62 @@ pub(crate) fn quiet() -> bool {
     sink().as_ref().is_some_and(|s| s.quiet)
 }
 
-/// The report of `entries`: counted, written as JSON lines, or returned as the text to
-/// print (those entries a person is shown; every one with `-v`). Entries of a dry run say
-/// what would be done.
+/// The report of `entries`: counted, and returned as the text to write where the report goes
+/// (`text`): JSON lines, or the lines a person is shown (every one with `-v`). Entries of a
+/// dry run, or of a run that wrote nothing, say what would be done.
 pub(crate) fn entries(entries: &mut [Entry]) -> String {
-    let mut guard = sink();
-    let Some(s) = guard.as_mut() else {
+    count(entries);
+    let written = sink().as_ref().is_none_or(|s| s.written);
+    worded(entries, written)
+}
+
+/// Counts `entries` for the summary: the inputs were read.
+pub(crate) fn count(entries: &[Entry]) {
+    if let Some(s) = sink().as_mut() {
+        s.reported = true;
+        s.tally.add(entries);
+    }
+}
+
+/// Counts the objects of `docs` for the summary, as `count` counts their entries, without
+/// making them (`-q`).
+pub(crate) fn count_results(docs: &[crate::pipeline::DocResult]) {
+    if let Some(s) = sink().as_mut() {
+        s.reported = true;
+        s.tally.add_results(docs);
+    }
+}
+
+/// The report text of `entries` (`entries`, uncounted), for a run whose output is `written`
+/// or not.
+pub(crate) fn worded(entries: &mut [Entry], written: bool) -> String {
+    let guard = sink();
+    let Some(s) = guard.as_ref() else {
         return report::text(entries, true);
     };
-    s.reported = true;
     for e in entries.iter_mut() {
         e.dry_run = s.wording.dry_run;
+        e.written = (!written).then_some(false);
     }
-    s.tally.add(entries);
     if s.quiet {
         return String::new();
     }
     if s.json {
+        let mut out = String::new();
         for e in entries.iter() {
-            s.line(e);
+            out.push_str(&serde_json::to_string(e).unwrap_or_default());
+            out.push('\n');
         }
-        return String::new();
+        return out;
     }
     report::text(entries, s.verbose)
+}
+
+/// From now on, the run's entries say that nothing was written (an error stopped the output).
+pub(crate) fn nothing_written() {
+    if let Some(s) = sink().as_mut() {
+        s.written = false;
+    }
 }
 
 /// Writes the text of a report (made by `entries`) where the report goes.
@@ -239,9 +276,9 @@ pub(crate) type Position = Option<(String, Option<usize>, Option<usize>)>;
 /// written.
 pub(crate) fn finish(exit: ExitStatus) -> ExitStatus {
     let (warn, wording) = match sink().as_ref() {
-        Some(s) if !s.quiet && s.reported && !s.wording.uninject => {
-            (s.tally.nothing_injected(), s.wording)
-        }
+        // `-q` leaves the report out, not this warning: a CI step that injects nothing would
+        // otherwise pass in silence.
+        Some(s) if s.reported && !s.wording.uninject => (s.tally.nothing_injected(), s.wording),
         Some(s) => (None, s.wording),
         None => return exit,
     };
@@ -263,12 +300,19 @@ pub(crate) fn finish(exit: ExitStatus) -> ExitStatus {
         if wording.dry_run {
             summary["dryRun"] = json!(true);
         }
+        if !s.written {
+            summary["written"] = json!(false);
+        }
         summary["exitCode"] = json!(exit.code());
         s.line(&summary);
-    } else if !s.quiet && s.reported {
+    } else if !s.quiet {
         // A run that failed wrote nothing on stdout: what it found is what it would have done.
-        let unwritten = exit == ExitStatus::Error && s.tally.files.is_none();
-        let line = if unwritten {
+        let unwritten = (exit == ExitStatus::Error || !s.written) && s.tally.files.is_none();
+        let line = if !s.reported {
+            let errors = s.tally.errors.max(1);
+            let plural = if errors == 1 { "" } else { "s" };
+            format!("summary: nothing written: {errors} error{plural}, before any input was read\n")
+        } else if unwritten {
             let would = Wording {
                 dry_run: true,
                 ..wording

@@ -1,7 +1,8 @@
 //! Standard input longer than a window, processed a window at a time: each window's output
 //! is made and held back in a spool (memory, then a temporary file) and everything parsed
 //! is let go of before the next window is read. The output reaches stdout only once the
-//! whole stream has been processed without an error, as it does for any other input.
+//! whole stream has been processed without an error, as it does for any other input; the
+//! report is held back too, and says what would have been done when nothing was written.
 
 use crate::cli::write::Spool;
 use crate::config::Config;
@@ -41,8 +42,11 @@ pub(crate) fn run(
         output: Spool::new(SPOOL_IN_MEMORY),
         patches: render::json::PrettyArray::default(),
         list: render::json::PrettyList::default(),
-        // The report too is held back (it comes after the diagnostics, as for other inputs).
+        // The report too is held back (it comes after the diagnostics, as for other inputs),
+        // worded both ways: what was done, and what would have been had nothing failed.
         report: Spool::new(SPOOL_IN_MEMORY),
+        report_unwritten: Spool::new(SPOOL_IN_MEMORY),
+        objects: 0,
         text: String::new(),
     };
     let mut warnings = Vec::new();
@@ -79,6 +83,10 @@ pub(crate) fn run(
         }
         failed |= !held.output(&file, yaml, output.output, &mut notes);
     }
+    if held.objects == 0 && !failed {
+        super::output::no_objects_in_stdin();
+        failed = true;
+    }
     if !failed {
         held.text.clear();
         match output.output {
@@ -88,7 +96,12 @@ pub(crate) fn run(
         }
         failed |= !hold(&mut held.output, &held.text, "output");
     }
-    report_sink::copy_to(|out| held.report.copy_to(out));
+    if failed {
+        report_sink::nothing_written();
+        report_sink::copy_to(|out| held.report_unwritten.copy_to(out));
+    } else {
+        report_sink::copy_to(|out| held.report.copy_to(out));
+    }
     if !output.quiet {
         print_warnings(warnings.iter().chain(&notes));
     }
@@ -109,6 +122,10 @@ struct Held {
     /// The `List` of `-o json-list`, open until the last window.
     list: render::json::PrettyList,
     report: Spool,
+    /// The report as it reads when nothing is written.
+    report_unwritten: Spool,
+    /// Objects read so far.
+    objects: usize,
     /// Room for a window's text, reused.
     text: String,
 }
@@ -117,15 +134,17 @@ impl Held {
     /// Counts a window's report entries, and holds back their text (JSON lines are written
     /// as they come); `false` when they cannot be held.
     fn report(&mut self, file: &FileResult) -> bool {
+        self.objects += file.docs.iter().map(|d| d.objects.len()).sum::<usize>();
         if report_sink::quiet() {
+            report_sink::count_results(&file.docs);
             return true;
         }
         let mut entries = report::entries(std::slice::from_ref(file));
-        hold(
-            &mut self.report,
-            &report_sink::entries(&mut entries),
-            "report",
-        )
+        report_sink::count(&entries);
+        let written = report_sink::worded(&mut entries, true);
+        let unwritten = report_sink::worded(&mut entries, false);
+        hold(&mut self.report, &written, "report")
+            && hold(&mut self.report_unwritten, &unwritten, "report")
     }
 
     /// Holds back a window's output in `format`: its YAML (`yaml`, made while processing), its

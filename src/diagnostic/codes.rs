@@ -25,6 +25,9 @@ codes! {
     INPUT_NO_CONFIGURATION = "kinject::input::no_configuration";
     /// An input that is a Helm (Go) template, not a manifest.
     INPUT_TEMPLATE = "kinject::input::template";
+    /// Standard input that holds no object (empty, blank, comments only): what came before
+    /// kinject in the pipe most likely failed.
+    INPUT_NO_OBJECTS = "kinject::input::no_objects";
 
     // Configuration.
     CONFIG_SYNTAX = "kinject::config::syntax";

@@ -25,6 +25,10 @@ pub(crate) struct Entry {
     /// `--check` and `--diff`: what the action says would be done, nothing was written.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub dry_run: bool,
+    /// `Some(false)` when the run wrote nothing (an error elsewhere stopped its output): the
+    /// action is what would have been done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<bool>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sidecars: Vec<String>,
     /// Skip reason code.
@@ -64,7 +68,8 @@ impl Entry {
 
     /// The action's words on a report line: `injected`, or `would inject` in a dry run.
     fn verb(&self) -> String {
-        match (self.dry_run, self.action) {
+        let would = self.dry_run || self.written == Some(false);
+        match (would, self.action) {
             (true, "injected") => "would inject".to_owned(),
             (true, "uninjected") => "would uninject".to_owned(),
             (_, action) => action.replace('_', " "),
@@ -99,6 +104,7 @@ pub(crate) fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
                 action: "error",
                 code: "error",
                 dry_run: false,
+                written: None,
                 sidecars: Vec::new(),
                 reason: None,
                 removed: Vec::new(),
@@ -208,18 +214,38 @@ pub(crate) struct Wording {
 impl Tally {
     pub(crate) fn add(&mut self, entries: &[Entry]) {
         for e in entries {
-            self.objects += 1;
-            match e.action {
-                "injected" => self.injected += 1,
-                "unchanged" => self.unchanged += 1,
-                "uninjected" => self.uninjected += 1,
-                "not_injected" => self.not_injected += 1,
-                "skipped" => {
-                    self.skipped += 1;
-                    *self.skipped_by.entry(e.code).or_default() += 1;
+            self.count(e.action, e.code);
+        }
+    }
+
+    /// Counts the objects of `docs` as their entries would be counted, without making them
+    /// (`-q` makes no entry).
+    pub(crate) fn add_results(&mut self, docs: &[DocResult]) {
+        for o in docs.iter().flat_map(|d| &d.objects) {
+            match &o.outcome {
+                Err(e) => self.count("error", e.code),
+                Ok(outcome) => {
+                    let action = outcome.action.code();
+                    let reason = outcome.action.reason().map(|r| r.code());
+                    self.count(action, reason.unwrap_or(action));
                 }
-                _ => {}
             }
+        }
+    }
+
+    /// Counts one object: its entry's `action` and `code`.
+    fn count(&mut self, action: &'static str, code: &'static str) {
+        self.objects += 1;
+        match action {
+            "injected" => self.injected += 1,
+            "unchanged" => self.unchanged += 1,
+            "uninjected" => self.uninjected += 1,
+            "not_injected" => self.not_injected += 1,
+            "skipped" => {
+                self.skipped += 1;
+                *self.skipped_by.entry(code).or_default() += 1;
+            }
+            _ => {}
         }
     }
 

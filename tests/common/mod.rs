@@ -77,6 +77,9 @@ fn piped(
     let mut child = command
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        // Diagnostics as a UTF-8 terminal shows them, whatever the machine's locale.
+        .env("LC_ALL", "C.UTF-8")
+        .env_remove("TERM")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
