@@ -623,3 +623,31 @@ fn a_dumb_terminal_gets_no_colour_and_a_c_locale_no_box_drawing() {
     let c = on_a_terminal(d, error, &[("TERM", "xterm"), ("LC_ALL", "C")]);
     assert!(c.is_ascii() && c.contains("bad.yaml:1:4"), "{c}");
 }
+
+/// On a terminal, every command that reads standard input says it waits for it (`explain` and
+/// `admission` waited in silence), and ends at Ctrl-D.
+#[test]
+fn commands_reading_a_terminal_say_they_wait_for_it() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no script(1)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    for (command, said) in [
+        ("inject", "reading manifests from standard input"),
+        ("explain", "reading manifests from standard input"),
+        (
+            "admission",
+            "reading an AdmissionReview from standard input",
+        ),
+    ] {
+        let shown = on_a_terminal(
+            d,
+            &format!("kinject {command} -c config.yaml"),
+            &[("LANG", "C.UTF-8")],
+        );
+        assert!(shown.contains(said), "{command}: {shown}");
+    }
+}

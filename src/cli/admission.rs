@@ -17,6 +17,11 @@ const CONFIG_BROKEN: u16 = 500;
 pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
     let path = args.path.as_ref().or(args.filename.as_ref());
     let from_stdin = path.is_none_or(|p| p.as_os_str() == "-");
+    if from_stdin && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        eprint(
+            "reading an AdmissionReview from standard input (Ctrl-D to end; kinject admission --help for usage)\n",
+        );
+    }
     let bytes = match read(path.filter(|_| !from_stdin)) {
         Ok(b) => b,
         Err(e) => {

@@ -33,6 +33,7 @@ struct Explanation {
 }
 
 pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
+    args.input.hint_on_terminal("explain");
     let verdicts = || Values { verdicts: true };
     // As `inject` decides: files named without `-c` each explained with their own nearest
     // configuration, else the one given (or found for standard input).

@@ -15,6 +15,7 @@ mod report_sink;
 mod run;
 mod serve;
 mod stream;
+mod tips;
 pub(crate) mod write;
 
 use std::io::Write;
@@ -744,11 +745,11 @@ pub fn main() -> ExitCode {
                 .build(),
         )
     }));
-    let cli = Cli::from_arg_matches(
-        &command_as_run()
-            .get_matches_from(plugin_args().unwrap_or_else(|| std::env::args_os().collect())),
-    )
-    .unwrap_or_else(|e| e.exit());
+    let args = plugin_args().unwrap_or_else(|| std::env::args_os().collect());
+    let matches = command_as_run()
+        .try_get_matches_from(&args)
+        .unwrap_or_else(|e| tips::with_tip(e, subcommand_given(&args)).exit());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let command = match cli.command {
         Some(c) => c,
         // kustomize and kpt run an exec function with no arguments.
@@ -805,6 +806,18 @@ pub fn main() -> ExitCode {
         }
     };
     ExitCode::from(report_sink::finish(code))
+}
+
+/// The subcommand of a command line (its first argument that is one), if any.
+fn subcommand_given(args: &[std::ffi::OsString]) -> Option<&str> {
+    let names: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_owned())
+        .collect();
+    args.iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find(|a| names.iter().any(|n| n == a))
 }
 
 /// Why the command's `--output-file` or `--report-file` cannot be written

@@ -302,6 +302,13 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
+    if value.is_null() {
+        return Err(bad(
+            &api_version,
+            &uid,
+            "the request is empty: no AdmissionReview".to_owned(),
+        ));
+    }
     if value.get("kind").and_then(Value::as_str) != Some("AdmissionReview") {
         return Err(bad(
             &api_version,

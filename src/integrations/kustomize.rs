@@ -290,8 +290,8 @@ mod tests {
         let id = Identity {
             api_version: "apps/v1".into(),
             kind: "Deployment".into(),
-            namespace: String::new(),
             name: "web".into(),
+            ..Identity::default()
         };
         let b = Base {
             name_prefix: "shop-".into(),

@@ -28,6 +28,10 @@ pub struct Identity {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     pub name: String,
+    /// `metadata.generateName`, for an object the API server names when it creates it (a
+    /// Workflow's `steps-`, a Job's pods).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub generate_name: String,
 }
 
 impl Identity {
@@ -44,6 +48,7 @@ impl Identity {
             kind: s("/kind"),
             namespace: s("/metadata/namespace"),
             name: s("/metadata/name"),
+            generate_name: s("/metadata/generateName"),
         }
     }
 
@@ -54,10 +59,14 @@ impl Identity {
         } else {
             self.kind.to_lowercase()
         };
-        let name = if self.name.is_empty() {
-            "<unnamed>"
-        } else {
+        let generated;
+        let name = if !self.name.is_empty() {
             &self.name
+        } else if !self.generate_name.is_empty() {
+            generated = format!("{}<generated>", self.generate_name);
+            &generated
+        } else {
+            "<unnamed>"
         };
         if self.namespace.is_empty() {
             format!("{kind}/{name}")

@@ -36,6 +36,7 @@ pub(crate) fn documents(text: &str) -> Vec<Range<usize>> {
         .chain(std::iter::once(*starts.last().unwrap_or(&0)..text.len()))
         .collect();
     merge_directive_only(text, &mut ranges);
+    merge_leading_comments(text, &mut ranges);
     ranges
 }
 
@@ -72,6 +73,27 @@ fn merge_directive_only(text: &str, ranges: &mut Vec<Range<usize>>) {
     }
 }
 
+/// Comments and blank lines before a `---` that no marker opened (at the stream's start, or
+/// after a `...`) are no document: YAML starts the next document at its marker. They belong to
+/// the document after them, so that documents are numbered alike in every output (a licence
+/// header made `-o patch` and the report count one document more than `-o json` wrote).
+fn merge_leading_comments(text: &str, ranges: &mut Vec<Range<usize>>) {
+    let mut i = 0;
+    while i + 1 < ranges.len() {
+        let body = &text[ranges[i].clone()];
+        let only_comments = body
+            .lines()
+            .map(str::trim)
+            .all(|l| l.is_empty() || l.starts_with('#'));
+        if only_comments && !body.starts_with("---") {
+            ranges[i + 1].start = ranges[i].start;
+            ranges.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,8 +112,7 @@ mod tests {
             vec![
                 "# head\na: 1\n",
                 "---\nb: 2\n...\n",
-                "# after end\n",
-                "--- !x\nc: |\n  ---not a marker\n",
+                "# after end\n--- !x\nc: |\n  ---not a marker\n",
                 "---\n"
             ]
         );
@@ -110,5 +131,20 @@ mod tests {
         );
         assert_eq!(pieces("----\na: ---\n"), vec!["----\na: ---\n"]);
         assert_eq!(pieces(""), vec![""]);
+    }
+
+    /// Comments before a first `---` are no document: one document here, as YAML reads it.
+    /// Between two markers, the same comments are an (empty) document.
+    #[test]
+    fn comments_before_a_marker_belong_to_its_document() {
+        assert_eq!(
+            pieces("# licence\n\n---\na: 1\n"),
+            vec!["# licence\n\n---\na: 1\n"]
+        );
+        assert_eq!(
+            pieces("a: 1\n---\n# only\n---\nb: 2\n"),
+            vec!["a: 1\n", "---\n# only\n", "---\nb: 2\n"]
+        );
+        assert_eq!(pieces("# only\n"), vec!["# only\n"]);
     }
 }

@@ -1,0 +1,64 @@
+//! Tips for flags clap does not know, where its own would point the wrong way: a subcommand's
+//! flag given to `kinject` alone (`kinject -c s.yaml < f.yaml`: clap said only "unexpected
+//! argument"), and the flags of the injectors users come from (istioctl's
+//! `--injectConfigFile`: clap said to pass it after `--`, which makes it a file name).
+
+use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
+
+/// Flags of other injectors' commands, and what kinject says instead.
+const FOREIGN: [(&str, &str); 7] = [
+    (
+        "--injectConfigFile",
+        "istioctl's --injectConfigFile is kinject's -c/--config: the configuration file (Istio's injection template is not read; docs/compat.md)",
+    ),
+    (
+        "--meshConfigFile",
+        "kinject has no mesh configuration: what a sidecar needs is in its -c/--config file",
+    ),
+    (
+        "--valuesFile",
+        "template values are the configuration's `values:`, overridden with --set KEY=VALUE",
+    ),
+    (
+        "--injectConfigMapName",
+        "kinject reads no cluster: export the ConfigMap and give it with -c/--config",
+    ),
+    (
+        "--ignore-cluster",
+        "kinject never reads a cluster: leave the flag out",
+    ),
+    (
+        "--manual",
+        "kinject always writes the containers themselves: leave the flag out",
+    ),
+    (
+        "--proxy-version",
+        "the sidecar's image is the configuration's; set a templated version with --set",
+    ),
+];
+
+/// `error` with a tip that fits, when it is an unknown argument one fits: given `subcommand`
+/// (the one the user ran, if any).
+pub(crate) fn with_tip(mut error: Error, subcommand: Option<&str>) -> Error {
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let Some(ContextValue::String(arg)) = error.get(ContextKind::InvalidArg).cloned() else {
+        return error;
+    };
+    let flag = arg.split_once('=').map_or(arg.as_str(), |(f, _)| f);
+    let tip = if let Some((_, tip)) = FOREIGN.iter().find(|(f, _)| *f == flag) {
+        (*tip).to_owned()
+    } else if subcommand.is_none() && flag.starts_with('-') {
+        format!(
+            "{flag} is an option of a subcommand: to inject manifests, run `kinject inject {arg} …` (kinject without a subcommand reads a KRM ResourceList on standard input)"
+        )
+    } else {
+        return error;
+    };
+    error.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![tip.into()]),
+    );
+    error
+}
