@@ -39,12 +39,18 @@ pub struct SidecarDef {
     pub origin: Origin,
     /// Its place in `Config::sidecars` (where a run keeps what it made of it).
     pub index: usize,
+    /// Read from another injector's format: where it may go is what that format's rules
+    /// say, and an object's `kinject.dev/inject` request does not reach past them.
+    pub converted: bool,
 }
 
 pub struct RuleDef {
     pub spec: Rule,
     pub matcher: Matcher,
     pub origin: Origin,
+    /// Read from another injector's format (its scope, and whether an object may decline it,
+    /// are that injector's).
+    pub converted: bool,
 }
 
 /// Defaults with every field decided.

@@ -264,7 +264,7 @@ impl Loading {
             self.sidecar(document, i, spec, &value["sidecars"][i], native);
         }
         for (i, spec) in cf.rules.into_iter().enumerate() {
-            self.rule(document, i, spec);
+            self.rule(document, i, spec, native);
         }
     }
 
@@ -328,6 +328,7 @@ impl Loading {
             definition,
             origin: o,
             index: self.config.sidecars.len(),
+            converted: !native,
         });
     }
 
@@ -369,7 +370,7 @@ impl Loading {
 
     /// Adds rule `i` of the document, its matcher compiled; the sidecars and kinds it names
     /// are checked once every file is read.
-    fn rule(&mut self, document: &Document<'_>, i: usize, spec: Rule) {
+    fn rule(&mut self, document: &Document<'_>, i: usize, spec: Rule, native: bool) {
         let path = vec!["rules".to_owned(), i.to_string()];
         let matcher = match Matcher::compile(&spec.matches) {
             Ok(m) => m,
@@ -404,6 +405,7 @@ impl Loading {
             spec,
             matcher,
             origin: document.origin(&path),
+            converted: !native,
         });
     }
 
