@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::loaded::{Config, Defaults, Origin, RuleDef, SidecarDef, SidecarPlace};
+use super::loaded::{
+    Config, Defaults, Origin, RuleDef, SidecarDef, SidecarPlace, UnreadAnnotations,
+};
 use super::set::{self, Set};
 use crate::config::compat;
 use crate::diagnostic::codes;
@@ -164,11 +166,12 @@ impl Loading {
         let Some((value, stand_in, converted)) = self.native(document, value, ctx) else {
             return;
         };
+        let unread = ctx.unread.take();
         let Some(cf) = self.configuration_file(document, &value) else {
             return;
         };
         self.read_configurations += usize::from(!stand_in);
-        self.add(document, cf, &value, !converted);
+        self.add(document, cf, &value, !converted, &unread);
     }
 
     /// The document as a native configuration (another injector's converted), whether it
@@ -248,8 +251,15 @@ impl Loading {
     }
 
     /// Adds what a configuration file defines (`value`: the file as written; `native`: not
-    /// converted from another injector's format).
-    fn add(&mut self, document: &Document<'_>, cf: ConfigFile, value: &Value, native: bool) {
+    /// converted from another injector's format, whose sidecars leave `unread` unread).
+    fn add(
+        &mut self,
+        document: &Document<'_>,
+        cf: ConfigFile,
+        value: &Value,
+        native: bool,
+        unread: &[UnreadAnnotations],
+    ) {
         for (k, v) in cf.values {
             self.config.values.insert(k, v);
         }
@@ -261,7 +271,12 @@ impl Loading {
         d.sort_init_containers = set.sort_init_containers.or(d.sort_init_containers);
         self.config.kinds.extend(cf.kinds);
         for (i, spec) in cf.sidecars.into_iter().enumerate() {
-            self.sidecar(document, i, spec, &value["sidecars"][i], native);
+            let unread = unread
+                .iter()
+                .filter(|u| u.sidecars.contains(&spec.name))
+                .cloned()
+                .collect();
+            self.sidecar(document, i, spec, &value["sidecars"][i], native, unread);
         }
         for (i, spec) in cf.rules.into_iter().enumerate() {
             self.rule(document, i, spec, native);
@@ -277,6 +292,7 @@ impl Loading {
         spec: Sidecar,
         written: &Value,
         native: bool,
+        unread: Vec<UnreadAnnotations>,
     ) {
         let path = vec!["sidecars".to_owned(), i.to_string()];
         let o = document.origin(&path);
@@ -329,6 +345,7 @@ impl Loading {
             origin: o,
             index: self.config.sidecars.len(),
             converted: !native,
+            unread,
         });
     }
 

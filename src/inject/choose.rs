@@ -75,6 +75,9 @@ pub(super) fn choose<'c>(
             }
         })?;
     warnings.append(&mut notes.warnings);
+    if let Ok((chosen, _)) = &selection {
+        warnings.extend(unread_annotations(chosen, &subject));
+    }
     if explain {
         verdicts.policy.append(&mut notes.policy);
     }
@@ -131,6 +134,33 @@ impl Notes {
             .hint(Some("requested, left out")),
         );
     }
+}
+
+/// The warnings for annotations of the subject that the chosen sidecars' formats would read
+/// into them, left unread (the configuration's `formats` does not turn that on).
+fn unread_annotations(chosen: &[Chosen<'_>], s: &Subject<'_>) -> Vec<String> {
+    let annotations = s.annotations();
+    let mut out = Vec::new();
+    for c in chosen {
+        for unread in &c.def.unread {
+            let keys: Vec<String> = annotations
+                .keys()
+                .filter(|k| unread.keys.holds(k))
+                .map(|k| format!("`{k}`"))
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            out.push(format!(
+                "{} not read: {} of sidecar `{}`'s containers, which lets a manifest change the sidecar; `{}: true` in a native configuration turns that on",
+                keys.join(", "),
+                unread.effect,
+                c.def.spec.name,
+                unread.flag
+            ));
+        }
+    }
+    out
 }
 
 /// One rule's verdict on the subject; with `explain`, its name, every criterion and the skip
