@@ -184,6 +184,32 @@ impl Matcher {
         self.check_with(s, false)
     }
 
+    /// `check` of everything but the annotations (`annotations`, `annotationLists`,
+    /// `annotationSelector`): whether the rule's reach holds for the subject, whatever it asks.
+    pub(crate) fn check_but_annotations(&self, s: &Subject<'_>) -> Option<Miss> {
+        let mut trace = Trace::first_miss_only();
+        let _ = self.walk_object(s, &mut trace);
+        trace.misses.first().copied()
+    }
+
+    /// Every criterion but the annotations', as `explain` shows them.
+    pub(crate) fn object_criteria(&self, s: &Subject<'_>) -> Vec<Criterion> {
+        let mut trace = Trace::every_criterion();
+        let _ = self.walk_object(s, &mut trace);
+        trace.criteria.unwrap_or_default()
+    }
+
+    /// Whether the rule selects only objects that ask for it by annotation: one without any
+    /// annotation fails its `annotations`, `annotationLists` or `annotationSelector`.
+    pub(crate) fn asks_for_annotations(&self) -> bool {
+        !self.annotations.is_empty()
+            || !self.annotation_lists.is_empty()
+            || self
+                .annotation_selector
+                .as_ref()
+                .is_some_and(|sel| !sel.matches(&Map::new()))
+    }
+
     /// The place of this rule's `annotationLists` item in the list the subject's annotation
     /// holds (the first key's), when it is there.
     pub(crate) fn list_position(&self, s: &Subject<'_>) -> Option<usize> {
@@ -611,6 +637,67 @@ mod tests {
                 "mesh=enabled".to_owned()
             )]
         );
+    }
+
+    /// Rules that select only objects asking for them by annotation (an opt-out can decline
+    /// them), and rules that select objects whatever they ask (an opt-out cannot).
+    #[test]
+    fn rules_asking_for_annotations() {
+        let asks = |m: Match| Matcher::compile(&m).unwrap().asks_for_annotations();
+        let selector = |v: Value| Some(v);
+        assert!(asks(Match {
+            annotations: json!({"x/inject": "true"}).as_object().cloned().unwrap(),
+            ..Match::default()
+        }));
+        assert!(asks(Match {
+            annotation_lists: [("x/inject".to_owned(), "a".to_owned())].into(),
+            ..Match::default()
+        }));
+        // salesforce: a trigger that must be present, and a status that must not be.
+        assert!(asks(Match {
+            annotation_selector: selector(json!({"matchExpressions": [
+                {"key": "x/inject", "operator": "In", "values": ["true"]},
+                {"key": "x/status", "operator": "NotIn", "values": ["injected"]},
+            ]})),
+            ..Match::default()
+        }));
+        // Only a status that must not be there: any object without annotations is selected.
+        assert!(!asks(Match {
+            annotation_selector: selector(json!({"matchExpressions": [
+                {"key": "x/status", "operator": "NotIn", "values": ["injected"]},
+            ]})),
+            ..Match::default()
+        }));
+        // OpenKruise: labels and namespaces only.
+        assert!(!asks(Match {
+            label_selector: selector(json!({"matchLabels": {"app": "web"}})),
+            namespace_selector: selector(json!({"matchLabels": {"team": "ops"}})),
+            ..Match::default()
+        }));
+    }
+
+    /// A rule's reach leaves its annotations out, and says what keeps the subject out.
+    #[test]
+    fn reach_leaves_annotations_out() {
+        let m = Matcher::compile(&Match {
+            namespaces: vec!["ops".into()],
+            annotation_lists: [("x/inject".to_owned(), "a".to_owned())].into(),
+            ..Match::default()
+        })
+        .unwrap();
+        let mut s = subject(json!({}), json!({}));
+        assert_eq!(m.check(&s), Some(Miss::NamespaceNotMatched));
+        assert_eq!(m.check_but_annotations(&s), Some(Miss::NamespaceNotMatched));
+        let missed: Vec<&str> = m
+            .object_criteria(&s)
+            .iter()
+            .filter(|c| !c.matched)
+            .map(|c| c.field)
+            .collect();
+        assert_eq!(missed, ["namespaces"]);
+        s.namespace = "ops";
+        assert_eq!(m.check(&s), Some(Miss::AnnotationsNotMatched));
+        assert_eq!(m.check_but_annotations(&s), None);
     }
 
     #[test]

@@ -117,6 +117,7 @@ impl Templates {
         env.add_filter("typed_json", typed_json);
         env.add_filter("from_yaml", from_yaml);
         env.add_filter("yaml_scalar", yaml_scalar);
+        env.add_filter("go_printed", go_printed);
         env.add_filter("go_range", go_range);
         env.add_filter("go_volume_mounts", go_volume_mounts);
         env.add_function("annotation", annotation);
@@ -713,6 +714,35 @@ fn yaml_scalar(v: minijinja::Value) -> minijinja::Value {
     match v.as_str() {
         Some(s) => ser(crate::yaml::scalar::resolve_plain(s)),
         None => v,
+    }
+}
+
+/// What a Go template prints for a value (translated salesforce templates): text. A string as
+/// it is, a number or boolean as written, nothing (a missing value) as nothing. A mapping or
+/// list is refused: Go prints it as `map[…]` or `[…]` text, which no sidecar field means, and
+/// taken as the value it holds it would let an annotation (`{% index .Annotations "x" |
+/// fromYaml %}`) give a sidecar fields of its own.
+fn go_printed(v: minijinja::Value) -> Result<minijinja::Value, minijinja::Error> {
+    use minijinja::value::ValueKind;
+    match v.kind() {
+        ValueKind::Undefined | ValueKind::None => Ok(minijinja::Value::from("")),
+        ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::Plain => {
+            Err(invalid(format!(
+                "a template action prints {}, which Go writes as text (`map[…]`, `[…]`), not as YAML: only a scalar can be printed",
+                if v.kind() == ValueKind::Map {
+                    "a mapping"
+                } else {
+                    "a list"
+                }
+            )))
+        }
+        ValueKind::String => Ok(v),
+        ValueKind::Bool => Ok(minijinja::Value::from(if v.is_true() {
+            "true"
+        } else {
+            "false"
+        })),
+        _ => Ok(minijinja::Value::from(v.to_string())),
     }
 }
 

@@ -359,3 +359,74 @@ fn pods_of_an_injected_workload_keep_their_sidecars() {
         "the pod is admitted as its template made it"
     );
 }
+
+/// A pod that names a sidecar of another injector's format in `kinject.dev/inject` gets it at
+/// admission only where that injector would inject it: OpenKruise's SidecarSet injects by its
+/// selector and namespaceSelector, and a pod of another namespace asking for its privileged
+/// debugger by name is admitted unchanged, with a warning (the review found the patch adding
+/// it). A pod the set selects gets it, as `kinject inject` gives it.
+#[test]
+fn a_request_does_not_reach_a_sidecar_set_beyond_its_selectors() {
+    let config = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/cases/compat-kruise-request/config.yaml");
+    let config = config.to_str().expect("utf-8");
+    let pod = |namespace: &str, app: &str| {
+        json!({
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": format!("0d1e2f3a-0000-4000-8000-{namespace:0>12}"),
+                "kind": {"group": "", "version": "v1", "kind": "Pod"},
+                "namespace": namespace,
+                "operation": "CREATE",
+                "object": {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {
+                        "generateName": "q-",
+                        "labels": {"app": app},
+                        "annotations": {"kinject.dev/inject": "node-debugger"},
+                    },
+                    "spec": {"containers": [{"name": "app", "image": "example.com/app:1"}]},
+                },
+            },
+        })
+    };
+    let answer = |request: &Value| {
+        let out = kinject(&["admission", "-c", config], request.to_string().as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let review: Value = serde_json::from_slice(&out.stdout).expect("json");
+        (review["response"].clone(), stderr)
+    };
+    for (namespace, app) in [("dev", "debug-target"), ("dev", "web"), ("ops", "web")] {
+        let request = pod(namespace, app);
+        let (response, stderr) = answer(&request);
+        assert_eq!(response["allowed"], true, "{response}");
+        assert!(
+            response.get("patch").is_none(),
+            "{namespace} {app}: {response}"
+        );
+        let warning = response["warnings"][0].as_str().expect("a warning");
+        assert!(
+            warning.contains("node-debugger") && warning.contains("sidecarset/node-debugger"),
+            "{warning}"
+        );
+        assert!(stderr.contains("node-debugger"), "{stderr}");
+    }
+    let request = pod("ops", "debug-target");
+    let (response, _) = answer(&request);
+    let object = patched(&request, &response);
+    assert_eq!(object["spec"]["containers"][0]["name"], "debugger");
+    assert_eq!(
+        object["spec"]["containers"][0]["securityContext"]["privileged"],
+        true
+    );
+    let out = kinject(
+        &["inject", "-q", "-o", "json", "-n", "ops", "-c", config, "-"],
+        request["request"]["object"].to_string().as_bytes(),
+    );
+    assert!(out.status.success());
+    let injected: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(object, injected);
+}

@@ -134,13 +134,18 @@ fn reference(schema: &Value) -> String {
          Generated from the configuration types (`kinject schema` prints the same as JSON Schema);\n\
          do not edit by hand. The guide is [config.md](config.md).\n",
     );
-    let sections: [(&str, &Value); 7] = [
+    let sections: [(&str, &Value); 12] = [
         ("InjectionConfig (the file)", schema),
         ("Sidecar", &defs["Sidecar"]),
         ("Rule", &defs["Rule"]),
         ("Match", &defs["Match"]),
         ("Defaults", &defs["Defaults"]),
         ("CustomKind", &defs["CustomKind"]),
+        ("Formats", &defs["Formats"]),
+        ("TumblrFlags", &defs["TumblrFlags"]),
+        ("SalesforceFlags", &defs["SalesforceFlags"]),
+        ("ExpediaFlags", &defs["ExpediaFlags"]),
+        ("KruiseFlags", &defs["KruiseFlags"]),
         ("Enumerations", &Value::Null),
     ];
     for (title, def) in sections {

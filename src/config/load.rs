@@ -271,6 +271,7 @@ fn load_texts_with(
             options: &formats,
             catalogs: &catalogs,
             warnings: RefCell::new(Vec::new()),
+            unread: RefCell::new(Vec::new()),
             inherited: &inherited,
         };
         loading.document(&document, parsed.value, &ctx);
@@ -292,8 +293,8 @@ fn load_texts_with(
 struct Documents {
     /// The salesforce sidecar files' entries (read before the mutation files that name them).
     catalogs: compat::salesforce::Catalogs,
-    /// The other formats' flags, from the last native configuration that sets them (they apply
-    /// to files given before it too).
+    /// The other formats' flags, each injector's from the last native configuration that sets
+    /// them (they apply to files given before it too).
     formats: crate::model::Formats,
     /// The other documents, in file order.
     parsed: Vec<ParsedDocument>,
@@ -336,7 +337,7 @@ fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Do
                             serde_json::from_value::<crate::model::Formats>(f.clone()).ok()
                         })
                     {
-                        found.formats = f;
+                        found.formats = std::mem::take(&mut found.formats).merged(f);
                     }
                     found.parsed.push(ParsedDocument {
                         file: index,

@@ -39,12 +39,55 @@ pub struct SidecarDef {
     pub origin: Origin,
     /// Its place in `Config::sidecars` (where a run keeps what it made of it).
     pub index: usize,
+    /// Read from another injector's format: where it may go is what that format's rules
+    /// say, and an object's `kinject.dev/inject` request does not reach past them.
+    pub converted: bool,
+    /// Pod annotations its format would read into it, left unread (an object that has one is
+    /// told so).
+    pub unread: Vec<UnreadAnnotations>,
 }
 
 pub struct RuleDef {
     pub spec: Rule,
     pub matcher: Matcher,
     pub origin: Origin,
+    /// Read from another injector's format (its scope, and whether an object may decline it,
+    /// are that injector's).
+    pub converted: bool,
+}
+
+/// Pod annotations another injector's format reads into a sidecar, which lets a manifest
+/// change the sidecar: left unread unless the configuration's `formats` turns that on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnreadAnnotations {
+    /// The sidecars they would change.
+    pub sidecars: Vec<String>,
+    /// The annotations: these keys, or every key with this prefix but those listed.
+    pub keys: AnnotationKeys,
+    /// What the format makes of them, as a warning says it ("salesforce's `annotationConfig`
+    /// makes such annotations volume mounts").
+    pub effect: &'static str,
+    /// The `formats` flag that turns it on (`formats.expedia.allowAnnotationEnv`).
+    pub flag: &'static str,
+}
+
+/// Which pod annotations an `UnreadAnnotations` is about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnnotationKeys {
+    Keys(Vec<String>),
+    Prefix { prefix: String, except: Vec<String> },
+}
+
+impl AnnotationKeys {
+    /// Whether `key` is one of them.
+    pub fn holds(&self, key: &str) -> bool {
+        match self {
+            AnnotationKeys::Keys(keys) => keys.iter().any(|k| k == key),
+            AnnotationKeys::Prefix { prefix, except } => key
+                .strip_prefix(prefix.as_str())
+                .is_some_and(|rest| !rest.is_empty() && !except.iter().any(|e| e == rest)),
+        }
+    }
 }
 
 /// Defaults with every field decided.
@@ -142,5 +185,26 @@ impl SidecarPlace {
             span: (self.base + node.start, self.base + node.end.max(node.start)),
             ..start
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AnnotationKeys;
+
+    #[test]
+    fn annotation_keys() {
+        let keys = AnnotationKeys::Keys(vec!["a.example.com/mounts".to_owned()]);
+        assert!(keys.holds("a.example.com/mounts"));
+        assert!(!keys.holds("a.example.com/mounts-2"));
+        let prefix = AnnotationKeys::Prefix {
+            prefix: "sidecar-injector.expedia.com/".to_owned(),
+            except: vec!["inject".to_owned(), "status".to_owned()],
+        };
+        assert!(prefix.holds("sidecar-injector.expedia.com/LD_PRELOAD"));
+        assert!(!prefix.holds("sidecar-injector.expedia.com/inject"));
+        assert!(!prefix.holds("sidecar-injector.expedia.com/status"));
+        assert!(!prefix.holds("sidecar-injector.expedia.com/"));
+        assert!(!prefix.holds("other.example.com/LD_PRELOAD"));
     }
 }

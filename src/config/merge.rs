@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::loaded::{Config, Defaults, Origin, RuleDef, SidecarDef, SidecarPlace};
+use super::loaded::{
+    Config, Defaults, Origin, RuleDef, SidecarDef, SidecarPlace, UnreadAnnotations,
+};
 use super::set::{self, Set};
 use crate::config::compat;
 use crate::diagnostic::codes;
@@ -164,11 +166,12 @@ impl Loading {
         let Some((value, stand_in, converted)) = self.native(document, value, ctx) else {
             return;
         };
+        let unread = ctx.unread.take();
         let Some(cf) = self.configuration_file(document, &value) else {
             return;
         };
         self.read_configurations += usize::from(!stand_in);
-        self.add(document, cf, &value, !converted);
+        self.add(document, cf, &value, !converted, &unread);
     }
 
     /// The document as a native configuration (another injector's converted), whether it
@@ -253,8 +256,15 @@ impl Loading {
     }
 
     /// Adds what a configuration file defines (`value`: the file as written; `native`: not
-    /// converted from another injector's format).
-    fn add(&mut self, document: &Document<'_>, cf: ConfigFile, value: &Value, native: bool) {
+    /// converted from another injector's format, whose sidecars leave `unread` unread).
+    fn add(
+        &mut self,
+        document: &Document<'_>,
+        cf: ConfigFile,
+        value: &Value,
+        native: bool,
+        unread: &[UnreadAnnotations],
+    ) {
         for (k, v) in cf.values {
             self.config.values.insert(k, v);
         }
@@ -266,10 +276,15 @@ impl Loading {
         d.sort_init_containers = set.sort_init_containers.or(d.sort_init_containers);
         self.config.kinds.extend(cf.kinds);
         for (i, spec) in cf.sidecars.into_iter().enumerate() {
-            self.sidecar(document, i, spec, &value["sidecars"][i], native);
+            let unread = unread
+                .iter()
+                .filter(|u| u.sidecars.contains(&spec.name))
+                .cloned()
+                .collect();
+            self.sidecar(document, i, spec, &value["sidecars"][i], native, unread);
         }
         for (i, spec) in cf.rules.into_iter().enumerate() {
-            self.rule(document, i, spec);
+            self.rule(document, i, spec, native);
         }
     }
 
@@ -282,6 +297,7 @@ impl Loading {
         spec: Sidecar,
         written: &Value,
         native: bool,
+        unread: Vec<UnreadAnnotations>,
     ) {
         let path = vec!["sidecars".to_owned(), i.to_string()];
         let o = document.origin(&path);
@@ -333,6 +349,8 @@ impl Loading {
             definition,
             origin: o,
             index: self.config.sidecars.len(),
+            converted: !native,
+            unread,
         });
     }
 
@@ -374,7 +392,7 @@ impl Loading {
 
     /// Adds rule `i` of the document, its matcher compiled; the sidecars and kinds it names
     /// are checked once every file is read.
-    fn rule(&mut self, document: &Document<'_>, i: usize, spec: Rule) {
+    fn rule(&mut self, document: &Document<'_>, i: usize, spec: Rule, native: bool) {
         let path = vec!["rules".to_owned(), i.to_string()];
         let matcher = match Matcher::compile(&spec.matches) {
             Ok(m) => m,
@@ -409,6 +427,7 @@ impl Loading {
             spec,
             matcher,
             origin: document.origin(&path),
+            converted: !native,
         });
     }
 

@@ -17,6 +17,6 @@ pub use load::load_texts;
 pub(crate) use load::{expand as files, texts};
 pub(crate) use load::{load, load_untried};
 pub use loaded::Config;
-pub(crate) use loaded::{RuleDef, SidecarDef};
+pub(crate) use loaded::{AnnotationKeys, RuleDef, SidecarDef, UnreadAnnotations};
 pub(crate) use merge::located_violation;
 pub(crate) use set::Set;

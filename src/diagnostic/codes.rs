@@ -66,6 +66,9 @@ codes! {
     CONFIG_UNKNOWN_ENTRY = "kinject::config::unknown_entry";
     /// A warning: a file among the configurations that is not one.
     CONFIG_NOT_A_SIDECAR_CONFIG = "kinject::config::not_a_sidecar_config";
+    /// A warning: a feature of another injector's format that lets a manifest change a
+    /// sidecar, not read unless the configuration's `formats` turns it on.
+    CONFIG_OFF_BY_DEFAULT = "kinject::config::off_by_default";
 
     // Injection into one object.
     INJECT_INVALID_OBJECT = "kinject::inject::invalid_object";

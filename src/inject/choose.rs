@@ -1,5 +1,7 @@
-//! Which sidecars an object gets: every rule's verdict on it, its own requests, the skips,
-//! and what a pod that runs to completion does with long-running sidecars.
+//! Which sidecars an object gets: every rule's verdict on it, its own requests (a sidecar of
+//! another injector's format only where that format's rules reach the object) and opt-out
+//! (of what it can decline), the skips, and what a pod that runs to completion does with
+//! long-running sidecars.
 
 use serde_json::Value;
 
@@ -25,7 +27,7 @@ pub(super) fn choose<'c>(
     let mut subject = subject(object, pod, wk, namespace);
     subject.namespace_labels = settings.namespace_labels.get(namespace);
     subject.namespace_selector_holds = settings.namespace_selector_holds;
-    let verdicts = Verdicts {
+    let mut verdicts = Verdicts {
         rules: config
             .rules
             .iter()
@@ -63,14 +65,102 @@ pub(super) fn choose<'c>(
         }
         warnings.push(message);
     }
-    let selection = select_sidecars(config, &subject, &verdicts.rules).map_err(|e| {
-        if e.code == codes::INJECT_UNKNOWN_SIDECAR {
-            e.at(at(select::INJECT_ANNOTATION))
-        } else {
-            e
-        }
-    })?;
+    let mut notes = Notes::default();
+    let selection =
+        select_sidecars(config, &subject, &verdicts.rules, &mut notes).map_err(|e| {
+            if e.code == codes::INJECT_UNKNOWN_SIDECAR {
+                e.at(at(select::INJECT_ANNOTATION))
+            } else {
+                e
+            }
+        })?;
+    warnings.append(&mut notes.warnings);
+    if let Ok((chosen, _)) = &selection {
+        warnings.extend(unread_annotations(chosen, &subject));
+    }
+    if explain {
+        verdicts.policy.append(&mut notes.policy);
+    }
     Ok((verdicts, selection, warnings))
+}
+
+/// What selection says beside its result: warnings, and the policies that decided it, for
+/// `explain`.
+#[derive(Default)]
+struct Notes {
+    warnings: Vec<String>,
+    policy: Vec<Criterion>,
+}
+
+impl Notes {
+    /// `name`, which `rule` selects, is kept although the object opts out (`opt_out`: the
+    /// annotation's value).
+    fn not_declined(&mut self, rule: &RuleDef, name: &str, opt_out: &str) {
+        let rule = &rule.spec.name;
+        self.warnings.push(format!(
+            "`{}: {opt_out:?}` does not leave out `{name}`: rule `{rule}`, read from another injector's configuration, selects the object without its asking, and that injector gives an object no say",
+            select::INJECT_ANNOTATION
+        ));
+        let actual = format!(
+            "{name}: rule `{rule}`, of another injector's format, selects the object without its asking"
+        );
+        self.policy.push(
+            Criterion::new(
+                select::INJECT_ANNOTATION,
+                false,
+                Some(actual),
+                "every sidecar left out".to_owned(),
+            )
+            .hint(Some("kept: that injector gives an object no say")),
+        );
+    }
+
+    /// `name`, which the object requests, is left out: it was read from another injector's
+    /// format, and no rule injecting it reaches the object (`why`).
+    fn out_of_reach(&mut self, name: &str, why: &str) {
+        self.warnings.push(format!(
+            "`{}` asks for `{name}`, left out: a sidecar of another injector's configuration goes only where its rules select the object, and {why}",
+            select::INJECT_ANNOTATION
+        ));
+        let expected =
+            "sidecars of other injectors' formats only where their rules select the object";
+        self.policy.push(
+            Criterion::new(
+                select::INJECT_ANNOTATION,
+                false,
+                Some(format!("{name}: {why}")),
+                expected.to_owned(),
+            )
+            .hint(Some("requested, left out")),
+        );
+    }
+}
+
+/// The warnings for annotations of the subject that the chosen sidecars' formats would read
+/// into them, left unread (the configuration's `formats` does not turn that on).
+fn unread_annotations(chosen: &[Chosen<'_>], s: &Subject<'_>) -> Vec<String> {
+    let annotations = s.annotations();
+    let mut out = Vec::new();
+    for c in chosen {
+        for unread in &c.def.unread {
+            let keys: Vec<String> = annotations
+                .keys()
+                .filter(|k| unread.keys.holds(k))
+                .map(|k| format!("`{k}`"))
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            out.push(format!(
+                "{} not read: {} of sidecar `{}`'s containers, which lets a manifest change the sidecar; `{}: true` in a native configuration turns that on",
+                keys.join(", "),
+                unread.effect,
+                c.def.spec.name,
+                unread.flag
+            ));
+        }
+    }
+    out
 }
 
 /// One rule's verdict on the subject; with `explain`, its name, every criterion and the skip
@@ -308,16 +398,17 @@ pub(super) type Selection<'c> = Result<(Vec<Chosen<'c>>, Vec<String>), Reason>;
 /// about its requests.
 pub(super) type Choice<'c> = (Verdicts, Selection<'c>, Vec<String>);
 
-/// The sidecars to inject, each with whether it becomes native, or the reason for none.
+/// The sidecars to inject, each with whether it becomes native, or the reason for none. An
+/// object that opts out keeps only what it cannot decline (`declinable`); what it requests
+/// is added where `add_requested` says. Both say so in `notes`.
 fn select_sidecars<'c>(
     config: &'c Config,
     s: &Subject<'_>,
     verdicts: &[RuleVerdict],
+    notes: &mut Notes,
 ) -> Result<Selection<'c>, InjectError> {
     let request = select::request(s);
-    if request == Request::OptOut {
-        return Ok(Err(Reason::OptedOut));
-    }
+    let opted_out = request == Request::OptOut;
     let default_skip = skip_reason(
         s,
         config.defaults.skip_host_network,
@@ -336,6 +427,9 @@ fn select_sidecars<'c>(
             skipped.get_or_insert(reason);
             continue;
         }
+        if opted_out && declinable(rule) {
+            continue;
+        }
         let policy = select::job_policy(rule.spec.jobs, Some(config.defaults.jobs));
         let place = rule
             .spec
@@ -347,15 +441,22 @@ fn select_sidecars<'c>(
             {
                 chosen.push((def, policy));
                 places.push(place);
+                if opted_out {
+                    let value = s.annotation(select::INJECT_ANNOTATION).unwrap_or_default();
+                    notes.not_declined(rule, name, value);
+                }
             }
         }
+    }
+    if opted_out && chosen.is_empty() {
+        return Ok(Err(Reason::OptedOut));
     }
     in_request_order(&mut chosen, &places);
     if let (Request::Sidecars(_), Some(reason)) = (&request, default_skip) {
         // Requests follow the run's skips.
         skipped.get_or_insert(reason);
     } else if let Request::Sidecars(names) = &request {
-        add_requested(config, names, &mut chosen)?;
+        add_requested(config, s, names, &mut chosen, notes)?;
     }
     if chosen.is_empty() {
         return Ok(Err(skipped
@@ -383,12 +484,63 @@ fn in_request_order<T: Copy>(chosen: &mut [T], places: &[Option<usize>]) {
     }
 }
 
+/// Whether an object that opts out (`kinject.dev/inject: "false"`) declines what `rule`
+/// selects: always for kinject's own rules; for a rule read from another injector's format,
+/// only when it selects objects that ask for it by annotation (salesforce, tumblr, Expedia:
+/// an object need not ask). A rule that selects objects without their asking (an OpenKruise
+/// SidecarSet's selectors) gives them no say, as in that injector.
+fn declinable(rule: &RuleDef) -> bool {
+    !rule.converted || rule.matcher.asks_for_annotations()
+}
+
+/// Where a requested sidecar read from another injector's format (`def`) may go: the job
+/// policy of the first rule injecting it that reaches the subject (annotations aside, its
+/// skips included), or why none does.
+fn reach(config: &Config, def: &SidecarDef, s: &Subject<'_>) -> Result<JobPolicy, String> {
+    let name = &def.spec.name;
+    let mut why = Vec::new();
+    for rule in config.rules.iter().filter(|r| r.spec.inject.contains(name)) {
+        let holds = rule.matcher.check_but_annotations(s).is_none();
+        let skip = rule_skip(config, rule, s);
+        if holds && skip.is_none() {
+            return Ok(select::job_policy(
+                rule.spec.jobs,
+                Some(config.defaults.jobs),
+            ));
+        }
+        let missed = rule
+            .matcher
+            .object_criteria(s)
+            .into_iter()
+            .find(|c| !c.matched)
+            .or_else(|| skip.map(|skip| skip_criterion(s, skip, rule.spec.skips.is_some())));
+        let what = missed.map_or_else(String::new, |c| {
+            format!(
+                " ({} wants {}, has {})",
+                c.field,
+                c.expected,
+                c.actual.as_deref().unwrap_or("none")
+            )
+        });
+        why.push(format!("rule `{}` does not{what}", rule.spec.name));
+    }
+    if why.is_empty() {
+        Err("no rule injects it".to_owned())
+    } else {
+        Err(why.join("; "))
+    }
+}
+
 /// The sidecars an object requests by annotation (`names`), added to `chosen` when requests
-/// are allowed; a name the configuration does not define is an error.
+/// are allowed: kinject's own anywhere the run's skips leave, those read from another
+/// injector's format only where a rule injecting them reaches the object (`reach`; else said
+/// in `notes`). A name the configuration does not define is an error.
 fn add_requested<'c>(
     config: &'c Config,
+    s: &Subject<'_>,
     names: &[String],
     chosen: &mut Vec<(&'c SidecarDef, JobPolicy)>,
+    notes: &mut Notes,
 ) -> Result<(), InjectError> {
     for name in names {
         let Some(def) = config.sidecar(name) else {
@@ -413,8 +565,16 @@ fn add_requested<'c>(
                 }
             )));
         };
-        if config.defaults.allow_requests && !chosen.iter().any(|(d, _)| d.spec.name == *name) {
+        if !config.defaults.allow_requests || chosen.iter().any(|(d, _)| d.spec.name == *name) {
+            continue;
+        }
+        if !def.converted {
             chosen.push((def, config.defaults.jobs));
+            continue;
+        }
+        match reach(config, def, s) {
+            Ok(policy) => chosen.push((def, policy)),
+            Err(why) => notes.out_of_reach(name, &why),
         }
     }
     Ok(())

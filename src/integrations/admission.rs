@@ -122,7 +122,13 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     // How a null of the object is written, for the status to record as `inject` does from
     // the same text: in a JSON review (the API server's), always `null`.
     let spelled = |_: &str| json.then(|| "null".to_owned());
-    let response = match inject::plan_in_text(&object, &settings, false, &spelled) {
+    let planned = inject::plan_in_text(&object, &settings, false, &spelled);
+    // What injection says about the object (a request left out, an annotation not read) goes
+    // back with the answer: the API server shows it to whoever created the object.
+    if let Ok(outcome) = &planned {
+        warnings.extend(outcome.warnings.iter().cloned());
+    }
+    let response = match planned {
         // The webhook adds and updates, never removes: sidecars the object's status records
         // and no rule selects here were put there on purpose — by CI, or on the workload whose
         // template made this pod (its rules name the workload's kind, not Pod) — and are kept.

@@ -42,7 +42,8 @@ pub(crate) struct ConfigFile {
     #[serde(default)]
     pub kinds: Vec<CustomKind>,
     /// How to read other injectors' files given as configuration: the command-line flags
-    /// those injectors were run with.
+    /// those injectors were run with, and their features that let a manifest change a
+    /// sidecar, which are off unless turned on here.
     #[serde(default, skip_serializing_if = "Formats::is_empty")]
     pub formats: Formats,
     /// For kustomize, not read by kinject: run as a legacy exec transformer plugin, kinject
@@ -56,21 +57,63 @@ pub(crate) struct ConfigFile {
     pub args_from_file: Option<String>,
 }
 
-/// Flags of other injectors, for reading their files as they run them.
+/// Flags of other injectors, for reading their files as they run them; and the features of
+/// those files that let a manifest change a sidecar, off unless turned on.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct Formats {
     /// The tumblr k8s-sidecar-injector's flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tumblr: Option<TumblrFlags>,
+    /// The salesforce generic-sidecar-injector's files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub salesforce: Option<SalesforceFlags>,
+    /// The Expedia kubernetes-sidecar-injector's ConfigMaps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expedia: Option<ExpediaFlags>,
+    /// OpenKruise SidecarSets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kruise: Option<KruiseFlags>,
 }
 
 impl Formats {
     pub(crate) fn is_empty(&self) -> bool {
         self == &Formats::default()
     }
+
+    /// These flags with those `later` sets (each injector's, as a whole) over them.
+    pub(crate) fn merged(self, later: Formats) -> Formats {
+        Formats {
+            tumblr: later.tumblr.or(self.tumblr),
+            salesforce: later.salesforce.or(self.salesforce),
+            expedia: later.expedia.or(self.expedia),
+            kruise: later.kruise.or(self.kruise),
+        }
+    }
+
+    /// Whether salesforce's `annotationConfig` is read.
+    pub(crate) fn salesforce_annotation_config(&self) -> bool {
+        self.salesforce
+            .as_ref()
+            .is_some_and(|f| f.allow_annotation_config)
+    }
+
+    /// Whether the older Expedia format's annotations become env vars.
+    pub(crate) fn expedia_annotation_env(&self) -> bool {
+        self.expedia
+            .as_ref()
+            .is_some_and(|f| f.allow_annotation_env)
+    }
+
+    /// Whether Kruise's `shareVolumePolicy` is read.
+    pub(crate) fn kruise_share_volume_policy(&self) -> bool {
+        self.kruise
+            .as_ref()
+            .is_some_and(|f| f.allow_share_volume_policy)
+    }
 }
 
+/// The tumblr k8s-sidecar-injector's flags (docs/compat.md).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct TumblrFlags {
@@ -78,6 +121,44 @@ pub(crate) struct TumblrFlags {
     /// `<namespace>/request` and `<namespace>/status` annotations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotation_namespace: Option<String>,
+}
+
+/// How salesforce generic-sidecar-injector files are read (docs/compat.md).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct SalesforceFlags {
+    /// Read `annotationConfig` (default false): a pod annotation `<annotationNamespace>/<name>`
+    /// then adds the volume mounts it holds to the mutation's containers, as salesforce does.
+    /// That lets a manifest change a sidecar (mount a volume of its own over the sidecar's
+    /// files), so it is off unless turned on; while off, such annotations are not read and a
+    /// warning says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_annotation_config: bool,
+}
+
+/// How Expedia kubernetes-sidecar-injector ConfigMaps are read (docs/compat.md).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct ExpediaFlags {
+    /// In the older format (`sidecarconfig.yaml`), make every pod annotation
+    /// `sidecar-injector.expedia.com/<key>` (but `inject` and `status`) the env var `<key>` of
+    /// the injected containers, as that webhook did (default false). That lets a manifest
+    /// change a sidecar (replace its `VAULT_ADDR`, add `LD_PRELOAD`), so it is off unless
+    /// turned on; while off, such annotations are not read and a warning says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_annotation_env: bool,
+}
+
+/// How OpenKruise SidecarSets are read (docs/compat.md).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct KruiseFlags {
+    /// Read `shareVolumePolicy: {type: enabled}` (default false): the sidecar container then
+    /// also mounts every volume the app containers mount, where they mount it, as OpenKruise
+    /// does. That lets a manifest change a sidecar (mount a volume the app writes over the
+    /// sidecar's own files), so it is off unless turned on; while off, a warning says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_share_volume_policy: bool,
 }
 
 /// A sidecar definition. Every string may be a minijinja template (`{{ pod.spec… }}`).
@@ -462,4 +543,35 @@ pub struct CustomKind {
     /// Its pods run to completion, like a Job's.
     #[serde(default)]
     pub runs_to_completion: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each injector's flags come from the last configuration that sets them; one that sets
+    /// another injector's leaves them.
+    #[test]
+    fn formats_merge_by_injector() {
+        let earlier = Formats {
+            kruise: Some(KruiseFlags {
+                allow_share_volume_policy: true,
+            }),
+            expedia: Some(ExpediaFlags {
+                allow_annotation_env: true,
+            }),
+            ..Formats::default()
+        };
+        let later = Formats {
+            expedia: Some(ExpediaFlags::default()),
+            salesforce: Some(SalesforceFlags {
+                allow_annotation_config: true,
+            }),
+            ..Formats::default()
+        };
+        let merged = earlier.merged(later);
+        assert!(merged.kruise_share_volume_policy());
+        assert!(!merged.expedia_annotation_env());
+        assert!(merged.salesforce_annotation_config());
+    }
 }

@@ -67,6 +67,7 @@ const FILTERS: &[&str] = &[
     "from_json",
     "from_yaml",
     "yaml_scalar",
+    "go_printed",
     "go_range",
     "go_volume_mounts",
 ];

@@ -11,12 +11,14 @@
 //! Older format (`sidecarconfig.yaml`: `sidecars: [{name, sidecar: {containers, volumes}}]`):
 //! only in namespaces labelled `kubernetes-sidecar-injector: enabled`, the annotation names
 //! sidecars, and every pod annotation with the prefix `sidecar-injector.expedia.com/` (but
-//! `inject` and `status`) becomes an env var of the injected containers. Injected pods get
+//! `inject` and `status`) becomes an env var of the injected containers: a manifest changing
+//! a sidecar, so only when `formats.expedia.allowAnnotationEnv` turns it on. Injected pods get
 //! `sidecar-injector.expedia.com/status: injected`, and pods that have it are skipped.
 
 use serde_json::{Map, Value, json};
 
-use super::{Failure, embedded, string_field};
+use super::{Context, Failure, embedded, string_field};
+use crate::config::{AnnotationKeys, UnreadAnnotations};
 use crate::model::schema::validate;
 use crate::yaml::Node;
 
@@ -25,6 +27,8 @@ const CURRENT_KEY: &str = "sidecars.yaml";
 const OLD_KEY: &str = "sidecarconfig.yaml";
 /// The older webhook's status annotation, `injected` on the pods it has injected.
 const OLD_STATUS: &str = "sidecar-injector.expedia.com/status";
+/// The flag that makes the older format's annotations env vars of its sidecars.
+const ANNOTATION_ENV_FLAG: &str = "formats.expedia.allowAnnotationEnv";
 
 pub(crate) fn is_sidecar_config_map(value: &Value) -> bool {
     value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
@@ -81,7 +85,12 @@ fn old_schema() -> &'static Value {
 
 /// The native configuration for one ConfigMap. `root` and `doc` locate errors in the embedded
 /// document.
-pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Failure> {
+pub(crate) fn to_native(
+    cm: &Value,
+    root: &Node,
+    doc: &str,
+    ctx: &Context<'_>,
+) -> Result<Value, Failure> {
     let old = cm["data"].get(CURRENT_KEY).is_none();
     let key = if old { OLD_KEY } else { CURRENT_KEY };
     let (cm_name, namespace, text) = fields(cm, key)?;
@@ -111,9 +120,24 @@ pub(crate) fn to_native(cm: &Value, root: &Node, doc: &str) -> Result<Value, Fai
     };
     let mut sidecars = Vec::new();
     let mut rules = Vec::new();
+    let annotation_env = old && ctx.options.expedia_annotation_env();
     for (name, body) in entries {
-        sidecars.push(sidecar(&name, &body, &cm_name, old));
+        sidecars.push(sidecar(&name, &body, &cm_name, old, annotation_env));
         rules.push(rule(&name, namespace, old));
+    }
+    if old && !annotation_env {
+        ctx.unread.borrow_mut().push(UnreadAnnotations {
+            sidecars: sidecars
+                .iter()
+                .filter_map(|s| s["name"].as_str().map(str::to_owned))
+                .collect(),
+            keys: AnnotationKeys::Prefix {
+                prefix: format!("{PREFIX}/"),
+                except: vec!["inject".to_owned(), "status".to_owned()],
+            },
+            effect: "the older Expedia format makes such annotations env vars",
+            flag: ANNOTATION_ENV_FLAG,
+        });
     }
     Ok(super::native(sidecars, rules))
 }
@@ -182,8 +206,8 @@ fn merged(value: &Value) -> Value {
 }
 
 /// The native sidecar `name` adding `body`, from the ConfigMap `cm_name` (of the `old` format
-/// or not).
-fn sidecar(name: &str, body: &Value, cm_name: &str, old: bool) -> Value {
+/// or not), with the older format's env from annotations when `annotation_env`.
+fn sidecar(name: &str, body: &Value, cm_name: &str, old: bool, annotation_env: bool) -> Value {
     let mut s = body.as_object().cloned().unwrap_or_default();
     s.insert("name".into(), json!(name));
     s.insert(
@@ -191,11 +215,13 @@ fn sidecar(name: &str, body: &Value, cm_name: &str, old: bool) -> Value {
         json!(format!("Expedia sidecar {name} (ConfigMap {cm_name})")),
     );
     s.insert("literal".into(), json!(true));
-    if old {
+    if annotation_env {
         s.insert(
             "envFromAnnotations".into(),
             json!({"prefix": format!("{PREFIX}/"), "exclude": ["inject", "status"]}),
         );
+    }
+    if old {
         // `mutate` marks the pods it injects (and `shouldMutate` skips them).
         s.insert("annotations".into(), json!({OLD_STATUS: "injected"}));
         s.insert(

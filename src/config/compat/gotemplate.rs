@@ -267,7 +267,11 @@ impl Translator {
             return Ok(body.tag(format!("set {} = {value}", var_name(v))));
         }
         let value = self.pipeline(body.tokens).map_err(|e| body.shift(e))?;
-        Ok(format!("{{{{{} {value} {}}}}}", body.open, body.close))
+        // Go prints text: a scalar as written, never a structure.
+        Ok(format!(
+            "{{{{{} ({value}) | go_printed {}}}}}",
+            body.open, body.close
+        ))
     }
 
     /// A pipeline: commands joined by `|`, each result passed as the next one's last argument.
@@ -753,11 +757,11 @@ mod tests {
     fn documented_forms() {
         assert_eq!(
             translate("aws-iam-{% .Spec.ServiceAccountName %}").unwrap(),
-            "aws-iam-{{ service_account() }}"
+            "aws-iam-{{ (service_account()) | go_printed }}"
         );
         assert_eq!(
             translate(r#"{% index .Annotations "vault.k8s-integration.sfdc.com/role" %}"#).unwrap(),
-            r#"{{ annotation("vault.k8s-integration.sfdc.com/role") }}"#
+            r#"{{ (annotation("vault.k8s-integration.sfdc.com/role")) | go_printed }}"#
         );
     }
 
@@ -769,7 +773,9 @@ mod tests {
         .unwrap();
         assert!(t.starts_with("{% with go_yaml = ("), "{t}");
         assert!(
-            t.contains(r#"{{- ((go_yaml["with"] | default({}))["yaml"] | default("")) -}}"#),
+            t.contains(
+                r#"{{- (((go_yaml["with"] | default({}))["yaml"] | default(""))) | go_printed -}}"#
+            ),
             "{t}"
         );
         assert!(t.ends_with("{%- endif %}{% endwith -%}"), "{t}");
@@ -781,7 +787,10 @@ mod tests {
         );
         let t = translate("{% range $k, $v := .Annotations %}{% $k %}={% $v %};{% end %}").unwrap();
         assert!(t.starts_with("{% for go_k, go_v in "), "{t}");
-        assert!(t.ends_with("{{ go_k }}={{ go_v }};{% endfor %}"), "{t}");
+        assert!(
+            t.ends_with("{{ (go_k) | go_printed }}={{ (go_v) | go_printed }};{% endfor %}"),
+            "{t}"
+        );
         assert_eq!(translate("a{%/* note */%}b").unwrap(), "ab");
         assert_eq!(translate("{{ x }}").unwrap(), r#"{{ "{{ x }}" }}"#);
     }
@@ -833,6 +842,31 @@ mod tests {
             ),
             "[]"
         );
+    }
+
+    /// A value printed by an action is text, as Go prints it: what `fromYaml` reads from an
+    /// annotation gives a scalar, never fields of the sidecar.
+    #[test]
+    fn printed_values_are_scalars() {
+        let pod = serde_json::json!({"metadata": {"annotations": {
+            "m": "[{name: host, mountPath: /usr/bin}]", "n": "8080", "b": "true"}}});
+        let render = |go: &str| {
+            let def = serde_json::json!({"x": translate(go).unwrap()});
+            let mut t = crate::template::Templates::new();
+            t.add_sidecar("s", &def, None).unwrap();
+            let ctx = crate::template::context(&pod, &pod, "", &serde_json::Map::new());
+            t.render_fields("s", &def, &ctx).map(|out| out["x"].clone())
+        };
+        assert_eq!(
+            render(r#"{% index .Annotations "n" | fromYaml %}"#).unwrap(),
+            "8080"
+        );
+        assert_eq!(
+            render(r#"{% index .Annotations "b" | fromYaml %}"#).unwrap(),
+            "true"
+        );
+        let e = render(r#"{% index .Annotations "m" | fromYaml %}"#).unwrap_err();
+        assert!(e.message.contains("prints a list"), "{}", e.message);
     }
 
     #[test]

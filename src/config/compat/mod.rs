@@ -74,6 +74,9 @@ pub(crate) struct Context<'a> {
     pub catalogs: &'a salesforce::Catalogs,
     /// Findings that fail nothing (a name salesforce would skip), at paths of the document.
     pub warnings: std::cell::RefCell<Vec<Problem>>,
+    /// Pod annotations the document's format reads into its sidecars, left unread because
+    /// `options` does not turn that on.
+    pub unread: std::cell::RefCell<Vec<crate::config::UnreadAnnotations>>,
     /// tumblr files `inherits` named, each with its whole chain merged in, by canonical path:
     /// read once per load (every file of a chain resolved its whole chain again, which made a
     /// chain of 1,000 files take half a minute).
@@ -106,14 +109,14 @@ pub(crate) fn to_native(
         }])));
     }
     if expedia::is_sidecar_config_map(value) {
-        return Some(expedia::to_native(value, root, doc));
+        return Some(expedia::to_native(value, root, doc, ctx));
     }
     if kruise::is_sidecar_set(value) {
         let violations = validate(kruise::schema(), "", value);
         if !violations.is_empty() {
             return Some(Err(Failure::Schema(violations)));
         }
-        return Some(kruise::to_native(value).map_err(Failure::Problems));
+        return Some(kruise::to_native(value, ctx).map_err(Failure::Problems));
     }
     if tumblr::is_config_map(value) {
         return Some(tumblr::config_map_to_native(value, root, doc, ctx));

@@ -11,6 +11,8 @@
 //! container that already mounts the volume keeping its own; a pod volume of the same name
 //! wins. Pods that run to completion get no sidecar containers unless
 //! `implementsSidecarLifecycle`, which adds the `sidecar-lifecycle` volume instead.
+//! `annotationConfig` (pod annotations that add mounts to the sidecar: a manifest changing it)
+//! is read only when `formats.salesforce.allowAnnotationConfig` turns it on.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -496,8 +498,12 @@ impl Mutations {
         self.namespaces.push(ns.clone());
         let mut body = chosen_entries(m, &name, ctx, &at);
         let positions = positions(m, ctx, &at);
-        if let Err(p) = annotation_mounts(m, &ns, &mut body, &at) {
-            self.problems.push(p);
+        if ctx.options.salesforce_annotation_config() {
+            if let Err(p) = annotation_mounts(m, &ns, &mut body, &at) {
+                self.problems.push(p);
+            }
+        } else {
+            leave_annotation_mounts_unread(m, &ns, &name, ctx, &at);
         }
         let sidecar = sidecar(&body, &name, positions, &ns);
         let mut matches = json!({
@@ -528,7 +534,7 @@ impl Mutations {
         sidecar: Map<String, Value>,
         matches: Value,
     ) {
-        let job_name = format!("{name} (runs to completion)");
+        let job_name = job_variant(name);
         let mut job = sidecar.clone();
         job.insert("name".into(), json!(job_name));
         if m.get("implementsSidecarLifecycle") == Some(&Value::Bool(true)) {
@@ -545,6 +551,11 @@ impl Mutations {
         self.rules.push(json!({"name": format!("salesforce/{name}"), "match": long, "inject": [name], "jobs": "inject"}));
         self.rules.push(json!({"name": format!("salesforce/{name} (runs to completion)"), "match": short, "inject": [job_name], "jobs": "inject"}));
     }
+}
+
+/// The name of mutation `name`'s sidecar for pods that run to completion.
+fn job_variant(name: &str) -> String {
+    format!("{name} (runs to completion)")
 }
 
 /// A field of a mutation that kinject refuses.
@@ -734,6 +745,50 @@ fn annotation_mounts(
         }
     }
     Ok(())
+}
+
+/// The flag that makes kinject read `annotationConfig`.
+const ANNOTATION_CONFIG_FLAG: &str = "formats.salesforce.allowAnnotationConfig";
+
+/// `annotationConfig.volumeMounts` while the configuration does not turn it on: a warning at
+/// the field, and its annotations noted as unread for the mutation's sidecars (`name` and its
+/// variant for pods that run to completion).
+fn leave_annotation_mounts_unread(
+    m: &Value,
+    ns: &str,
+    name: &str,
+    ctx: &Context<'_>,
+    at: &dyn Fn(&str) -> Vec<String>,
+) {
+    let keys: Vec<String> = m
+        .at_pointer("/annotationConfig/volumeMounts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.get("name").and_then(Value::as_str))
+        .map(|n| format!("{ns}/{n}"))
+        .collect();
+    if keys.is_empty() {
+        return;
+    }
+    ctx.warnings.borrow_mut().push(Problem {
+        path: at("annotationConfig"),
+        code: codes::CONFIG_OFF_BY_DEFAULT,
+        message: format!(
+            "`annotationConfig` is not read: it lets a pod's annotations add volume mounts to the \
+             mutation's containers, so a manifest could change the sidecar; `{ANNOTATION_CONFIG_FLAG}: true` \
+             in a native configuration turns it on"
+        ),
+        span: None,
+    });
+    ctx.unread
+        .borrow_mut()
+        .push(crate::config::UnreadAnnotations {
+            sidecars: vec![name.to_owned(), job_variant(name)],
+            keys: crate::config::AnnotationKeys::Keys(keys),
+            effect: "salesforce's `annotationConfig` makes such annotations volume mounts",
+            flag: ANNOTATION_CONFIG_FLAG,
+        });
 }
 
 /// salesforce's `AddSidecarLifecycleDefaults`: the `sidecar-lifecycle` volume, and its mount in

@@ -3,9 +3,10 @@
 //! What Kruise's pod webhook does at creation (pkg/webhook/pod/mutating/sidecarset.go) becomes
 //! native settings: the selector, namespace and namespaceSelector a rule; containers with
 //! their `podInjectPolicy` (Before by API defaulting) positions; init containers after the
-//! pod's own, sorted by name; only the volumes the sidecar mounts; `shareVolumePolicy` and
-//! `transferEnv`; `IS_INJECTED=true` in every injected container; `patchPodMetadata` with its
-//! policies; and Kruise's own annotations (`kruise.io/sidecarset-hash`,
+//! pod's own, sorted by name; only the volumes the sidecar mounts; `shareVolumePolicy` (when
+//! `formats.kruise.allowShareVolumePolicy` turns it on: it gives the sidecar the mounts a
+//! manifest writes) and `transferEnv`; `IS_INJECTED=true` in every injected container;
+//! `patchPodMetadata` with its policies; and Kruise's own annotations (`kruise.io/sidecarset-hash`,
 //! `-hash-without-image`, `-injected-list`), merged across sets. A same-named app container is
 //! refused, not replaced (openkruise/kruise#565); conflicts are decided on the actual pod,
 //! not on selector overlap (#732).
@@ -23,7 +24,7 @@ mod go_json;
 mod hash;
 mod quantity;
 
-use super::Problem;
+use super::{Context, Problem};
 use crate::diagnostic::codes;
 use crate::json::Pointer;
 
@@ -240,8 +241,12 @@ const KRUISE_FIELDS: [&str; 6] = [
     "resourcesPolicy",
 ];
 
-/// The native configuration (a `ConfigFile` value) for one SidecarSet.
-pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
+/// The flag that makes kinject read `shareVolumePolicy`.
+const SHARE_VOLUME_POLICY_FLAG: &str = "formats.kruise.allowShareVolumePolicy";
+
+/// The native configuration (a `ConfigFile` value) for one SidecarSet; `shareVolumePolicy`
+/// read when `ctx.options` turns it on, else warned of.
+pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Problem>> {
     let name = set
         .at_pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -259,7 +264,13 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
         (json!([]), json!([]))
     } else {
         let rules: Vec<Value> = rule(spec, &name).into_iter().collect();
-        (json!([Value::Object(sidecar(spec, &name))]), json!(rules))
+        let share = ctx.options.kruise_share_volume_policy();
+        let containers = Containers::of(spec, share);
+        for path in &containers.unshared {
+            ctx.warnings.borrow_mut().push(unshared(path.clone()));
+        }
+        let sidecar = sidecar(spec, &name, containers);
+        (json!([Value::Object(sidecar)]), json!(rules))
     };
     Ok(json!({
         "apiVersion": crate::config::API_VERSION,
@@ -279,8 +290,23 @@ pub(crate) fn to_native(set: &Value) -> Result<Value, Vec<Problem>> {
     }))
 }
 
-/// The native sidecar for the set `name` (its `spec`).
-fn sidecar(spec: &Value, name: &str) -> Map<String, Value> {
+/// The warning for a `shareVolumePolicy` (at `path`) left unread.
+fn unshared(path: Vec<String>) -> Problem {
+    Problem {
+        path,
+        code: codes::CONFIG_OFF_BY_DEFAULT,
+        message: format!(
+            "`shareVolumePolicy` is not read: it gives the sidecar container every volume mount \
+             of the app containers, so a manifest could change the sidecar (mount a volume it \
+             writes over the sidecar's files); `{SHARE_VOLUME_POLICY_FLAG}: true` in a native \
+             configuration turns it on"
+        ),
+        span: None,
+    }
+}
+
+/// The native sidecar for the set `name` (its `spec`, its `containers` read).
+fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Value> {
     let mut sidecar = Map::new();
     sidecar.insert("name".into(), json!(name));
     sidecar.insert(
@@ -289,7 +315,6 @@ fn sidecar(spec: &Value, name: &str) -> Map<String, Value> {
     );
     sidecar.insert("literal".into(), json!(true));
     sidecar.insert("sameName".into(), json!("error"));
-    let containers = Containers::of(spec);
     let sidecar_list = containers.sidecar_list();
     let volumes = mounted_volumes(spec, &containers.mounted);
     if !containers.init_containers.is_empty() {
@@ -332,20 +357,30 @@ struct Containers {
     transfer: Vec<Value>,
     /// The volumes the containers use, in the order of first use.
     mounted: Vec<String>,
+    /// Whether `shareVolumePolicy` is read.
+    share_allowed: bool,
+    /// Where a `shareVolumePolicy` that enables sharing is left unread.
+    unshared: Vec<Vec<String>>,
 }
 
 impl Containers {
-    fn of(spec: &Value) -> Self {
-        let mut out = Containers::default();
+    /// The set's containers (its `spec`'s), `shareVolumePolicy` read when `share_allowed`.
+    fn of(spec: &Value, share_allowed: bool) -> Self {
+        let mut out = Containers {
+            share_allowed,
+            ..Containers::default()
+        };
         // Init containers first: Kruise gathers the volumes they use first (buildSidecars).
         for (list, init) in [("initContainers", true), ("containers", false)] {
-            for c in spec
+            for (i, c) in spec
                 .get(list)
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
+                .enumerate()
             {
-                let container = out.read(c, init);
+                let path = ["spec", list, &i.to_string(), "shareVolumePolicy"].map(str::to_owned);
+                let container = out.read(c, init, path.to_vec());
                 if init {
                     out.init_containers.push(container);
                 } else {
@@ -357,8 +392,9 @@ impl Containers {
     }
 
     /// The native container for Kruise's `c` (an `init` container or not), with what it
-    /// mounts and transfers noted, and, for a container, its position and volume sharing.
-    fn read(&mut self, c: &Value, init: bool) -> Value {
+    /// mounts and transfers noted, and, for a container, its position and volume sharing
+    /// (its `shareVolumePolicy` at `share_path`).
+    fn read(&mut self, c: &Value, init: bool, share_path: Vec<String>) -> Value {
         let cname = c
             .get("name")
             .and_then(Value::as_str)
@@ -398,7 +434,11 @@ impl Containers {
             .and_then(Value::as_str)
             == Some("enabled")
         {
-            self.share.push(json!(cname));
+            if self.share_allowed {
+                self.share.push(json!(cname));
+            } else {
+                self.unshared.push(share_path);
+            }
         }
         for t in c
             .get("transferEnv")
