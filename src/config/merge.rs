@@ -62,13 +62,17 @@ impl Document<'_> {
         let sidecar = self.root.at(path).unwrap_or(self.root);
         let start = e.range.as_ref().map_or(0, |r| r.start);
         let pos = self.base + in_template(self.source, sidecar, &e.pointer, start);
-        Located::new(
+        let located = Located::new(
             codes::CONFIG_TEMPLATE_SYNTAX,
             self.name,
             self.text,
             (pos, pos + 1),
             format!("template error: {}", e.message),
-        )
+        );
+        match go_template_help(self.text, pos) {
+            Some(help) => located.help(help),
+            None => located,
+        }
     }
 
     /// Where the sidecar at `path` is written, to point into it later (its templates, the
@@ -84,6 +88,19 @@ impl Document<'_> {
             native,
         }
     }
+}
+
+/// A help for a template error on a line written as a Go (Helm) template: `{{ .Values.x }}`
+/// is `{{ values.x }}` in kinject's (Jinja) templates.
+fn go_template_help(text: &str, at: usize) -> Option<&'static str> {
+    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line = &text[start..end];
+    let go = line.contains("{{ .") || line.contains("{{.") || line.contains("{{- .");
+    go.then_some(
+        "kinject's templates are Jinja (minijinja), not Go templates: Helm's `{{ .Values.x }}` is \
+         `{{ values.x }}` here, with no leading dot (docs/templates.md)",
+    )
 }
 
 /// Offset in the document `source` of byte `offset` of the template at `pointer` inside the
@@ -620,16 +637,20 @@ pub(super) fn format_fault(value: &Value) -> Option<FormatFault> {
                 "`{a}` `{k}` is not a configuration format kinject reads (it reads {API_VERSION} {KIND}, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
             );
             if a == API_VERSION || (close(a, API_VERSION) && k == KIND) {
-                let help = close(k, KIND).then(|| format!("did you mean `kind: {KIND}`?"));
-                let field = if a == API_VERSION {
-                    "kind"
+                // The help is for the field at fault: the kind when the apiVersion is right,
+                // else the apiVersion (`kinject.dev/v1` with the right kind got "did you mean
+                // `kind: InjectionConfig`?").
+                let (field, help) = if a == API_VERSION {
+                    (
+                        "kind",
+                        close(k, KIND).then(|| format!("did you mean `kind: {KIND}`?")),
+                    )
                 } else {
-                    "apiVersion"
+                    (
+                        "apiVersion",
+                        Some(format!("did you mean `apiVersion: {API_VERSION}`?")),
+                    )
                 };
-                let help = help.or_else(|| {
-                    (field == "apiVersion")
-                        .then(|| format!("did you mean `apiVersion: {API_VERSION}`?"))
-                });
                 Some(fault(message, Some(field), help))
             } else if close(k, KIND) {
                 Some(fault(

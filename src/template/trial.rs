@@ -142,27 +142,30 @@ impl Templates {
         };
         let ctx = typical(values);
         let fields = compiled.fields.iter().filter_map(|f| {
-            let e = self.render_error(&f.name, &ctx)?;
-            let mut fault = classify(&e, values)?;
+            let (e, source) = self.render_error(&f.name, &ctx)?;
+            let mut fault = classify(&e, values, &source)?;
             fault.pointer.clone_from(&f.pointer);
             fault.range = f.typed.clone().or(fault.range);
             Some(fault)
         });
         let whole = compiled.whole.as_ref().and_then(|w| {
-            let e = self.render_error(w, &ctx)?;
-            let mut fault = classify(&e, values)?;
+            let (e, source) = self.render_error(w, &ctx)?;
+            let mut fault = classify(&e, values, &source)?;
             fault.pointer = "/template".to_owned();
             Some(fault)
         });
         fields.chain(whole).collect()
     }
 
+    /// The error of rendering the template `template_name` for `ctx`, with its source.
     fn render_error(
         &self,
         template_name: &str,
         ctx: &minijinja::Value,
-    ) -> Option<minijinja::Error> {
-        self.env.get_template(template_name).ok()?.render(ctx).err()
+    ) -> Option<(minijinja::Error, String)> {
+        let template = self.env.get_template(template_name).ok()?;
+        let e = template.render(ctx).err()?;
+        Some((e, template.source().to_owned()))
     }
 }
 
@@ -177,15 +180,29 @@ fn typical(values: &Map<String, Value>) -> minijinja::Value {
     context(&pod, &workload, "default", values)
 }
 
-/// The fault `e` is, when it does not depend on the object; `pointer` left to fill.
-fn classify(e: &minijinja::Error, values: &Map<String, Value>) -> Option<Fault> {
+/// The names a render's context holds (`template::context`).
+const CONTEXT: [&str; 7] = [
+    "pod",
+    "workload",
+    "namespace",
+    "name",
+    "labels",
+    "annotations",
+    "values",
+];
+
+/// The fault `e` is, when it does not depend on the object; `pointer` left to fill. `source`
+/// is the template's text.
+fn classify(e: &minijinja::Error, values: &Map<String, Value>, source: &str) -> Option<Fault> {
     use minijinja::ErrorKind;
     let detail = e.detail().unwrap_or_default();
     let (message, help) = match e.kind() {
         ErrorKind::UnknownFilter => unknown("filter", detail, FILTERS)?,
         ErrorKind::UnknownTest => unknown("test", detail, TESTS)?,
         ErrorKind::UnknownFunction => unknown("function", detail, FUNCTIONS)?,
-        ErrorKind::UndefinedError => undefined_value(detail, values)?,
+        ErrorKind::UndefinedError => {
+            undefined_value(detail, values).or_else(|| undefined_name(detail, values, source))?
+        }
         _ => return None,
     };
     Some(Fault {
@@ -229,6 +246,57 @@ fn undefined_value(detail: &str, values: &Map<String, Value>) -> Option<(String,
                 .to_owned()
         });
     Some((format!("`{path}` is not defined in `values`"), help))
+}
+
+/// `` `version` is undefined ``, a name the context does not hold and the template never
+/// sets (`set`, `for`, `with`, a macro's parameter): undefined for every object, so a fault of
+/// the configuration, said once at the template (it was said per workload). A value of that
+/// name is suggested (`values.version`, the name a Helm user leaves out), else the names a
+/// template reads.
+fn undefined_name(
+    detail: &str,
+    values: &Map<String, Value>,
+    source: &str,
+) -> Option<(String, String)> {
+    let path = detail.strip_prefix('`')?.strip_suffix("` is undefined")?;
+    let name = path.split(['.', '[']).next()?;
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(word) || CONTEXT.contains(&name) {
+        return None;
+    }
+    if assigned(source, name) {
+        return None;
+    }
+    let help = if defined_paths(values).iter().any(|p| p == path) {
+        format!("did you mean `values.{path}`? (a template reads values under `values.`)")
+    } else {
+        let in_values =
+            suggest_value(path, &defined_paths(values)).map(|h| h.replacen('`', "`values.", 1));
+        in_values.unwrap_or_else(|| {
+            format!(
+                "a template reads {}, and functions (docs/templates.md)",
+                CONTEXT.map(|n| format!("`{n}`")).join(", ")
+            )
+        })
+    };
+    Some((format!("`{path}` is undefined for every object"), help))
+}
+
+/// Whether the template's `source` gives `name` a value of its own somewhere: `set name`,
+/// a `for … name … in` loop, a `with`, a macro's or call block's parameters.
+fn assigned(source: &str, name: &str) -> bool {
+    source.split("{%").skip(1).any(|tag| {
+        let tag = tag.split("%}").next().unwrap_or_default();
+        let words: Vec<&str> = tag
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let first = words.iter().find(|w| **w != "-" && **w != "+").copied();
+        match first {
+            Some("set" | "with" | "macro" | "call" | "for") => words.contains(&name),
+            _ => false,
+        }
+    })
 }
 
 /// "did you mean" for the dotted `key` among the dotted `paths`: its last part among the
@@ -275,6 +343,38 @@ mod tests {
         t.add_sidecar("s", &def, whole).unwrap();
         let values = json!({"version": "1", "image": {"tag": "2"}});
         t.trial("s", values.as_object().unwrap())
+    }
+
+    /// A name no context holds and the template never sets is undefined for every object:
+    /// a fault, with `values.` suggested; one the template sets, or that a branch the typical
+    /// object skips reads, is not.
+    #[test]
+    fn names_undefined_for_every_object() {
+        let f = faults(
+            json!({"containers": [{"name": "c", "image": "x:{{ version }}",
+                "args": ["{% set level = 'x' %}{{ level }}",
+                         "{% for item in pod.spec.containers %}{{ item.name }}{% endfor %}",
+                         "{{ imagee }}",
+                         "{% if annotations.x %}{{ never }}{% endif %}"]}]}),
+            None,
+        );
+        let said: Vec<(&str, &str)> = f
+            .iter()
+            .map(|f| (f.pointer.as_str(), f.help.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "/containers/0/image",
+                    "did you mean `values.version`? (a template reads values under `values.`)"
+                ),
+                ("/containers/0/args/2", "did you mean `values.image`?"),
+            ]
+        );
+        assert!(assigned("{%- set level = 1 -%}{{ level }}", "level"));
+        assert!(assigned("{% for a, b in x %}{% endfor %}", "b"));
+        assert!(!assigned("{% if level %}{% endif %}", "level"));
     }
 
     #[test]
