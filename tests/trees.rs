@@ -324,7 +324,7 @@ fn discovery_can_be_turned_off() {
     // uninject looks for one too, and without one removes only on `--trust-status`: with
     // `--no-discovery` it does not read the one planted (here a link out of the repository,
     // refused when looked for).
-    w.link("repo/.kinject.yaml", "/proc/self/environ");
+    w.link("repo/k8s/.kinject.yaml", "/proc/self/environ");
     let out = run(&w.repo(), &["uninject", "k8s/app.yaml"], "");
     no_secret(&out, "uninject");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -67,6 +67,19 @@ impl Configs {
     }
 }
 
+/// What a run plans its configurations for.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Planned {
+    /// `--in-place`, `--check` or `--diff`: a configuration among the files widens the run
+    /// (see the header).
+    pub edit: bool,
+    /// `-q`: the configurations found are not said.
+    pub quiet: bool,
+    /// `uninject`: a file with no configuration is read with none (its records then need
+    /// `--trust-status`), and the configurations are loaded without trying their templates.
+    pub uninject: bool,
+}
+
 /// Which configuration files each input uses, before they are loaded.
 pub(crate) struct Plan {
     /// Each distinct set of configuration files, with how many inputs use it.
@@ -75,6 +88,8 @@ pub(crate) struct Plan {
     errors: Vec<InputError>,
     /// Whether the configurations were found rather than given.
     found: bool,
+    /// Whether their templates are tried when they load (not for `uninject`).
+    tried: bool,
 }
 
 /// Decides the configurations of an `inject` run over files, and the inputs to read: the
@@ -84,9 +99,13 @@ pub(crate) struct Plan {
 pub(crate) fn plan(
     config: &ConfigArgs,
     input: &InputArgs,
-    edit: bool,
-    quiet: bool,
+    mode: Planned,
 ) -> Option<(Plan, InputArgs)> {
+    let Planned {
+        edit,
+        quiet,
+        uninject,
+    } = mode;
     let intent = if input.rewrite {
         read::Intent::Rewrite
     } else {
@@ -114,12 +133,15 @@ pub(crate) fn plan(
         of_path: HashMap::new(),
         errors,
         found: given.is_empty(),
+        tried: !uninject,
     };
     let mut kept = Vec::with_capacity(sources.len());
     for source in sources {
         let files = match (&source.path, given.is_empty()) {
             (Some(path), true) => match nearest.of(&cwd.join(path), &cwd) {
                 Ok(found) => vec![found],
+                // `uninject` without one removes only on `--trust-status`.
+                Err(NotFound::Looked(_)) if uninject => Vec::new(),
                 Err(NotFound::Looked(looked)) => {
                     plan.errors.push(InputError::NoConfiguration {
                         name: source.name.clone(),
@@ -133,6 +155,13 @@ pub(crate) fn plan(
                         why,
                     });
                     continue;
+                }
+            },
+            (None, true) if uninject => match super::nearest_here() {
+                Ok(found) => found.into_iter().collect(),
+                Err(e) => {
+                    eprint(&format!("error: {e}\n"));
+                    return None;
                 }
             },
             (None, true) => match config.paths(true) {
@@ -178,7 +207,12 @@ impl Plan {
     pub(crate) fn load(self, sets: &[crate::config::Set]) -> Option<Configs> {
         let mut list = Vec::with_capacity(self.groups.len());
         for (files, _) in &self.groups {
-            list.push(load(files, sets)?);
+            let config = match (files.is_empty(), self.tried) {
+                (true, _) => Config::empty(),
+                (false, true) => load(files, sets)?,
+                (false, false) => load_untried(files)?,
+            };
+            list.push(config);
         }
         if list.is_empty() {
             // No input has a configuration: each is an error of its own.
@@ -207,10 +241,34 @@ pub(crate) fn load(files: &[PathBuf], sets: &[crate::config::Set]) -> Option<Con
     }
 }
 
-/// `using team-a/.kinject.yaml for 3 files`, for a configuration found, not given.
+/// Loads one configuration for `uninject` (its templates not tried), saying its warnings,
+/// or its errors and `None`.
+fn load_untried(files: &[PathBuf]) -> Option<Config> {
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    match crate::config::load_untried(&paths) {
+        Ok(mut c) => {
+            output::diagnostics(std::mem::take(&mut c.warnings));
+            Some(c)
+        }
+        Err(errors) => {
+            output::diagnostics(errors);
+            None
+        }
+    }
+}
+
+/// `using team-a/.kinject.yaml for 3 files`, for a configuration found, not given (`no
+/// configuration found for 2 files` for those `uninject` reads with none).
 fn say_used(files: &[PathBuf], count: usize, cwd: &Path) {
-    let names: Vec<String> = files.iter().map(|f| shown(f, cwd)).collect();
     let plural = if count == 1 { "" } else { "s" };
+    if files.is_empty() {
+        eprint(&format!(
+            "no {} found for {count} file{plural}: what they record is removed only with -c or --trust-status\n",
+            crate::tree::CONFIG_NAMES_SAID
+        ));
+        return;
+    }
+    let names: Vec<String> = files.iter().map(|f| shown(f, cwd)).collect();
     eprint(&format!(
         "using {} for {count} file{plural}\n",
         names.join(", ")

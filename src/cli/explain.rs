@@ -39,7 +39,9 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
     // configuration, else the one given (or found for standard input).
     let files_named = args.input.all_paths().iter().any(|p| p.as_os_str() != "-");
     let processed = if files_named && args.config.configs.is_empty() {
-        let Some((plan, input)) = configs::plan(&args.config, &args.input, false, false) else {
+        let Some((plan, input)) =
+            configs::plan(&args.config, &args.input, configs::Planned::default())
+        else {
             return ExitStatus::Error;
         };
         let (configs, early) = read_while(&input, || plan.load(&args.config.overrides()));

@@ -85,8 +85,12 @@ fn per_file(args: &InjectArgs, input: &InputArgs) -> bool {
 
 /// `inject` with each file's own configuration.
 fn run_per_file(args: &InjectArgs, input: &InputArgs, stdin: Option<StdinWindows>) -> ExitStatus {
-    let edit = args.edit.any();
-    let Some((plan, input)) = configs::plan(&args.config, input, edit, args.output.quiet) else {
+    let planned = configs::Planned {
+        edit: args.edit.any(),
+        quiet: args.output.quiet,
+        uninject: false,
+    };
+    let Some((plan, input)) = configs::plan(&args.config, input, planned) else {
         return ExitStatus::Error;
     };
     let (configs, early) = read_while(&input, || plan.load(&args.config.overrides()));
@@ -110,6 +114,40 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
     let input_args = &args.input.for_edit(&args.edit);
     input_args.hint_on_terminal("uninject");
     let stdin = open_stdin(input_args, &args.edit);
+    let mode = if args.trust_status {
+        Mode::UninjectTrustingStatus
+    } else {
+        Mode::Uninject
+    };
+    // Files named without `-c`: each with its own nearest configuration, as `inject` finds
+    // them (a two-team repository uninjected from its root found none for either team).
+    let files_named = input_args.all_paths().iter().any(|p| p.as_os_str() != "-");
+    if files_named && args.configs.is_empty() && !args.discovery.no_discovery {
+        let found = super::ConfigArgs {
+            configs: Vec::new(),
+            sets: Vec::new(),
+            set_json: Vec::new(),
+            discovery: args.discovery.clone(),
+        };
+        let planned = configs::Planned {
+            edit: args.edit.any(),
+            quiet: args.output.quiet,
+            uninject: true,
+        };
+        let Some((plan, input)) = configs::plan(&found, input_args, planned) else {
+            return ExitStatus::Error;
+        };
+        let (configs, early) = read_while(&input, || plan.load(&[]));
+        let Some(configs) = configs else {
+            return ExitStatus::Error;
+        };
+        let inputs = Inputs {
+            args: &input,
+            stdin,
+            early,
+        };
+        return run(configs, mode, inputs, &args.output, &args.edit);
+    }
     // The configuration given, else the nearest default one (unless `--no-discovery`), else
     // none (then every record needs `--trust-status`).
     let found = if !args.configs.is_empty() {
@@ -140,11 +178,6 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
             config::load_untried(&paths)
         }
     });
-    let mode = if args.trust_status {
-        Mode::UninjectTrustingStatus
-    } else {
-        Mode::Uninject
-    };
     match config {
         Ok(config) => run(
             Configs::one(config),

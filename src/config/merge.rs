@@ -93,7 +93,8 @@ impl Document<'_> {
 /// A help for a template error on a line written as a Go (Helm) template: `{{ .Values.x }}`
 /// is `{{ values.x }}` in kinject's (Jinja) templates.
 fn go_template_help(text: &str, at: usize) -> Option<&'static str> {
-    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let at = crate::diagnostic::lines::char_start(text, at.min(text.len()));
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     let line = &text[start..end];
     let go = line.contains("{{ .") || line.contains("{{.") || line.contains("{{- .");

@@ -151,6 +151,25 @@ fn choose_uncopied<'c>(
     Ok(ControlFlow::Continue((verdicts, selection, warnings)))
 }
 
+/// Where in `object` (within `depth` levels) a mapping holds `containers` as a list: a pod
+/// spec written at another level than the kind's pod template (`spec.spec`, a template
+/// without its `spec`), the pointer of that mapping.
+fn containers_elsewhere(object: &Value, depth: usize) -> Option<String> {
+    let Value::Object(map) = object else {
+        return None;
+    };
+    if map.get("containers").is_some_and(Value::is_array) {
+        return Some(String::new());
+    }
+    if depth == 0 {
+        return None;
+    }
+    map.iter().find_map(|(key, value)| {
+        let inner = containers_elsewhere(value, depth - 1)?;
+        Some(format!("/{}{inner}", crate::json::escape(key)))
+    })
+}
+
 /// Whether `object` is an AdmissionReview (`admission.k8s.io`), which `kinject admission`
 /// answers and `inject` would pass on untouched.
 fn is_admission_review(object: &Value) -> bool {
@@ -210,11 +229,17 @@ fn find_pod_template<'a>(
         .at_pointer(&wk.pod_template)
         .filter(|p| p.field("spec").is_some_and(Value::is_object))
     else {
-        return Ok(Err(Outcome::new(if settings.mode.uninjects() {
-            Action::NotInjected
-        } else {
-            Action::Skipped(Reason::NoPodTemplate)
-        })));
+        if settings.mode.uninjects() {
+            return Ok(Err(Outcome::new(Action::NotInjected)));
+        }
+        let mut outcome = Outcome::new(Action::Skipped(Reason::NoPodTemplate));
+        if let Some(found) = containers_elsewhere(object, 5) {
+            outcome.warnings.push(format!(
+                "no pod template at `{}/spec`, but `containers` is at `{found}/containers`: written at another level (its indentation)?",
+                wk.pod_template
+            ));
+        }
+        return Ok(Err(outcome));
     };
     // Nothing is read or changed in a workload Kubernetes would refuse for its types.
     let containers = shape::check(object, &wk.pod_template)?;

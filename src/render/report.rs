@@ -189,6 +189,10 @@ pub(crate) struct Tally {
     /// `--in-place`, `--check`, `--diff`: the files.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<Files>,
+    /// kustomize's own files read as objects (`kind: Kustomization`): a directory to build
+    /// first was given as an input.
+    #[serde(skip)]
+    pub kustomizations: usize,
 }
 
 /// Files compared (and written) by `--in-place`, `--check` or `--diff`.
@@ -214,7 +218,7 @@ pub(crate) struct Wording {
 impl Tally {
     pub(crate) fn add(&mut self, entries: &[Entry]) {
         for e in entries {
-            self.count(e.action, e.code);
+            self.count(e.action, e.code, &e.identity.kind);
         }
     }
 
@@ -223,19 +227,22 @@ impl Tally {
     pub(crate) fn add_results(&mut self, docs: &[DocResult]) {
         for o in docs.iter().flat_map(|d| &d.objects) {
             match &o.outcome {
-                Err(e) => self.count("error", e.code),
+                Err(e) => self.count("error", e.code, &o.identity.kind),
                 Ok(outcome) => {
                     let action = outcome.action.code();
                     let reason = outcome.action.reason().map(|r| r.code());
-                    self.count(action, reason.unwrap_or(action));
+                    self.count(action, reason.unwrap_or(action), &o.identity.kind);
                 }
             }
         }
     }
 
-    /// Counts one object: its entry's `action` and `code`.
-    fn count(&mut self, action: &'static str, code: &'static str) {
+    /// Counts one object: its entry's `action` and `code`, and its `kind`.
+    fn count(&mut self, action: &'static str, code: &'static str, kind: &str) {
         self.objects += 1;
+        if kind == "Kustomization" || kind == "Component" {
+            self.kustomizations += 1;
+        }
         match action {
             "injected" => self.injected += 1,
             "unchanged" => self.unchanged += 1,
@@ -299,6 +306,13 @@ impl Tally {
         let workloads = self.objects - not_workloads;
         Some(if self.objects == 0 {
             "nothing was injected: the input holds no Kubernetes objects".to_owned()
+        } else if workloads == 0 && self.kustomizations > 0 {
+            format!(
+                "nothing was injected: {} and no workload; a kustomization.yaml is kustomize's, \
+                 not a manifest: build the directory first (`kubectl kustomize DIR | kinject \
+                 inject …`), or write an overlay of patches (`--emit-kustomize`)",
+                plural(self.objects, "object")
+            )
         } else if workloads == 0 {
             format!(
                 "nothing was injected: {} and no workload (an object with a pod template)",
