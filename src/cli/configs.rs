@@ -78,6 +78,9 @@ pub(crate) struct Planned {
     /// `uninject`: a file with no configuration is read with none (its records then need
     /// `--trust-status`), and the configurations are loaded without trying their templates.
     pub uninject: bool,
+    /// `uninject --trust-status`: records are taken on their word, so a file with no
+    /// configuration is not said.
+    pub trusting: bool,
 }
 
 /// Which configuration files each input uses, before they are loaded.
@@ -105,6 +108,7 @@ pub(crate) fn plan(
         edit,
         quiet,
         uninject,
+        trusting,
     } = mode;
     let intent = if input.rewrite {
         read::Intent::Rewrite
@@ -192,7 +196,9 @@ pub(crate) fn plan(
     }
     if plan.found && !quiet {
         for (files, count) in &plan.groups {
-            say_used(files, *count, &cwd);
+            if !(files.is_empty() && trusting) {
+                say_used(files, *count, &cwd);
+            }
         }
     }
     let args = InputArgs {

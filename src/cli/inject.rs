@@ -88,7 +88,7 @@ fn run_per_file(args: &InjectArgs, input: &InputArgs, stdin: Option<StdinWindows
     let planned = configs::Planned {
         edit: args.edit.any(),
         quiet: args.output.quiet,
-        uninject: false,
+        ..configs::Planned::default()
     };
     let Some((plan, input)) = configs::plan(&args.config, input, planned) else {
         return ExitStatus::Error;
@@ -133,6 +133,7 @@ pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
             edit: args.edit.any(),
             quiet: args.output.quiet,
             uninject: true,
+            trusting: args.trust_status,
         };
         let Some((plan, input)) = configs::plan(&found, input_args, planned) else {
             return ExitStatus::Error;
