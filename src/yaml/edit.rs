@@ -61,7 +61,36 @@ pub(crate) fn apply(
     };
     let mut splices = Vec::new();
     ctx.render(&tree, Place::Root, &mut splices)?;
-    arrange(text, splices)
+    let mut splices = arrange(text, splices)?;
+    if style.crlf {
+        match_line_endings(text, &mut splices);
+    }
+    Ok(splices)
+}
+
+/// In a document whose lines end both ways, each inserted text's line breaks as the line it
+/// goes into ends: the style's CRLF was written into the part of a file that ends lines
+/// with LF alone.
+fn match_line_endings(text: &str, splices: &mut [Splice]) {
+    let bytes = text.as_bytes();
+    let bare_lf = memchr::memchr_iter(b'\n', bytes).any(|i| i == 0 || bytes[i - 1] != b'\r');
+    if !bare_lf {
+        return;
+    }
+    for s in splices.iter_mut().filter(|s| s.text.contains("\r\n")) {
+        // The break of the line the text goes into: the one before it when it starts a line.
+        let at_line_start = s.start > 0 && bytes[s.start - 1] == b'\n';
+        let lf = if at_line_start {
+            s.start < 2 || bytes[s.start - 2] != b'\r'
+        } else {
+            memchr::memchr(b'\n', &bytes[s.start..])
+                .map(|i| s.start + i)
+                .is_some_and(|i| i == 0 || bytes[i - 1] != b'\r')
+        };
+        if lf {
+            s.text = s.text.replace("\r\n", "\n");
+        }
+    }
 }
 
 /// The virtual tree: original nodes, or original collections with items added or removed.
