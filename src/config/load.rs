@@ -354,7 +354,9 @@ fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Do
                         (at, at),
                         format!("invalid YAML: {}", e.message),
                     );
-                    if let Some(help) = quoting_help(text, at) {
+                    let help = quoting_help(text, at)
+                        .or_else(|| crate::yaml::syntax_help(text, at, &e.message));
+                    if let Some(help) = help {
                         located = located.help(help);
                     }
                     errors.push(located);

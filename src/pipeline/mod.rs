@@ -582,7 +582,7 @@ pub(crate) fn located_syntax(
         (at, at),
         format!("invalid YAML: {}", e.message),
     );
-    match crate::yaml::syntax_help(&input.text, at) {
+    match crate::yaml::syntax_help(&input.text, at, &e.message) {
         Some(help) => located.help(help),
         None => located,
     }

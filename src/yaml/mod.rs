@@ -128,16 +128,35 @@ pub(crate) fn reads_as(text: &str, value: &serde_json::Value) -> bool {
 }
 
 /// A hint for a syntax error people make by hand, when the line holding byte `at` of `text`
-/// shows one: a tab in its indentation (YAML indents with spaces only, and the snippet shows
-/// a tab as spaces).
-pub(crate) fn syntax_help(text: &str, at: usize) -> Option<&'static str> {
-    let at = at.min(text.len());
+/// or the error's `message` shows one: a tab in its indentation (YAML indents with spaces only,
+/// and the snippet shows a tab as spaces), or a block ended early by a line indented unlike
+/// its siblings.
+pub(crate) fn syntax_help(text: &str, at: usize, message: &str) -> Option<&'static str> {
+    let at = crate::diagnostic::lines::char_start(text, at.min(text.len()));
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let line = text[start..].split('\n').next().unwrap_or_default();
     let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
-    indent
-        .contains('\t')
-        .then_some("this line is indented with a tab: YAML indents with spaces only (the excerpt shows the tab as spaces); replace it with spaces")
+    if indent.contains('\t') {
+        return Some(
+            "this line is indented with a tab: YAML indents with spaces only (the excerpt shows the tab as spaces); replace it with spaces",
+        );
+    }
+    // The reader stops at the first line that cannot belong where it stands; the line that
+    // ended its block early is often the one above it.
+    if message.contains("did not find expected key") {
+        return Some(
+            "a line is indented unlike its neighbours: check this line and the ones above it (a \
+             key indented less than its siblings ends their block early, and the next line is \
+             then where the error shows)",
+        );
+    }
+    message
+        .contains("mapping values are not allowed")
+        .then_some(
+            "YAML reads this line as the value above it going on: check its indentation and the \
+         line above's (a key indented less than its siblings ends their block early); or a `: ` \
+         inside an unquoted value: quote the value",
+        )
 }
 
 /// Only the value of one document, as `parse_document` reads it.

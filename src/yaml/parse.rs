@@ -113,9 +113,10 @@ impl<'a> Builder<'a> {
                 let offset = marker
                     .byte_offset()
                     .unwrap_or_else(|| char_to_byte(self.text, marker.index()));
+                let message = e.kind().to_string();
                 Err(ParseError {
-                    offset: offset.min(self.text.len()),
-                    message: e.kind().to_string(),
+                    offset: at_the_tab(self.text, offset.min(self.text.len()), &message),
+                    message,
                 })
             }
             None => Err(ParseError {
@@ -602,6 +603,21 @@ fn char_to_byte(text: &str, chars: usize) -> usize {
     text.char_indices()
         .nth(chars)
         .map_or(text.len(), |(i, _)| i)
+}
+
+/// Where a tab error is: the parser reports "found a tab" at the start of the scalar it was
+/// reading (the line before the tab, when a continuation line is indented with one); the tab
+/// itself is the first at or after that, on the next lines.
+fn at_the_tab(text: &str, offset: usize, message: &str) -> usize {
+    if !message.contains("found a tab") {
+        return offset;
+    }
+    let rest = &text.as_bytes()[offset..];
+    // Within the line reported and the one after it.
+    let lines_end = memchr::memchr_iter(b'\n', rest)
+        .nth(1)
+        .map_or(rest.len(), |i| i);
+    memchr::memchr(b'\t', &rest[..lines_end]).map_or(offset, |i| offset + i)
 }
 
 #[cfg(test)]
