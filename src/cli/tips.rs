@@ -1,7 +1,8 @@
 //! Tips for flags clap does not know, where its own would point the wrong way: a subcommand's
 //! flag given to `kinject` alone (`kinject -c s.yaml < f.yaml`: clap said only "unexpected
 //! argument"), and the flags of the injectors users come from (istioctl's
-//! `--injectConfigFile`: clap said to pass it after `--`, which makes it a file name).
+//! `--injectConfigFile`: clap said to pass it after `--`, which makes it a file name); and
+//! `kinject serve` without certificates, which can be tried without them.
 
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
 
@@ -40,6 +41,15 @@ const FOREIGN: [(&str, &str); 7] = [
 /// `error` with a tip that fits, when it is an unknown argument one fits: given `subcommand`
 /// (the one the user ran, if any).
 pub(crate) fn with_tip(mut error: Error, subcommand: Option<&str>) -> Error {
+    if error.kind() == ErrorKind::MissingRequiredArgument && subcommand == Some("serve") {
+        error.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![
+                "to try it without certificates, on this machine only: kinject serve -c FILE --insecure-plain-http --listen 127.0.0.1:8080 (docs/serve.md)".into(),
+            ]),
+        );
+        return error;
+    }
     if error.kind() != ErrorKind::UnknownArgument {
         return error;
     }
