@@ -518,3 +518,40 @@ fn transformer_plugin_takes_args_one_liner() {
     let containers = &deployment["spec"]["template"]["spec"]["containers"];
     assert_eq!(containers[1]["image"], "example.com/log-shipper:3.10");
 }
+
+/// An object error met as kustomize's plugin is located in kustomize's stream (`<stdin>`);
+/// where the kustomization keeps the objects' origin (`buildMetadata: [originAnnotations]`),
+/// the message also names the file the object came from, the one the author edits.
+#[test]
+fn a_plugin_error_names_the_file_kustomize_read_the_object_from() {
+    let home = plugin_home();
+    let work = tempfile::tempdir().expect("tempdir");
+    let dir = work.path().join("overlay");
+    copy_dir(&root().join("testdata/kustomize/transformer"), &dir);
+    // The app container named like the sidecar: an error kinject refuses.
+    let deployment = std::fs::read_to_string(dir.join("deployment.yaml")).expect("read");
+    std::fs::write(
+        dir.join("deployment.yaml"),
+        deployment.replace("- name: web\n", "- name: log-shipper\n"),
+    )
+    .expect("write");
+    let kustomization = std::fs::read_to_string(dir.join("kustomization.yaml")).expect("read");
+    std::fs::write(
+        dir.join("kustomization.yaml"),
+        format!("{kustomization}buildMetadata: [originAnnotations]\n"),
+    )
+    .expect("write");
+    let out = Command::new(common::kubectl())
+        .args(["kustomize", "--enable-alpha-plugins"])
+        .arg(&dir)
+        .env("XDG_CONFIG_HOME", home.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run kubectl");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("deployment/shop-web (kustomize read it from deployment.yaml): sidecar"),
+        "{stderr}"
+    );
+}

@@ -9,8 +9,8 @@ use serde_json::Value;
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
 use crate::inject::{self, Outcome, Settings};
-use crate::json::Pointer;
 use crate::json::patch::{self, Op};
+use crate::json::{Fields, Pointer};
 use crate::read::{self, Input};
 use crate::yaml::{NodeKind, ScalarKind};
 
@@ -453,12 +453,15 @@ fn plan_objects<S: Sink>(
                         doc.range.start + n.end.max(n.start),
                     )
                 });
+                let from = origin(object)
+                    .map(|path| format!(" (kustomize read it from {path})"))
+                    .unwrap_or_default();
                 let mut l = Located::new(
                     e.code,
                     &input.source.name,
                     input.shared_text(),
                     span.unwrap_or((start, start)),
-                    format!("{}: {}", identity.short(), e.message),
+                    format!("{}{from}: {}", identity.short(), e.message),
                 );
                 if let Some(h) = &e.help {
                     l = l.help(h.clone());
@@ -566,6 +569,36 @@ fn planned(document: &Value, objects: &mut [ObjectResult]) -> Value {
         }
     }
     planned.unwrap_or_else(|| document.clone())
+}
+
+/// The file kustomize took an object from, when its annotations say
+/// (`config.kubernetes.io/origin` with `buildMetadata: [originAnnotations]`, a KRM function's
+/// `config.kubernetes.io/path`): a diagnostic located in kustomize's stream (kinject as its
+/// plugin reads `<stdin>`) also names the file the author edits.
+fn origin(object: &Value) -> Option<String> {
+    let annotations = object.at_pointer("/metadata/annotations")?;
+    let origin = annotations
+        .field("config.kubernetes.io/origin")
+        .and_then(Value::as_str)
+        .and_then(|o| {
+            o.lines()
+                .find_map(|l| l.trim().strip_prefix("path:"))
+                .map(|p| p.trim().trim_matches(['\'', '"']).to_owned())
+        });
+    let path = origin.or_else(|| {
+        [
+            "internal.config.kubernetes.io/path",
+            "config.kubernetes.io/path",
+        ]
+        .iter()
+        .find_map(|k| {
+            annotations
+                .field(k)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+    })?;
+    Some(crate::diagnostic::printable_name(&path).into_owned())
 }
 
 /// A document's syntax error, located in its input.
