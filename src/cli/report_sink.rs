@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::diagnostic::codes;
-use crate::render::report::{self, Entry, Files, Tally, Wording};
+use crate::render::report::{self, Entry, Files, Groups, Tally, Wording};
 
 use super::{ExitStatus, OutputArgs, ReportFormat};
 
@@ -29,6 +29,9 @@ struct Sink {
     /// Whether the run's output is written (false once an error stopped it: the entries then
     /// say what would have been done).
     written: bool,
+    /// The kinds of lines shown and counted, for the report as written (`[0]`) and as it reads
+    /// when nothing is (`[1]`; standard input read a window at a time makes both).
+    groups: [Groups; 2],
 }
 
 static SINK: Mutex<Option<Sink>> = Mutex::new(None);
@@ -60,6 +63,7 @@ pub(crate) fn start(output: &OutputArgs, wording: Wording) -> Result<(), String>
         tally: Tally::default(),
         reported: false,
         written: true,
+        groups: [Groups::default(), Groups::default()],
     });
     Ok(())
 }
@@ -120,9 +124,9 @@ pub(crate) fn count_results(docs: &[crate::pipeline::DocResult]) {
 /// The report text of `entries` (`entries`, uncounted), for a run whose output is `written`
 /// or not.
 pub(crate) fn worded(entries: &mut [Entry], written: bool) -> String {
-    let guard = sink();
-    let Some(s) = guard.as_ref() else {
-        return report::text(entries, true);
+    let mut guard = sink();
+    let Some(s) = guard.as_mut() else {
+        return report::text(entries, true, None);
     };
     for e in entries.iter_mut() {
         e.dry_run = s.wording.dry_run;
@@ -139,7 +143,8 @@ pub(crate) fn worded(entries: &mut [Entry], written: bool) -> String {
         }
         return out;
     }
-    report::text(entries, s.verbose)
+    let groups = (!s.verbose).then(|| &mut s.groups[usize::from(!written)]);
+    report::text(entries, s.verbose, groups)
 }
 
 /// From now on, the run's entries say that nothing was written (an error stopped the output).
@@ -306,6 +311,8 @@ pub(crate) fn finish(exit: ExitStatus) -> ExitStatus {
         summary["exitCode"] = json!(exit.code());
         s.line(&summary);
     } else if !s.quiet {
+        let tail = s.groups[usize::from(!s.written)].tail();
+        s.write(&tail);
         // A run that failed wrote nothing on stdout: what it found is what it would have done.
         let unwritten = (exit == ExitStatus::Error || !s.written) && s.tally.files.is_none();
         let line = if !s.reported {

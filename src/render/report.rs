@@ -137,18 +137,81 @@ pub(crate) fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
     out
 }
 
+/// Lines of one kind (`injected: log-shipper`, `skipped: opted_out`) a person is shown
+/// before the others of that kind are only counted (`Groups`); `-v` shows every line.
+pub(crate) const GROUP_LINES: usize = 20;
+
+/// The lines of each kind shown so far, and those counted instead, for a report of thousands
+/// of objects that says the same of most of them.
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    by_kind: BTreeMap<String, (usize, usize)>,
+}
+
+impl Groups {
+    /// Whether a line of `kind` is shown (else it is counted).
+    fn show(&mut self, kind: String) -> bool {
+        let (shown, more) = self.by_kind.entry(kind).or_default();
+        if *shown < GROUP_LINES {
+            *shown += 1;
+            true
+        } else {
+            *more += 1;
+            false
+        }
+    }
+
+    /// `and 49,000 more injected: log-shipper (-v lists every object)`, a line for each kind
+    /// that had more lines than were shown.
+    pub(crate) fn tail(&self) -> String {
+        let mut out = String::new();
+        for (kind, (_, more)) in self.by_kind.iter().filter(|(_, (_, m))| *m > 0) {
+            out.push_str(&format!(
+                "and {} more {kind} (-v lists every object)\n",
+                thousands(*more)
+            ));
+        }
+        out
+    }
+}
+
+/// `49000` as `49,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `deploy.yaml:3: deployment/web injected: log-shipper`, for every entry (`all`) or those
-/// a person is shown by default (`Entry::acted_on`).
-pub(crate) fn text(entries: &[Entry], all: bool) -> String {
+/// a person is shown by default (`Entry::acted_on`), a kind of line at most `GROUP_LINES`
+/// times when `groups` counts them (errors and lines with warnings always shown).
+pub(crate) fn text(entries: &[Entry], all: bool, mut groups: Option<&mut Groups>) -> String {
     let mut out = String::new();
     for e in entries.iter().filter(|e| all || e.acted_on()) {
-        let mut line = format!("{}:{}: {} {}", e.file, e.line, e.identity.short(), e.verb());
+        let mut kind = e.verb();
         if !e.sidecars.is_empty() {
-            line.push_str(&format!(": {}", e.sidecars.join(", ")));
+            kind.push_str(&format!(": {}", e.sidecars.join(", ")));
         }
         if let Some(r) = e.reason {
-            line.push_str(&format!(": {r}"));
+            kind.push_str(&format!(": {r}"));
         }
+        let repeats = e.error.is_none()
+            && e.warnings.is_empty()
+            && e.removed.is_empty()
+            && e.overridden.is_empty();
+        if let Some(g) = groups.as_deref_mut()
+            && repeats
+            && !g.show(one_line(&kind).into_owned())
+        {
+            continue;
+        }
+        let mut line = format!("{}:{}: {} {kind}", e.file, e.line, e.identity.short());
         if !e.removed.is_empty() {
             line.push_str(&format!(" (removed {})", e.removed.join(", ")));
         }
