@@ -651,3 +651,60 @@ fn commands_reading_a_terminal_say_they_wait_for_it() {
         assert!(shown.contains(said), "{command}: {shown}");
     }
 }
+
+/// A run over two seconds shows its progress on a terminal (`kinject: N documents, …`),
+/// cleared before the report; in a pipe, or with `-q`, none.
+#[test]
+fn a_long_run_shows_progress_on_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no script(1)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    // Enough for two seconds of a debug build (a release build reads it in a fifth of one:
+    // the test binary runs the debug one).
+    let one = DEPLOYMENT.replace("name: web", "name: web-N");
+    let stream: Vec<String> = (0..10_000)
+        .map(|i| one.replace("web-N", &format!("web-{i}")))
+        .collect();
+    std::fs::write(d.join("big.yaml"), stream.join("---\n")).expect("write");
+    let run = "kinject inject -c config.yaml big.yaml > /dev/null";
+    // The three runs at once: each takes seconds.
+    let (shown, elapsed, quiet, piped) = std::thread::scope(|scope| {
+        let quiet = scope
+            .spawn(|| on_a_terminal(d, &run.replace("inject", "inject -q"), &[("TERM", "xterm")]));
+        let piped = scope.spawn(|| {
+            Command::new(env!("CARGO_BIN_EXE_kinject"))
+                .args(["inject", "-c", "config.yaml", "big.yaml"])
+                .current_dir(d)
+                .output()
+                .expect("run")
+        });
+        let started = std::time::Instant::now();
+        let shown = on_a_terminal(d, run, &[("LANG", "C.UTF-8"), ("TERM", "xterm")]);
+        let elapsed = started.elapsed();
+        (
+            shown,
+            elapsed,
+            quiet.join().expect("quiet"),
+            piped.join().expect("piped"),
+        )
+    });
+    assert!(!quiet.contains(" documents, "), "{quiet}");
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains(" documents, "));
+    if elapsed < std::time::Duration::from_secs(3) {
+        eprintln!("not checked: the run took under three seconds here");
+        return;
+    }
+    assert!(
+        shown.contains("kinject: ") && shown.contains(" documents, "),
+        "{shown}"
+    );
+    // Cleared before the report: the summary starts its own line.
+    assert!(
+        shown.contains("\rsummary: ") || shown.contains("\r\nsummary: "),
+        "{shown}"
+    );
+}

@@ -244,6 +244,7 @@ fn run(
         stdin,
         early,
     } = inputs;
+    super::progress::start(report_sink::progress_allowed(), input.total_bytes());
     if edit.any() && output.output != Format::Yaml {
         report_sink::error(
             codes::USAGE,

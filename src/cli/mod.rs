@@ -11,6 +11,7 @@ mod krm;
 mod output;
 mod overlay;
 mod plugin;
+mod progress;
 mod report_sink;
 mod run;
 mod serve;
@@ -323,6 +324,27 @@ impl InputArgs {
             rewrite: edit.in_place,
             ..self.clone()
         }
+    }
+
+    /// The size of the inputs, when they are all files (for a progress line).
+    pub(crate) fn total_bytes(&self) -> Option<u64> {
+        let sizes: Option<Vec<u64>> = match &self.sources {
+            Some(sources) => sources
+                .iter()
+                .map(|s| std::fs::metadata(s.path.as_ref()?).ok().map(|m| m.len()))
+                .collect(),
+            None => self
+                .all_paths()
+                .iter()
+                .map(|p| {
+                    std::fs::metadata(p)
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len())
+                })
+                .collect(),
+        };
+        sizes.map(|s| s.iter().sum()).filter(|t| *t > 0)
     }
 
     fn all_paths(&self) -> Vec<PathBuf> {
@@ -928,7 +950,8 @@ fn eprint(text: &str) {
     report_sink::said(text);
 }
 
-/// `text` on stderr as it is.
+/// `text` on stderr as it is (a progress line cleared first).
 fn write_stderr(text: &str) {
+    progress::clear();
     let _ = std::io::stderr().write_all(text.as_bytes());
 }

@@ -76,10 +76,12 @@ impl Sink {
 
     /// Writes `text` where the report goes.
     fn write(&mut self, text: &str) {
-        let _ = match &mut self.file {
-            Some(f) => f.write_all(text.as_bytes()),
-            None => std::io::stderr().write_all(text.as_bytes()),
-        };
+        match &mut self.file {
+            Some(f) => {
+                let _ = f.write_all(text.as_bytes());
+            }
+            None => super::write_stderr(text),
+        }
     }
 
     /// Writes `item` as one JSON line where the report goes.
@@ -88,6 +90,14 @@ impl Sink {
         text.push('\n');
         self.write(&text);
     }
+}
+
+/// Whether a progress line may go on stderr: the report is not left out (`-q`) and stderr
+/// does not carry a JSON report.
+pub(crate) fn progress_allowed() -> bool {
+    sink()
+        .as_ref()
+        .is_some_and(|s| !s.quiet && s.people_on_stderr())
 }
 
 /// Whether the report is left out (`-q`).
@@ -166,7 +176,10 @@ pub(crate) fn text(text: &str) {
 pub(crate) fn copy_to(copy: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
     let _ = match sink().as_mut().and_then(|s| s.file.as_mut()) {
         Some(f) => copy(f),
-        None => copy(&mut std::io::stderr().lock()),
+        None => {
+            super::progress::clear();
+            copy(&mut std::io::stderr().lock())
+        }
     };
 }
 

@@ -305,6 +305,9 @@ pub fn process<S: Sink>(
         } else {
             chunk.iter_mut().map(work).collect()
         };
+        DONE[0].fetch_add(len as u64, std::sync::atomic::Ordering::Relaxed);
+        let chunk_bytes: usize = chunk.iter().map(|d| d.range.len()).sum();
+        DONE[1].fetch_add(chunk_bytes as u64, std::sync::atomic::Ordering::Relaxed);
         for (doc, out) in chunk.iter().zip(outs) {
             sink.push(&input, doc, out.made);
             docs.extend(out.result);
@@ -322,6 +325,13 @@ pub fn process<S: Sink>(
     };
     (file, output)
 }
+
+/// Documents `process` has got through in this process, and their bytes: what a progress
+/// line says of a long run (counted a chunk at a time, off the documents' way).
+pub(crate) static DONE: [std::sync::atomic::AtomicU64; 2] = [
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+];
 
 /// Above this many bytes of text an input is processed on several cores.
 pub(crate) const PARALLEL_BYTES: usize = 64 * 1024;
