@@ -444,7 +444,7 @@ fn emit_kustomize_matches_objects_in_the_namespace_their_base_gives() {
         .expect("run");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("(1 patches)"), "{stderr}");
+    assert!(stderr.contains("(1 patch)"), "{stderr}");
     let built = kustomize(&d.join("overlay"), d);
     let web = objects(&built);
     assert_eq!(web[0]["metadata"]["namespace"], "prod", "{built}");

@@ -362,8 +362,13 @@ fn widen(
         if quiet {
             continue;
         }
+        let others = match added {
+            0 => "no other manifest".to_owned(),
+            1 => "the 1 other manifest".to_owned(),
+            n => format!("the {n} other manifests"),
+        };
         eprint(&format!(
-            "{name} is among the files: also checking the {added} other manifest(s) it applies to (git ls-files {})\n",
+            "{name} is among the files: also checking {others} it applies to (git ls-files {})\n",
             shown_dir(&scope, cwd)
         ));
     }

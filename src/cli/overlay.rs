@@ -99,9 +99,10 @@ pub(crate) fn run(
         Ok(path) => {
             if !output.quiet {
                 eprint(&format!(
-                    "wrote {} ({} patches)\n",
+                    "wrote {} ({} patch{})\n",
                     path.display(),
-                    patches.len()
+                    patches.len(),
+                    if patches.len() == 1 { "" } else { "es" }
                 ));
             }
             ExitStatus::Success
