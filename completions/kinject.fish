@@ -130,7 +130,7 @@ complete -c kinject -n "__fish_kinject_using_subcommand serve" -l request-timeou
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l shutdown-delay -d 'On SIGTERM, keep accepting connections this many seconds while `/readyz` says the server is stopping, so that the Service stops sending it requests before it stops listening (the endpoints\' update takes a moment to reach every API server)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l shutdown-timeout -d 'Then, in-flight requests are given this many seconds to complete' -r
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l reload-interval -d 'How often the configuration and certificate files are checked for changes' -r
-complete -c kinject -n "__fish_kinject_using_subcommand serve" -l image -d 'With `--print-manifests`: the image to run' -r
+complete -c kinject -n "__fish_kinject_using_subcommand serve" -l image -d 'With `--print-manifests` (and needed by it): the image the cluster pulls, built and pushed as docs/container-image.md says' -r
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l namespace -d 'With `--print-manifests`: the namespace the server runs in' -r
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l replicas -d 'With `--print-manifests`: the server\'s replicas' -r
 complete -c kinject -n "__fish_kinject_using_subcommand serve" -l failure-policy -d 'With `--print-manifests`: the webhook\'s `failurePolicy` (`Fail`: a pod is not created while no server answers; `Ignore`: it is created without its sidecars)' -r -f -a "Fail\t''

@@ -33,7 +33,12 @@ fn readme_config(dir: &Path) {
 
 /// The manifests for `args` (the configuration flags) run in `dir`.
 fn manifests(dir: &Path, args: &[&str]) -> String {
-    let mut all = vec!["serve", "--print-manifests"];
+    let mut all = vec![
+        "serve",
+        "--print-manifests",
+        "--image",
+        "registry.example.com/kinject:0.1.0",
+    ];
     all.extend(args);
     let out = common::kinject_with_stdin(dir, &all, b"");
     assert!(
@@ -71,6 +76,12 @@ fn cases(readme_dir: &Path) -> Vec<(String, PathBuf, Vec<&'static str>)> {
             vec!["-c", "sidecar-configmap.yaml"],
         ),
         ("kruise".into(), examples, vec!["-c", "sidecarset.yaml"]),
+        // Rules that name their namespaces, requests off: the webhook selects them by name.
+        (
+            "named namespaces".into(),
+            root().join("testdata/cases/serve-print-manifests-named-namespaces"),
+            vec!["-c", "config.yaml"],
+        ),
     ]
 }
 

@@ -72,6 +72,14 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
     use super::output::{diagnostics, stdout};
     use crate::serve::{decide, manifests};
 
+    // The image a cluster pulls: there is no default one (a default named an image no
+    // registry has, behind a webhook that fails closed: no pod could be created).
+    let Some(image) = args.image.clone() else {
+        eprint(
+            "error: --print-manifests needs --image IMAGE: the kinject image your cluster pulls (build and push it as docs/container-image.md says; no image is published)\n",
+        );
+        return ExitStatus::Error;
+    };
     let paths = match args.config.paths(false) {
         Ok(p) => p,
         Err(e) => {
@@ -109,10 +117,7 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
         }
     }
     let options = manifests::Options {
-        image: args
-            .image
-            .clone()
-            .unwrap_or_else(|| format!("kinject:{}", env!("CARGO_PKG_VERSION"))),
+        image,
         namespace: args.namespace.clone(),
         replicas: args.replicas,
         failure_policy: match args.failure_policy {
@@ -127,6 +132,14 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
         shutdown_seconds: args.shutdown_timeout,
         args: server_flags(args),
     };
+    // What the webhook will intercept, said before anything is applied.
+    let (scope, warning) = manifests::scope(&webhook, &options);
+    for line in scope {
+        super::report_sink::people(&format!("{line}\n"));
+    }
+    if let Some(w) = warning {
+        eprint(&format!("warning: {w}\n"));
+    }
     stdout(&manifests::manifests(&files, &webhook, &options))
 }
 

@@ -33,6 +33,24 @@ pub(crate) struct Webhook {
     /// Namespaces nothing is injected into whatever the object (every rule skips them, and
     /// so do requests while they are allowed): the webhook need not send their objects.
     pub skip_namespaces: Vec<String>,
+    /// The namespaces the rules (and requests) can inject into, as far as a selector on the
+    /// namespace's name can say them.
+    pub namespaces: Namespaces,
+}
+
+/// Which namespaces a configuration can inject into, as a webhook's `namespaceSelector` can
+/// say them: the webhook sends no more than that (its blast radius is the rules' scope).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Namespaces {
+    /// These, by name (`kubernetes.io/metadata.name In …`): every rule names its namespaces
+    /// exactly, and pods cannot request sidecars elsewhere.
+    Named(Vec<String>),
+    /// Every namespace but the skipped ones, and why (a rule that names none, requests by
+    /// annotation allowed).
+    All(String),
+    /// Every namespace but the skipped ones: a rule names namespaces by patterns a selector
+    /// cannot say (`prod-*`); the server decides. The rule and its patterns.
+    Patterns(String, Vec<String>),
 }
 
 /// The webhook configuration for `config`, or why a rule cannot be decided (each at its rule).
@@ -57,12 +75,82 @@ pub(crate) fn decide(config: &Config) -> Result<Webhook, Vec<Located>> {
     }
     let resources = resources(config);
     let object_selector = object_selector(config, &resources);
+    let skip_namespaces = skip_namespaces(config);
     Ok(Webhook {
         namespace_selector,
         object_selector,
         resources,
-        skip_namespaces: skip_namespaces(config),
+        namespaces: namespaces(config, &skip_namespaces),
+        skip_namespaces,
     })
+}
+
+/// The namespaces `config` can inject into, those every rule skips (`skipped`) left out.
+fn namespaces(config: &Config, skipped: &[String]) -> Namespaces {
+    if config.defaults.allow_requests {
+        return Namespaces::All(
+            "pods may request sidecars by annotation in any namespace \
+             (`defaults.allowRequests`, on by default)"
+                .to_owned(),
+        );
+    }
+    let mut named: Vec<String> = Vec::new();
+    for rule in &config.rules {
+        let name = &rule.spec.name;
+        let Some(names) = named_namespaces(&rule.spec.matches) else {
+            return Namespaces::All(format!("rule `{name}` matches every namespace"));
+        };
+        let patterns: Vec<String> = names.iter().filter(|n| is_pattern(n)).cloned().collect();
+        if !patterns.is_empty() {
+            return Namespaces::Patterns(name.clone(), patterns);
+        }
+        for n in names {
+            if !named.contains(&n) && !skipped.contains(&n) {
+                named.push(n);
+            }
+        }
+    }
+    if named.is_empty() {
+        return Namespaces::All("the rules name no namespace they can inject into".to_owned());
+    }
+    named.sort();
+    Namespaces::Named(named)
+}
+
+/// The namespaces a rule's `match` names (`namespaces`, or a namespaceSelector on the
+/// namespace's name alone, `In` it); `None` when it matches any namespace.
+fn named_namespaces(m: &crate::model::Match) -> Option<Vec<String>> {
+    if !m.namespaces.is_empty() {
+        return Some(m.namespaces.clone());
+    }
+    let selector = m.namespace_selector.as_ref()?;
+    let by_label = selector
+        .field("matchLabels")
+        .and_then(|l| l.field(NAMESPACE_NAME_LABEL))
+        .and_then(Value::as_str)
+        .map(|n| vec![n.to_owned()]);
+    let by_expression = selector
+        .field("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            e.field("key").and_then(Value::as_str) == Some(NAMESPACE_NAME_LABEL)
+                && e.field("operator").and_then(Value::as_str) == Some("In")
+        })
+        .and_then(|e| e.field("values").and_then(Value::as_array))
+        .map(|v| {
+            v.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        });
+    by_label.or(by_expression)
+}
+
+/// Whether a namespace pattern of a rule is a glob rather than a name (`prod-*`, `team-?`).
+fn is_pattern(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '[', '{'])
 }
 
 /// The namespaces every rule's skips (its own, or the defaults') and the requests' (the
@@ -308,6 +396,40 @@ mod tests {
             .collect();
         assert_eq!(rules, [true, true, false]);
         assert!(refused[0].1.contains("generateName"));
+    }
+
+    /// The namespaces the webhook may narrow to: named by every rule with requests off; any
+    /// rule without names, a pattern, or requests allowed keep every namespace.
+    #[test]
+    fn namespaces_the_rules_name() {
+        let off = "  allowRequests: false";
+        let name_selector = "    namespaceSelector:\n      matchExpressions:\n      - {key: kubernetes.io/metadata.name, operator: In, values: [b, a]}";
+        let named = decide(&config(off, &["    namespaces: [prod]", name_selector]));
+        assert_eq!(
+            named.expect("decided").namespaces,
+            Namespaces::Named(vec!["a".into(), "b".into(), "prod".into()])
+        );
+        let patterns = decide(&config(off, &["    namespaces: [prod, prod-*]"]));
+        assert_eq!(
+            patterns.expect("decided").namespaces,
+            Namespaces::Patterns("r0".into(), vec!["prod-*".into()])
+        );
+        for c in [
+            config("", &["    namespaces: [prod]"]),
+            config(off, &["    namespaces: [prod]", "    kinds: [Pod]"]),
+        ] {
+            let all = decide(&c).expect("decided").namespaces;
+            assert!(matches!(all, Namespaces::All(_)), "{all:?}");
+        }
+        // A namespace every rule skips is not selected.
+        let skipped = decide(&config(
+            "  allowRequests: false\n  skipNamespaces: [prod]",
+            &["    namespaces: [prod, qa]"],
+        ));
+        assert_eq!(
+            skipped.expect("decided").namespaces,
+            Namespaces::Named(vec!["qa".into()])
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::decide::Webhook;
+use super::decide::{Namespaces, Webhook};
 use crate::kinds::Resource;
 use crate::yaml::emit::Emitter;
 use crate::yaml::style::Style;
@@ -137,6 +137,65 @@ fn wrap(text: &str) -> Vec<String> {
         }
     }
     lines
+}
+
+/// What the webhook intercepts and what happens when no server answers, said on stderr by
+/// `--print-manifests` before anything is applied: `(lines, warning)`, where `warning` says
+/// the webhook takes every namespace and why, with the `failurePolicy` trade-off.
+pub(crate) fn scope(webhook: &Webhook, o: &Options) -> (Vec<String>, Option<String>) {
+    let resources: Vec<String> = webhook.resources.iter().map(resource_name).collect();
+    let excluded = {
+        let mut e: Vec<String> = SYSTEM_NAMESPACES.map(str::to_owned).to_vec();
+        e.push(o.namespace.clone());
+        e.extend(
+            webhook
+                .skip_namespaces
+                .iter()
+                .filter(|n| !SYSTEM_NAMESPACES.contains(&n.as_str()) && **n != o.namespace)
+                .cloned(),
+        );
+        e.join(", ")
+    };
+    let namespaces = match &webhook.namespaces {
+        Namespaces::Named(names) => format!("in namespaces {}", names.join(", ")),
+        _ => format!("in every namespace but {excluded}"),
+    };
+    let mut lines = vec![format!(
+        "the webhook intercepts CREATE of {} {namespaces}",
+        resources.join(", ")
+    )];
+    if let Some(selector) = &webhook.namespace_selector {
+        lines.push(format!(
+            "  whose labels the rules' namespaceSelector selects: {}",
+            serde_json::to_string(selector).unwrap_or_default()
+        ));
+    }
+    if let Some(selector) = &webhook.object_selector {
+        lines.push(format!(
+            "  objects whose labels select: {}",
+            serde_json::to_string(selector).unwrap_or_default()
+        ));
+    }
+    let down = if o.failure_policy == "Fail" {
+        "no pod it intercepts is created while no server answers (`--failure-policy Ignore` creates them without sidecars instead)"
+    } else {
+        "a pod it intercepts is created without its sidecars while no server answers (`--failure-policy Fail` refuses it instead)"
+    };
+    lines.push(format!(
+        "failurePolicy {}, timeoutSeconds {}: {down}",
+        o.failure_policy, o.timeout_seconds
+    ));
+    let warning = match &webhook.namespaces {
+        Namespaces::Named(_) => None,
+        Namespaces::All(why) => Some(format!(
+            "the webhook intercepts pods of every namespace but {excluded}, as {why}: to narrow it to the namespaces your rules name, give every rule `namespaces:` by name and set `defaults.allowRequests: false`"
+        )),
+        Namespaces::Patterns(rule, patterns) => Some(format!(
+            "rule `{rule}` names namespaces by pattern ({}), which a webhook's namespaceSelector cannot say: the webhook intercepts pods of every namespace but {excluded}, and the server decides; to narrow it, name the namespaces, or label them and select that label with the rules' namespaceSelector (the webhook then uses it)",
+            patterns.join(", ")
+        )),
+    };
+    (lines, warning)
 }
 
 /// `deployments.apps`, `pods`.
@@ -407,8 +466,9 @@ fn rules(resources: &[Resource]) -> Vec<Value> {
         .collect()
 }
 
-/// The rules' namespaceSelector (when they have one) AND not the system namespaces, the
-/// server's own, and those every rule and request skips.
+/// The rules' namespaceSelector (when they have one) AND the namespaces they name (when
+/// they name them all) AND not the system namespaces, the server's own, and those every rule
+/// and request skips.
 fn namespace_selector(webhook: &Webhook, o: &Options) -> Value {
     let mut excluded: Vec<String> = SYSTEM_NAMESPACES.map(str::to_owned).to_vec();
     excluded.push(o.namespace.clone());
@@ -423,15 +483,28 @@ fn namespace_selector(webhook: &Webhook, o: &Options) -> Value {
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    let not_in = json!({"key": crate::select::NAMESPACE_NAME_LABEL, "operator": "NotIn",
-        "values": excluded});
+    let mut added = Vec::new();
+    // The namespaces the rules name, when they name them all: no more is sent.
+    if let Namespaces::Named(names) = &webhook.namespaces {
+        let names: Vec<&String> = names.iter().filter(|n| !excluded.contains(n)).collect();
+        if !names.is_empty() {
+            added.push(
+                json!({"key": crate::select::NAMESPACE_NAME_LABEL, "operator": "In",
+                "values": names}),
+            );
+        }
+    }
+    added.push(
+        json!({"key": crate::select::NAMESPACE_NAME_LABEL, "operator": "NotIn",
+        "values": excluded}),
+    );
     match selector
         .get_mut("matchExpressions")
         .and_then(Value::as_array_mut)
     {
-        Some(expressions) => expressions.push(not_in),
+        Some(expressions) => expressions.extend(added),
         None => {
-            selector.insert("matchExpressions".to_owned(), json!([not_in]));
+            selector.insert("matchExpressions".to_owned(), Value::Array(added));
         }
     }
     Value::Object(selector)

@@ -294,7 +294,12 @@ fn inject(case: &Case, object: &Value, namespace: Option<&str>) -> Option<Value>
 /// The webhook configuration's `namespaceSelector` that `--print-manifests` makes for the
 /// case's configuration: the API server sends nothing of the namespaces it does not select.
 fn webhook_namespace_selector(case: &Case) -> Option<Value> {
-    let mut args = vec!["serve", "--print-manifests"];
+    let mut args = vec![
+        "serve",
+        "--print-manifests",
+        "--image",
+        "registry.example.com/kinject:0.1.0",
+    ];
     args.extend(case.server_args.iter().map(String::as_str));
     let out = crate::common::kinject_with_stdin(&case.dir, &args, b"");
     assert!(
