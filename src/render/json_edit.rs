@@ -9,8 +9,9 @@
 //! changed list keeps its common first and last items, pairs the items between by `name`
 //! (then by position), and writes new ones afresh.
 //!
-//! Each edit costs what it touches, not the document: indentation is read from an index of
-//! line starts, members are found by key and items by name through maps beyond a few. One
+//! Each edit costs what it touches, not the document: a line's indentation is found in the
+//! text just before the edit, or past that in an index of line starts; members are found by key
+//! and items by name through maps (members beyond a few). One
 //! line holding a pod of N containers made each edit search back to the line's start, and
 //! each pairing shift the list of unpaired items (40,000 containers: 2 s to inject, 13 s to
 //! uninject, growing with N²).
@@ -31,7 +32,8 @@ pub(crate) fn edit(raw: &str, root: &Node, original: &Value, target: &Value) -> 
     let editor = Editor {
         raw,
         layout,
-        line_starts: line_starts(&raw[..root.end]),
+        root_end: root.end,
+        line_starts: std::cell::OnceCell::new(),
     };
     editor.node(&mut out, root, original, target, Parent::Multiline);
     out.push_str(&raw[root.end..]);
@@ -88,9 +90,16 @@ enum Parent {
 struct Editor<'a> {
     raw: &'a str,
     layout: Layout,
-    /// Where each line of `raw` (up to the root's end) starts, in order.
-    line_starts: Vec<usize>,
+    /// Where the edited value ends in `raw`.
+    root_end: usize,
+    /// Where each line of `raw` (up to `root_end`) starts, in order: made the first time a
+    /// line's start is further back than `NEAR`.
+    line_starts: std::cell::OnceCell<Vec<usize>>,
 }
+
+/// How far back a line's start is searched for before the index of line starts is used:
+/// pretty JSON's lines are shorter, and never need the index.
+const NEAR: usize = 256;
 
 /// Where each line of `text` starts: 0 and after every line break.
 fn line_starts(text: &str) -> Vec<usize> {
@@ -156,8 +165,17 @@ impl Editor<'_> {
 
     /// The whitespace a line starts with, for the line holding byte `at`.
     fn indent_of(&self, at: usize) -> &str {
-        let after = self.line_starts.partition_point(|&s| s <= at);
-        let start = self.line_starts[after.saturating_sub(1)];
+        let near = at.saturating_sub(NEAR);
+        let start = match memchr::memrchr(b'\n', &self.raw.as_bytes()[near..at]) {
+            Some(i) => near + i + 1,
+            None if near == 0 => 0,
+            None => {
+                let starts = self
+                    .line_starts
+                    .get_or_init(|| line_starts(&self.raw[..self.root_end]));
+                starts[starts.partition_point(|&s| s <= at).saturating_sub(1)]
+            }
+        };
         let line = &self.raw[start..];
         &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
     }
@@ -775,6 +793,31 @@ mod tests {
                     &format!("{}, \"new\": true}}", n - 1),
                 );
             assert_eq!(out, want, "{n} keys");
+        }
+    }
+
+    /// The indentation of the line holding each byte, found near or through the index, is
+    /// the one a search back to the line's start finds.
+    #[test]
+    fn the_indentation_is_the_lines() {
+        let long = format!("{{\"a\": [{}]}}", "1, ".repeat(200) + "1");
+        let text = format!(
+            "{{\n  \"k\": {long},\n\t\t\"l\": [\n    {long}, 2\n  ],\n{}\"m\": 1\n}}",
+            " ".repeat(300)
+        );
+        let parsed = crate::yaml::parse_document(&text).unwrap();
+        let root = parsed.root.as_ref().unwrap();
+        let editor = super::Editor {
+            raw: &text,
+            layout: super::Layout::detect(&text),
+            root_end: root.end,
+            line_starts: std::cell::OnceCell::new(),
+        };
+        for at in 0..=text.len() {
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let line = &text[start..];
+            let want = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+            assert_eq!(editor.indent_of(at), want, "at {at}");
         }
     }
 }
