@@ -36,8 +36,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;inject'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
-            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
-            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, `ver>1`, `ver<3`, joined by commas), read and applied as Kubernetes does (a selector it refuses is refused); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, `ver>1`, `ver<3`, joined by commas), read and applied as Kubernetes does (a selector it refuses is refused); the others pass through unchanged, reported as `not_selected`'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'
@@ -70,8 +70,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;uninject'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
-            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
-            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, `ver>1`, `ver<3`, joined by commas), read and applied as Kubernetes does (a selector it refuses is refused); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, `ver>1`, `ver<3`, joined by commas), read and applied as Kubernetes does (a selector it refuses is refused); the others pass through unchanged, reported as `not_selected`'
             cand -c 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`'
             cand --config 'Configuration file, or directory of them (repeatable): what its sidecars add is what uninject may remove. Default: the nearest `.kinject.yaml` or `kinject.yaml`, as for `inject`; none found, every record needs `--trust-status`'
             cand -n 'Accepted, with a warning that it does nothing here, and not in --help: uninject consults no rules (it removes what the status annotation records), but flags are never removed (docs/stability.md)'
@@ -102,8 +102,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;explain'= {
             cand -f 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
             cand --filename 'A manifest file or directory, as kubectl takes it (same as a PATH argument)'
-            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
-            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by commas); the others pass through unchanged, reported as `not_selected`'
+            cand -l 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, `ver>1`, `ver<3`, joined by commas), read and applied as Kubernetes does (a selector it refuses is refused); the others pass through unchanged, reported as `not_selected`'
+            cand --selector 'Only objects whose own labels (`metadata.labels`) this kubectl label selector selects (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, `ver>1`, `ver<3`, joined by commas), read and applied as Kubernetes does (a selector it refuses is refused); the others pass through unchanged, reported as `not_selected`'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'

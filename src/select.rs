@@ -2,6 +2,8 @@
 //! per-rule verdicts `kinject explain` prints.
 
 mod criterion;
+mod label_rules;
+mod label_syntax;
 mod selector;
 
 pub(crate) use criterion::Criterion;

@@ -708,3 +708,53 @@ fn a_long_run_shows_progress_on_a_terminal_only() {
         "{shown}"
     );
 }
+
+/// `-l` as kubectl reads it: a selector Kubernetes refuses is refused (exit 2, nothing
+/// written, the message names it and says what is wrong where); an empty one selects
+/// everything, as `kubectl get -l ''` does. (Which objects each selector selects:
+/// `oracle::label_selectors_select_what_kubernetes_selects`, against kubectl.)
+#[test]
+fn the_selector_is_read_as_kubectl_reads_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    std::fs::write(d.join("web.yaml"), DEPLOYMENT).expect("write");
+    for (selector, why) in [
+        // A space ends a value (it was taken as `app` = `we b`: nothing selected, exit 0).
+        (
+            "app=we b",
+            "found `b` at column 8, expected: `,` or the end",
+        ),
+        (
+            "ver<3.0",
+            "the value of `<` must be an integer (64 bits), not `3.0`",
+        ),
+        (
+            "app=web,",
+            "found the end at column 9, expected: a key after `,`",
+        ),
+        ("team=a/b", "invalid value `a/b`"),
+    ] {
+        let out = common::kinject_with_stdin(
+            d,
+            &["inject", "-c", "config.yaml", "-l", selector, "web.yaml"],
+            b"",
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{selector}: {stderr}");
+        assert!(out.stdout.is_empty(), "{selector}");
+        let message = format!("error: -l/--selector `{selector}`: ");
+        assert!(
+            stderr.contains(&message) && stderr.contains(why),
+            "{selector}: {stderr}"
+        );
+    }
+    for everything in ["", "  "] {
+        let out = common::kinject_with_stdin(
+            d,
+            &["inject", "-c", "config.yaml", "-l", everything, "web.yaml"],
+            b"",
+        );
+        assert_injected(&out);
+    }
+}

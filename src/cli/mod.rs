@@ -136,8 +136,9 @@ pub struct InputArgs {
     #[arg(short = 'R', long)]
     pub recursive: bool,
     /// Only objects whose own labels (`metadata.labels`) this kubectl label selector selects
-    /// (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, joined by
-    /// commas); the others pass through unchanged, reported as `not_selected`.
+    /// (`app=web`, `app!=web`, `tier in (a,b)`, `tier notin (a)`, `key`, `!key`, `ver>1`,
+    /// `ver<3`, joined by commas), read and applied as Kubernetes does (a selector it refuses
+    /// is refused); the others pass through unchanged, reported as `not_selected`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
     /// Not flags here: the namespace facts the rules read, given by the commands that have
@@ -312,7 +313,7 @@ impl InputArgs {
         let mut settings = crate::inject::Settings::new(config, namespace, mode);
         if let Some(text) = &self.selector {
             let selector = crate::select::Selector::parse_kubectl(text)
-                .map_err(|e| format!("-l/--selector: {e}"))?;
+                .map_err(|e| format!("-l/--selector `{text}`: {e}"))?;
             settings.selector = Some(selector);
         }
         Ok(settings.with_namespace_labels(inputs, given))

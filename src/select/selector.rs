@@ -1,6 +1,6 @@
 //! Label selectors, as Kubernetes evaluates them: from a rule's `LabelSelector`
-//! (`matchLabels`, `matchExpressions`) or from kubectl's `-l` syntax (`app=web,tier in (a,b)`),
-//! one requirement at a time so that `explain` can say which held.
+//! (`matchLabels`, `matchExpressions`) or from kubectl's `-l` syntax (`app=web,tier in (a,b)`,
+//! read in `label_syntax`), one requirement at a time so that `explain` can say which held.
 
 use serde_json::{Map, Value};
 
@@ -21,16 +21,30 @@ pub(crate) struct Requirement {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Operator {
-    /// `matchLabels`, `key=value`: the label is there with that value.
+pub(super) enum Operator {
+    /// `matchLabels`, `key=value`, `key==value`: the label is there with that value.
     Equals,
     In,
+    /// Also `key!=value`: the label is not there, or has another value.
     NotIn,
     Exists,
     DoesNotExist,
+    /// `key>value` (`-l` only): the label is there and, read as a 64-bit integer, greater.
+    GreaterThan,
+    /// `key<value` (`-l` only): the label is there and, read as a 64-bit integer, less.
+    LessThan,
 }
 
 impl Requirement {
+    pub(super) fn new(key: String, op: Operator, values: Vec<String>) -> Self {
+        Requirement { key, op, values }
+    }
+
+    #[cfg(test)]
+    pub(super) fn key(&self) -> &str {
+        &self.key
+    }
+
     /// Whether `labels` meet this requirement: the one place selectors are evaluated.
     pub(crate) fn matches(&self, labels: &Map<String, Value>) -> bool {
         let value = labels.field(&self.key).and_then(Value::as_str);
@@ -40,6 +54,23 @@ impl Requirement {
             Operator::NotIn => value.is_none_or(|v| self.values.iter().all(|x| x != v)),
             Operator::Exists => labels.contains_key(&self.key),
             Operator::DoesNotExist => !labels.contains_key(&self.key),
+            Operator::GreaterThan | Operator::LessThan => {
+                // Both sides as Go's `strconv.ParseInt(s, 10, 64)` reads them (a sign, ASCII
+                // digits, in range: what `i64::from_str` takes); a label that is not an
+                // integer does not match.
+                let integer = |s: &str| s.parse::<i64>().ok();
+                let (Some(v), Some(bound)) = (
+                    value.and_then(integer),
+                    self.values.first().and_then(|b| integer(b)),
+                ) else {
+                    return false;
+                };
+                if self.op == Operator::GreaterThan {
+                    v > bound
+                } else {
+                    v < bound
+                }
+            }
         }
     }
 
@@ -64,6 +95,8 @@ impl std::fmt::Display for Requirement {
             Operator::NotIn => write!(f, "{key} notin ({values})"),
             Operator::Exists => write!(f, "{key}"),
             Operator::DoesNotExist => write!(f, "!{key}"),
+            Operator::GreaterThan => write!(f, "{key}>{values}"),
+            Operator::LessThan => write!(f, "{key}<{values}"),
         }
     }
 }
@@ -95,17 +128,10 @@ impl Selector {
         Ok(s)
     }
 
-    /// Parses kubectl's `-l/--selector` syntax: requirements separated by commas, each
-    /// `key=value` (or `==`), `key!=value`, `key in (a,b)`, `key notin (a,b)`, `key` or `!key`.
+    /// Reads kubectl's `-l/--selector` syntax as Kubernetes does (`label_syntax`); an empty
+    /// selector selects everything. The error says what is wrong and where.
     pub(crate) fn parse_kubectl(text: &str) -> Result<Self, String> {
-        let mut s = Selector::default();
-        for term in top_level_terms(text)? {
-            s.requirements.push(kubectl_term(term.trim())?);
-        }
-        if s.requirements.is_empty() {
-            return Err("the selector is empty".to_owned());
-        }
-        Ok(s)
+        super::label_syntax::parse(text).map(|requirements| Selector { requirements })
     }
 
     pub(crate) fn matches(&self, labels: &Map<String, Value>) -> bool {
@@ -160,70 +186,6 @@ fn expression(expr: &Value) -> Result<Requirement, String> {
     })
 }
 
-/// `text` split at the commas outside parentheses.
-fn top_level_terms(text: &str) -> Result<Vec<&str>, String> {
-    let (mut terms, mut depth, mut start) = (Vec::new(), 0usize, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth = depth
-                    .checked_sub(1)
-                    .ok_or_else(|| format!("`{text}`: a `)` without its `(`"))?;
-            }
-            ',' if depth == 0 => {
-                terms.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if depth != 0 {
-        return Err(format!("`{text}`: a `(` without its `)`"));
-    }
-    terms.push(&text[start..]);
-    Ok(terms)
-}
-
-/// One requirement in kubectl's syntax.
-fn kubectl_term(term: &str) -> Result<Requirement, String> {
-    let req = |key: &str, op, values: Vec<String>| -> Result<Requirement, String> {
-        let key = key.trim();
-        if key.is_empty() || key.contains(char::is_whitespace) || key.contains(['=', '!', '(']) {
-            return Err(format!(
-                "`{term}` is not a requirement: write key=value, key!=value, `key in (a,b)`, `key notin (a,b)`, key or !key"
-            ));
-        }
-        Ok(Requirement {
-            key: key.to_owned(),
-            op,
-            values,
-        })
-    };
-    if let Some(open) = term.find('(') {
-        let Some(inner) = term[open + 1..].strip_suffix(')') else {
-            return req("", Operator::In, Vec::new());
-        };
-        let values = inner.split(',').map(|v| v.trim().to_owned()).collect();
-        let head = term[..open].trim_end();
-        return match head.rsplit_once(char::is_whitespace) {
-            Some((key, "in")) => req(key, Operator::In, values),
-            Some((key, "notin")) => req(key, Operator::NotIn, values),
-            _ => req("", Operator::In, Vec::new()),
-        };
-    }
-    if let Some(key) = term.strip_prefix('!') {
-        return req(key, Operator::DoesNotExist, Vec::new());
-    }
-    if let Some((key, value)) = term.split_once("!=") {
-        return req(key, Operator::NotIn, vec![value.trim().to_owned()]);
-    }
-    if let Some((key, value)) = term.split_once("==").or_else(|| term.split_once('=')) {
-        return req(key, Operator::Equals, vec![value.trim().to_owned()]);
-    }
-    req(term, Operator::Exists, Vec::new())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,28 +215,5 @@ mod tests {
             )
             .is_err()
         );
-    }
-
-    /// kubectl's syntax gives the same requirements as the rule's, and prints back as written.
-    #[test]
-    fn kubectl_syntax() {
-        let sel =
-            Selector::parse_kubectl("app=web, tier in (a, b),env!=prod,!legacy,team").unwrap();
-        let shown: Vec<String> = sel.requirements().iter().map(ToString::to_string).collect();
-        assert_eq!(
-            shown,
-            ["app=web", "tier in (a,b)", "env!=prod", "!legacy", "team"]
-        );
-        let ok = labels(json!({"app": "web", "tier": "b", "team": "x"}));
-        assert!(sel.matches(&ok));
-        let mut bad = ok.clone();
-        bad.insert("env".into(), json!("prod"));
-        assert!(!sel.matches(&bad));
-        let notin = Selector::parse_kubectl("tier notin (a,b)").unwrap();
-        assert!(notin.matches(&labels(json!({}))));
-        assert!(Selector::parse_kubectl("app==web").unwrap().matches(&ok));
-        for wrong in ["", "tier in (a", "tier has (a)", "=web", "a b=c", "x)"] {
-            assert!(Selector::parse_kubectl(wrong).is_err(), "{wrong}");
-        }
     }
 }

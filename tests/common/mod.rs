@@ -195,10 +195,48 @@ pub fn bounded(
 /// peak resident memory in KiB as the kernel counted it.
 #[allow(dead_code)]
 pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::Output, u64) {
+    let (out, text) = under_gnu_time(dir, args, "%M");
+    let kb = text
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .next_back()
+        .unwrap_or_else(|| panic!("no peak memory in {text:?}"));
+    (out, kb)
+}
+
+/// Runs kinject with `args` in `dir` (stdin empty) under GNU time: its output, and the CPU
+/// time it took (user and system, as the kernel counted it: unlike the time it took on the
+/// clock, hardly changed by other processes sharing the machine, these tests' own included).
+#[allow(dead_code)]
+pub fn with_cpu_time(
+    dir: &std::path::Path,
+    args: &[&str],
+) -> (std::process::Output, std::time::Duration) {
+    let (out, text) = under_gnu_time(dir, args, "%U %S");
+    let seconds: f64 = text
+        .lines()
+        .next_back()
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|t| t.parse::<f64>().ok())
+                .sum()
+        })
+        .unwrap_or_else(|| panic!("no CPU time in {text:?}"));
+    (out, std::time::Duration::from_secs_f64(seconds))
+}
+
+/// Runs kinject with `args` in `dir` (stdin empty) under GNU time with report `format`: its
+/// output, and the report.
+#[allow(dead_code)]
+fn under_gnu_time(
+    dir: &std::path::Path,
+    args: &[&str],
+    format: &str,
+) -> (std::process::Output, String) {
     let report = tempfile::NamedTempFile::new().expect("temporary file");
     let out = std::process::Command::new("/usr/bin/time")
         .arg("-f")
-        .arg("%M")
+        .arg(format)
         .arg("-o")
         .arg(report.path())
         .arg(env!("CARGO_BIN_EXE_kinject"))
@@ -209,12 +247,7 @@ pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::
         .output()
         .expect("GNU time runs kinject");
     let text = std::fs::read_to_string(report.path()).expect("time's report");
-    let kb = text
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .next_back()
-        .unwrap_or_else(|| panic!("no peak memory in {text:?}"));
-    (out, kb)
+    (out, text)
 }
 
 /// The names of the entries of `dir`, sorted.
