@@ -539,8 +539,18 @@ pub struct ServeArgs {
     /// Larger request bodies are refused with 413.
     #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_REQUEST_BYTES)]
     pub max_request_bytes: usize,
-    /// A request's headers must arrive within this many seconds of the connection's start or
-    /// of the previous request, or the connection is closed.
+    /// The bytes of request bodies being read and of answers not yet written, all requests
+    /// together: a request beyond it gets 503 (this bounds the server's memory, with
+    /// `--max-connections` and the review limits; docs/serve.md says how much).
+    #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_IN_FLIGHT_BYTES)]
+    pub max_in_flight_bytes: usize,
+    /// At most this many connections open at once: beyond, new ones wait in the kernel's
+    /// queue until one closes.
+    #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// A connection is closed when it has had no request in progress for this many seconds:
+    /// from its start (the TLS handshake included) to its first request's headers, and
+    /// between requests, over HTTP/1.1 and HTTP/2 alike.
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::HEADER_TIMEOUT)]
     pub header_timeout: f64,
     /// A request must be read and answered within this many seconds (keep it under the
@@ -548,6 +558,10 @@ pub struct ServeArgs {
     /// time), for which the API server applies the webhook's `failurePolicy`.
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::REQUEST_TIMEOUT)]
     pub request_timeout: f64,
+    /// An answer must be written within this many seconds of being ready (the client reading
+    /// it), or the connection is closed and the answer dropped.
+    #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::WRITE_TIMEOUT)]
+    pub write_timeout: f64,
     /// On SIGTERM, keep accepting connections this many seconds while `/readyz` says the
     /// server is stopping, so that the Service stops sending it requests before it stops
     /// listening (the endpoints' update takes a moment to reach every API server).
@@ -600,6 +614,9 @@ pub struct ServeArgs {
 /// server's arguments.
 impl ServeArgs {
     pub(crate) const MAX_REQUEST_BYTES: usize = 7 * 1024 * 1024;
+    pub(crate) const MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
+    pub(crate) const MAX_CONNECTIONS: usize = 1024;
+    pub(crate) const WRITE_TIMEOUT: f64 = 10.0;
     pub(crate) const HEADER_TIMEOUT: f64 = 5.0;
     pub(crate) const REQUEST_TIMEOUT: f64 = 8.0;
     pub(crate) const SHUTDOWN_TIMEOUT: f64 = 20.0;

@@ -42,8 +42,11 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
         path: args.path.clone(),
         limits: Limits {
             max_request_bytes: args.max_request_bytes,
+            max_in_flight_bytes: args.max_in_flight_bytes,
+            max_connections: args.max_connections,
             header_timeout: seconds(args.header_timeout),
             request_timeout: seconds(args.request_timeout),
+            write_timeout: seconds(args.write_timeout),
             allow_errors: args.on_error == super::OnError::Allow,
         },
         shutdown_delay: seconds(args.shutdown_delay),
@@ -154,6 +157,16 @@ fn server_flags(args: &ServeArgs) -> Vec<String> {
             ServeArgs::MAX_REQUEST_BYTES as f64,
         ),
         (
+            "--max-in-flight-bytes",
+            args.max_in_flight_bytes as f64,
+            ServeArgs::MAX_IN_FLIGHT_BYTES as f64,
+        ),
+        (
+            "--max-connections",
+            args.max_connections as f64,
+            ServeArgs::MAX_CONNECTIONS as f64,
+        ),
+        (
             "--header-timeout",
             args.header_timeout,
             ServeArgs::HEADER_TIMEOUT,
@@ -162,6 +175,11 @@ fn server_flags(args: &ServeArgs) -> Vec<String> {
             "--request-timeout",
             request_timeout,
             ServeArgs::REQUEST_TIMEOUT,
+        ),
+        (
+            "--write-timeout",
+            args.write_timeout,
+            ServeArgs::WRITE_TIMEOUT,
         ),
         (
             "--shutdown-timeout",

@@ -21,6 +21,8 @@ pub(crate) struct Metrics {
     /// 1 when the last attempt to load each (`config`, `certificate`) succeeded.
     current: Family<Labels, Gauge>,
     in_flight: Gauge,
+    in_flight_bytes: Gauge,
+    open_connections: Gauge,
     handshakes_failed: Counter,
 }
 
@@ -52,7 +54,7 @@ impl Metrics {
         let refusals = Family::<Labels, Counter>::default();
         registry.register(
             "http_refusals",
-            "Requests refused before any review, by HTTP status (400 unreadable body, 404, 405, 408 body too slow, 413, 415)",
+            "Requests refused before any review, by HTTP status (400 unreadable body, 404, 405, 408 body too slow, 413, 415, 503 over --max-in-flight-bytes)",
             refusals.clone(),
         );
         let reloads = Family::<Labels, Counter>::default();
@@ -73,6 +75,18 @@ impl Metrics {
             "Reviews being read or answered",
             in_flight.clone(),
         );
+        let in_flight_bytes = Gauge::default();
+        registry.register(
+            "in_flight_bytes",
+            "Bytes of request bodies being read and of answers not yet written, all requests together (at most --max-in-flight-bytes, but for small text answers)",
+            in_flight_bytes.clone(),
+        );
+        let open_connections = Gauge::default();
+        registry.register(
+            "open_connections",
+            "Connections open on the webhook's address (--listen; at most --max-connections)",
+            open_connections.clone(),
+        );
         let handshakes_failed = Counter::default();
         registry.register(
             "tls_handshake_failures",
@@ -92,8 +106,20 @@ impl Metrics {
             reloads,
             current,
             in_flight,
+            in_flight_bytes,
+            open_connections,
             handshakes_failed,
         }
+    }
+
+    /// The gauge the budget of bytes in flight keeps.
+    pub(crate) fn in_flight_bytes(&self) -> Gauge {
+        self.in_flight_bytes.clone()
+    }
+
+    /// The gauge the webhook listener's connections keep.
+    pub(crate) fn open_connections(&self) -> Gauge {
+        self.open_connections.clone()
     }
 
     pub(crate) fn review(&self, result: &str, kind: &str, sidecars: &[String], seconds: f64) {
