@@ -24,6 +24,7 @@
 
 mod connections;
 mod load;
+mod observe;
 mod parity;
 
 use std::io::Write;
