@@ -22,6 +22,7 @@
 //!
 //! The request handler is also fuzzed (`kinject::fuzz::serve`, tests/fuzz.rs).
 
+mod bounds;
 mod connections;
 mod load;
 mod observe;

@@ -135,9 +135,11 @@ async fn review(routes: &Routes, request: Request<Incoming>, in_progress: InProg
     };
     drop(received);
     let seconds = started.elapsed().as_secs_f64();
+    let engine = routes.shared.engine();
+    let known = |kind: &str| crate::kinds::is_known(kind, &engine.config.kinds);
     routes.shared.metrics.review(
         answer.facts.result,
-        &answer.facts.kind,
+        super::metrics::kind_label(&answer.facts.kind, &known),
         &answer.facts.sidecars,
         seconds,
     );

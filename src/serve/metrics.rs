@@ -1,6 +1,7 @@
 //! What the server counts, in Prometheus' text format (`GET /metrics`): reviews by result and
 //! kind, their latency, sidecars injected by name, refusals by HTTP status, and the reloads
-//! of the configuration and the certificates.
+//! of the configuration and the certificates. Every label's values come from a closed set
+//! (a review's kind is one the configuration knows, else `other`), and are escaped.
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -95,7 +96,7 @@ impl Metrics {
         );
         let info = Family::<Labels, Gauge>::default();
         registry.register("build_info", "kinject's version", info.clone());
-        info.get_or_create(&vec![("version", env!("KINJECT_VERSION").to_owned())])
+        info.get_or_create(&vec![("version", label(env!("KINJECT_VERSION")))])
             .set(1);
         Metrics {
             registry,
@@ -122,18 +123,17 @@ impl Metrics {
         self.open_connections.clone()
     }
 
+    /// A review answered: `kind` is the label of its kind (`kind_label`), `sidecars` those
+    /// it injected (names of the configuration's).
     pub(crate) fn review(&self, result: &str, kind: &str, sidecars: &[String], seconds: f64) {
         self.reviews
-            .get_or_create(&vec![
-                ("result", result.to_owned()),
-                ("kind", kind.to_owned()),
-            ])
+            .get_or_create(&vec![("result", label(result)), ("kind", label(kind))])
             .inc();
         self.latency.observe(seconds);
         if result == "injected" {
             for name in sidecars {
                 self.sidecars
-                    .get_or_create(&vec![("sidecar", name.clone())])
+                    .get_or_create(&vec![("sidecar", label(name))])
                     .inc();
             }
         }
@@ -180,10 +180,54 @@ impl Metrics {
     }
 }
 
+/// The label of a review's kind: its own when it is one of `known` (a built-in workload kind or
+/// one the configuration defines), else `other`. A request's kind is the client's to write:
+/// labels of its own would make series without end.
+pub(crate) fn kind_label<'k>(kind: &'k str, known: &dyn Fn(&str) -> bool) -> &'k str {
+    if known(kind) { kind } else { "other" }
+}
+
+/// A label value as the text format writes it: `\`, `"` and line breaks escaped, so that no
+/// value ends its series or starts another.
+fn label(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 pub(crate) struct InFlight(Gauge);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_cannot_end_their_series() {
+        let metrics = Metrics::new();
+        metrics.review(
+            "injected",
+            "X\"} 1\nforged{a=\"\\",
+            &["s\"\n".to_owned()],
+            0.1,
+        );
+        let text = metrics.text();
+        assert!(text.contains(r#"kind="X\"} 1\nforged{a=\"\\""#), "{text}");
+        assert!(text.contains(r#"sidecar="s\"\n""#), "{text}");
+        assert!(!text.lines().any(|l| l.starts_with("forged")), "{text}");
+        assert_eq!(kind_label("Pod", &|k| k == "Pod"), "Pod");
+        assert_eq!(kind_label("Pod2", &|k| k == "Pod"), "other");
     }
 }

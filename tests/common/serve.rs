@@ -490,6 +490,18 @@ impl Server {
         eventually(within, || self.child.try_wait().ok().flatten())
     }
 
+    /// The process's peak resident memory so far (`VmHWM`), in MiB.
+    pub fn peak_rss_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .expect("VmHWM")
+            / 1024
+    }
+
     /// A plain-HTTP GET on the probes' listener.
     pub fn probe(&self, path: &str) -> Response {
         let addr = self.probes.expect("started with --probe-listen");
