@@ -570,7 +570,8 @@ pub struct ServeArgs {
     /// Then, in-flight requests are given this many seconds to complete.
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::SHUTDOWN_TIMEOUT)]
     pub shutdown_timeout: f64,
-    /// How often the configuration and certificate files are checked for changes.
+    /// How often the configuration and certificate files are checked for changes. A change
+    /// is loaded once the files have held still for an interval (not caught half-written).
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::RELOAD_INTERVAL)]
     pub reload_interval: f64,
     /// Print what to apply to run this server in a cluster, made from this configuration:
