@@ -539,6 +539,16 @@ pub struct ServeArgs {
     /// Larger request bodies are refused with 413.
     #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_REQUEST_BYTES)]
     pub max_request_bytes: usize,
+    /// A review whose JSON holds more values than this (objects, arrays, strings, numbers,
+    /// booleans, nulls, keys included) is refused, saying where: each costs the server about
+    /// a hundred bytes of memory while it is reviewed.
+    #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_REQUEST_VALUES)]
+    pub max_request_values: usize,
+    /// A pod with more containers than this (`containers`, `initContainers` and
+    /// `ephemeralContainers` together) is refused, saying where, as a pod kinject cannot
+    /// inject (`--on-error`): each container costs the server edits and patch operations.
+    #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_CONTAINERS)]
+    pub max_containers: usize,
     /// The bytes of request bodies being read and of answers not yet written, all requests
     /// together: a request beyond it gets 503 (this bounds the server's memory, with
     /// `--max-connections` and the review limits; docs/serve.md says how much).
@@ -615,6 +625,8 @@ pub struct ServeArgs {
 /// server's arguments.
 impl ServeArgs {
     pub(crate) const MAX_REQUEST_BYTES: usize = 7 * 1024 * 1024;
+    pub(crate) const MAX_REQUEST_VALUES: usize = 250_000;
+    pub(crate) const MAX_CONTAINERS: usize = 1000;
     pub(crate) const MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
     pub(crate) const MAX_CONNECTIONS: usize = 1024;
     pub(crate) const WRITE_TIMEOUT: f64 = 10.0;

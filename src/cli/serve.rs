@@ -48,6 +48,10 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
             request_timeout: seconds(args.request_timeout),
             write_timeout: seconds(args.write_timeout),
             allow_errors: args.on_error == super::OnError::Allow,
+            review: crate::integrations::admission::Limits {
+                max_values: Some(args.max_request_values),
+                max_containers: Some(args.max_containers),
+            },
         },
         shutdown_delay: seconds(args.shutdown_delay),
         shutdown_timeout: seconds(args.shutdown_timeout),
@@ -155,6 +159,16 @@ fn server_flags(args: &ServeArgs) -> Vec<String> {
             "--max-request-bytes",
             args.max_request_bytes as f64,
             ServeArgs::MAX_REQUEST_BYTES as f64,
+        ),
+        (
+            "--max-request-values",
+            args.max_request_values as f64,
+            ServeArgs::MAX_REQUEST_VALUES as f64,
+        ),
+        (
+            "--max-containers",
+            args.max_containers as f64,
+            ServeArgs::MAX_CONTAINERS as f64,
         ),
         (
             "--max-in-flight-bytes",

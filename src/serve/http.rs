@@ -117,21 +117,30 @@ async fn review(routes: &Routes, request: Request<Incoming>, in_progress: InProg
         }
     };
     let shared = Arc::clone(&routes.shared);
-    let on_error = routes.limits.allow_errors;
+    let terms = handler::Terms {
+        allow_errors: routes.limits.allow_errors,
+        limits: routes.limits.review,
+        deadline: Some(deadline.into_std()),
+    };
     let request = Arc::clone(&received);
+    // The body is held (in the budget) until the review has finished with it, or given up:
+    // a review past its deadline is not begun, and stops between its steps.
     let work =
-        tokio::task::spawn_blocking(move || handler::answer(&shared, &request.bytes, on_error));
-    let answer = match tokio::time::timeout_at(deadline, work).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(panic)) => handler::failed(&received.bytes, &panic_message(panic), "panic"),
-        Err(_) => handler::failed(
+        tokio::task::spawn_blocking(move || handler::answer(&shared, &request.bytes, &terms));
+    let late = || {
+        handler::failed(
             &received.bytes,
             &format!(
                 "no answer within {:.1}s (--request-timeout)",
                 timeout.as_secs_f64()
             ),
             "timeout",
-        ),
+        )
+    };
+    let answer = match tokio::time::timeout_at(deadline, work).await {
+        Ok(Ok(Some(answer))) if answer.facts.result != "timeout" => answer,
+        Ok(Ok(_)) | Err(_) => late(),
+        Ok(Err(panic)) => handler::failed(&received.bytes, &panic_message(panic), "panic"),
     };
     drop(received);
     let seconds = started.elapsed().as_secs_f64();

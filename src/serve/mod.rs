@@ -30,7 +30,10 @@ use crate::diagnostic::Located;
 pub(crate) use tls::TlsFiles;
 // The request handler and its state, for the fuzz target (`crate::fuzz::serve`).
 #[cfg(feature = "oracles")]
-pub(crate) use {handler::answer, state::Shared};
+pub(crate) use {
+    handler::{Terms, answer},
+    state::Shared,
+};
 
 /// Everything `kinject serve` is told.
 pub(crate) struct Options {
@@ -61,6 +64,8 @@ pub(crate) struct Limits {
     pub write_timeout: Duration,
     /// Allow objects that cannot be injected correctly (`--on-error allow`).
     pub allow_errors: bool,
+    /// What one review may cost.
+    pub review: crate::integrations::admission::Limits,
 }
 
 /// Why the server did not start.
@@ -111,14 +116,12 @@ pub(crate) fn run(options: Options) -> Result<(), StartError> {
 }
 
 async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), StartError> {
-    let bind = |addr: SocketAddr| async move {
-        tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| StartError::Other(format!("cannot listen on {addr}: {e}")))
+    let bind = |addr: SocketAddr| {
+        listener(addr).map_err(|e| StartError::Other(format!("cannot listen on {addr}: {e}")))
     };
-    let main = bind(options.listen).await?;
+    let main = bind(options.listen)?;
     let probes = match options.probe_listen {
-        Some(addr) => Some(bind(addr).await?),
+        Some(addr) => Some(bind(addr)?),
         None => None,
     };
     let routes = Arc::new(http::Routes {
@@ -175,6 +178,25 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
     };
     stop(&options, &shared, stopping, signal).await;
     Ok(())
+}
+
+/// The kernel's buffer for what a connection writes (it doubles it): what a client does not
+/// read stays in the server, where the budget counts it and `--write-timeout` ends it, and not
+/// in the kernel's memory, which grows to megabytes a connection by default and counts in the
+/// pod's memory all the same. 128 KiB in flight is 100 MB/s at a millisecond's round trip.
+const SEND_BUFFER: u32 = 64 * 1024;
+
+/// A listening socket on `addr`, as tokio's `TcpListener::bind` makes it (address reuse, a
+/// backlog of 1,024), its connections with `SEND_BUFFER`.
+fn listener(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.set_send_buffer_size(SEND_BUFFER)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
 }
 
 /// The first log line: what is served where, with which configuration.

@@ -156,6 +156,19 @@ pub fn plain(addr: SocketAddr) -> TcpStream {
     tcp
 }
 
+/// A plain TCP connection whose receive buffer is small (a few KB): what it does not read
+/// stays with the server.
+pub fn plain_small_window(addr: SocketAddr) -> TcpStream {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    socket.connect(&addr.into()).expect("connect");
+    let tcp = TcpStream::from(socket);
+    tcp.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    tcp
+}
+
 /// An HTTP response as read.
 #[derive(Debug)]
 pub struct Response {

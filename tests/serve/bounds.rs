@@ -8,9 +8,9 @@
 //! Tests that move many megabytes use plain HTTP (`--insecure-plain-http`): their subject is
 //! what the server holds, and this machine encrypts slowly in a debug build.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -290,60 +290,78 @@ fn bodies_being_read_stay_within_the_budget() {
     assert_eq!(r.json()["response"]["allowed"], true, "{}", r.text());
 }
 
-/// A sidecar that copies an annotation into four variables: a review of 256 KB whose answer
-/// is 1.4 MB.
+/// A sidecar that copies an annotation into four variables: a review of 128 KB whose answer
+/// is 700 KB.
 const COPYING: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: copy\n  containers:\n  - name: copy\n    image: copy:1\n    env:\n    - {name: A, value: \"{{ annotation('payload') }}\"}\n    - {name: B, value: \"{{ annotation('payload') }}\"}\n    - {name: C, value: \"{{ annotation('payload') }}\"}\n    - {name: D, value: \"{{ annotation('payload') }}\"}\nrules:\n- name: all\n  inject: [copy]\n";
 
 /// Clients that post a review and never read its answer: the answers are dropped, and their
-/// connections closed, after `--write-timeout`; meanwhile they stay within the budget (8 MiB
-/// here: five answers), and the others are refused with 503.
+/// connections closed, after `--write-timeout`; meanwhile they stay within the budget (2 MiB
+/// here: two answers), and the others are refused with 503.
 #[test]
 fn answers_a_client_does_not_read_are_dropped_after_the_write_timeout() {
-    const CLIENTS: usize = 12;
+    const CLIENTS: usize = 10;
     let setup = Setup::new();
     std::fs::write(setup.dir.path().join("config.yaml"), COPYING).expect("write");
     let server = plain_server(
         &setup,
-        &["--write-timeout", "1", "--max-in-flight-bytes", "8388608"],
+        &[
+            "--write-timeout",
+            "1",
+            "--max-in-flight-bytes",
+            "2097152",
+            "--header-timeout",
+            "1",
+        ],
     );
     let mut object = pod("copied");
-    object["metadata"]["annotations"] = json!({"payload": "p".repeat(256_000)});
+    object["metadata"]["annotations"] = json!({"payload": "p".repeat(128_000)});
     let body = serde_json::to_vec(&serve::review(&object, Some("shop"), "copied")).expect("JSON");
     let mut clients: Vec<TcpStream> = (0..CLIENTS)
         .map(|_| {
-            let mut tcp = serve::plain(server.addr);
+            let mut tcp = serve::plain_small_window(server.addr);
             let mut bytes = head("POST", "/mutate", "application/json", body.len()).into_bytes();
             bytes.extend_from_slice(&body);
             tcp.write_all(&bytes).expect("write");
             tcp
         })
         .collect();
+    // The budget holds answers not yet written (the clients' sockets take a few KB).
+    eventually(Duration::from_secs(30), || {
+        let held = gauge(
+            &plain_get(&server, "/metrics").text(),
+            "kinject_in_flight_bytes",
+        );
+        held.is_some_and(|b| b > 1_000_000.0).then_some(())
+    })
+    .unwrap_or_else(|| panic!("no answer held:\n{}", server.log()));
     // Every review answered (or refused), then the write timeout, and some slack.
     eventually(Duration::from_secs(60), || {
-        let lines = server.lines();
-        let done = lines
-            .iter()
-            .filter(|l| l["msg"] == "review" || l["msg"] == "refused")
-            .count();
-        (done >= CLIENTS).then_some(())
+        let metrics = plain_get(&server, "/metrics").text();
+        (gauge(&metrics, "kinject_reviews_in_flight") == Some(0.0)).then_some(())
     })
     .unwrap_or_else(|| panic!("not all answered:\n{}", server.log()));
     std::thread::sleep(Duration::from_millis(2500));
     // Now read: a 503 in full, or part of an answer the server has given up on; never a
-    // whole answer on a connection still open.
+    // whole answer.
     for (i, tcp) in clients.iter_mut().enumerate() {
         tcp.set_read_timeout(Some(Duration::from_secs(5)))
             .expect("timeout");
-        let started = Instant::now();
-        let mut read = Vec::new();
-        let outcome = tcp.read_to_end(&mut read);
-        let whole_200 = read.starts_with(b"HTTP/1.1 200") && read.len() > 1_000_000;
-        assert!(
-            started.elapsed() < Duration::from_secs(4) && !whole_200,
-            "connection {i}: {} bytes read ({outcome:?}) in {:?}: the answer was kept",
-            read.len(),
-            started.elapsed()
-        );
+        match read_response(tcp) {
+            Ok(r) if r.status == 503 => {}
+            Ok(r) => panic!(
+                "connection {i}: a whole answer of {} bytes, HTTP {}, kept for it\n{}",
+                r.body.len(),
+                r.status,
+                server.log()
+            ),
+            Err(e) => assert!(
+                !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "connection {i} still open: {e}"
+            ),
+        }
     }
     let refused = server
         .lines()
@@ -359,4 +377,187 @@ fn answers_a_client_does_not_read_are_dropped_after_the_write_timeout() {
         .then_some(())
     })
     .unwrap_or_else(|| panic!("{}", plain_get(&server, "/metrics").text()));
+}
+
+/// A pod of `n` containers (and `init` init containers), labelled for the test's sidecar.
+fn pod_of(n: usize, init: usize) -> Value {
+    let mut object = pod("many");
+    let containers = |prefix: &str, n: usize| -> Vec<Value> {
+        (0..n)
+            .map(|i| json!({"name": format!("{prefix}{i}"), "image": "x"}))
+            .collect()
+    };
+    object["spec"]["containers"] = json!(containers("c", n));
+    if init > 0 {
+        object["spec"]["initContainers"] = json!(containers("i", init));
+    }
+    object
+}
+
+/// Posts `review` on a new plain connection; the review's response.
+fn answer_of(server: &Server, review: &Value) -> Value {
+    let mut tcp = serve::plain(server.addr);
+    let r = serve::post(&mut tcp, review).expect("an answer");
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()["response"].clone()
+}
+
+#[test]
+fn a_review_beyond_the_limits_is_refused_saying_where() {
+    let setup = Setup::new();
+    let server = plain_server(
+        &setup,
+        &["--max-containers", "3", "--max-request-values", "2000"],
+    );
+    // At the limits: injected.
+    let at = answer_of(&server, &serve::review(&pod_of(2, 1), Some("shop"), "at"));
+    assert_eq!(at["allowed"], true, "{at}");
+    assert!(at["patch"].is_string(), "{at}");
+    // One container more, in a pod and in a Deployment's template.
+    let beyond = answer_of(&server, &serve::review(&pod_of(2, 2), Some("shop"), "pod"));
+    assert_eq!(beyond["allowed"], false, "{beyond}");
+    assert_eq!(beyond["status"]["code"], 413, "{beyond}");
+    let message = beyond["status"]["message"].as_str().expect("a message");
+    assert!(
+        message.contains("the pod has 4 containers (`spec.containers`: 2, `spec.initContainers`: 2), more than the 3")
+            && message.contains("--max-containers")
+            && message.contains("kinject::serve::too_large"),
+        "{message}"
+    );
+    let template = pod_of(4, 0);
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": "shop"},
+        "spec": {"template": {"metadata": template["metadata"], "spec": template["spec"]}}
+    });
+    let beyond = answer_of(&server, &serve::review(&deployment, Some("shop"), "deploy"));
+    let message = beyond["status"]["message"].as_str().expect("a message");
+    assert!(
+        message.contains("`spec.template.spec.containers`: 4"),
+        "{message}"
+    );
+    // Values: a container's arguments, counted before the body is read.
+    let mut object = pod("values");
+    object["spec"]["containers"][0]["args"] = json!(vec!["a"; 3000]);
+    let beyond = answer_of(&server, &serve::review(&object, Some("shop"), "values"));
+    assert_eq!(beyond["uid"], "values", "{beyond}");
+    assert_eq!(beyond["allowed"], false, "{beyond}");
+    let message = beyond["status"]["message"].as_str().expect("a message");
+    assert!(
+        message.contains("holds more than 2000 JSON values (the limit is passed at line 1 column ")
+            && message.contains("--max-request-values"),
+        "{message}"
+    );
+    let logged = server
+        .wait_line(Duration::from_secs(10), |l| l["uid"] == "values")
+        .expect("its log line");
+    assert_eq!(logged["result"], "denied", "{logged}");
+    // Allowed on error: admitted unchanged, the message as a warning.
+    let allowing = plain_server(&setup, &["--max-containers", "3", "--on-error", "allow"]);
+    let allowed = answer_of(
+        &allowing,
+        &serve::review(&pod_of(4, 0), Some("shop"), "allowed"),
+    );
+    assert_eq!(allowed["allowed"], true, "{allowed}");
+    assert!(allowed.get("patch").is_none(), "{allowed}");
+    assert!(
+        allowed["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("kinject::serve::too_large")),
+        "{allowed}"
+    );
+}
+
+/// A review of a pod of `values` JSON values, for the test's sidecar (about half a second of
+/// a debug build's work at 200,000).
+fn costly_review(uid: &str, values: usize) -> Vec<u8> {
+    let mut object = pod(uid);
+    object["spec"]["containers"][0]["args"] = json!(vec![0; values]);
+    serde_json::to_vec(&serve::review(&object, Some("shop"), uid)).expect("JSON")
+}
+
+/// Reviews still queued at their deadline (`--request-timeout`) are not computed: the pool
+/// that computes reviews is free for the next request as soon as their time has run out,
+/// instead of working on answers no one waits for.
+#[test]
+fn reviews_past_their_deadline_are_abandoned_not_computed() {
+    const QUEUED: usize = 16;
+    let setup = Setup::new();
+    let server = plain_server(&setup, &["--request-timeout", "1"]);
+    // Made before any is sent (a debug build takes a while to write one), then sent at once.
+    let bodies: Vec<Vec<u8>> = (0..QUEUED)
+        .map(|i| costly_review(&format!("q{i}"), 200_000))
+        .collect();
+    let mut clients: Vec<TcpStream> = bodies
+        .iter()
+        .map(|body| {
+            let mut tcp = serve::plain(server.addr);
+            let mut bytes = head("POST", "/mutate", "application/json", body.len()).into_bytes();
+            bytes.extend_from_slice(body);
+            tcp.write_all(&bytes).expect("write");
+            tcp
+        })
+        .collect();
+    // Their deadlines pass; most are still queued then.
+    let timeouts = eventually(Duration::from_secs(30), || {
+        let n = server
+            .lines()
+            .iter()
+            .filter(|l| l["result"] == "timeout")
+            .count();
+        (n >= QUEUED / 2).then_some(n)
+    })
+    .unwrap_or_else(|| panic!("no review timed out:\n{}", server.log()));
+    let posted = std::time::Instant::now();
+    let mut tcp = serve::plain(server.addr);
+    let r = serve::post(&mut tcp, &pod_review("next")).expect("an answer");
+    let waited = posted.elapsed();
+    assert_eq!(r.status, 200, "{}\n{}", r.text(), server.log());
+    assert!(
+        waited < Duration::from_millis(900),
+        "the next review waited {waited:?} behind {timeouts} abandoned ones"
+    );
+    for tcp in &mut clients {
+        let r = read_response(tcp).expect("an answer");
+        assert!(matches!(r.status, 200 | 504), "{}", r.text());
+    }
+}
+
+#[test]
+fn connections_beyond_the_cap_wait_for_a_place() {
+    let setup = Setup::new();
+    let server = setup.server(&["--max-connections", "4", "--header-timeout", "30"]);
+    let client = setup.client();
+    let mut open: Vec<serve::Tls> = (0..4)
+        .map(|_| connect(server.addr, &client).expect("handshake"))
+        .collect();
+    let addr = server.addr;
+    let fifth = {
+        let client = std::sync::Arc::clone(&client);
+        std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            let mut tls = connect(addr, &client).expect("handshake");
+            let waited = started.elapsed();
+            let r = serve::post(&mut tls, &pod_review("fifth")).expect("an answer");
+            (waited, r.status)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        !fifth.is_finished(),
+        "a fifth connection was served with four open"
+    );
+    let metrics = server.probe("/metrics").text();
+    assert_eq!(
+        gauge(&metrics, "kinject_open_connections"),
+        Some(4.0),
+        "{metrics}"
+    );
+    // One closes: the fifth is served.
+    let r = serve::post(&mut open[0], &pod_review("first")).expect("an answer");
+    assert_eq!(r.status, 200);
+    drop(open.remove(0));
+    let (waited, status) = fifth.join().expect("the fifth client");
+    assert!(waited >= Duration::from_millis(700), "{waited:?}");
+    assert_eq!(status, 200);
 }
