@@ -624,12 +624,15 @@ pub struct ServeArgs {
 /// `kinject serve`'s defaults: the flags' and those `--print-manifests` leaves out of the
 /// server's arguments.
 impl ServeArgs {
-    pub(crate) const MAX_REQUEST_BYTES: usize = 7 * 1024 * 1024;
-    pub(crate) const MAX_REQUEST_VALUES: usize = 250_000;
+    // The limits' defaults are measured (docs/performance.md, "Bounds"): with them, two of
+    // the costliest reviews at once and the budget full stay under the 256 MiB the printed
+    // Deployment gives the server.
+    pub(crate) const MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+    pub(crate) const MAX_REQUEST_VALUES: usize = 100_000;
     pub(crate) const MAX_CONTAINERS: usize = 1000;
-    pub(crate) const MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
+    pub(crate) const MAX_IN_FLIGHT_BYTES: usize = 32 * 1024 * 1024;
     pub(crate) const MAX_CONNECTIONS: usize = 1024;
-    pub(crate) const WRITE_TIMEOUT: f64 = 10.0;
+    pub(crate) const WRITE_TIMEOUT: f64 = 2.0;
     pub(crate) const HEADER_TIMEOUT: f64 = 5.0;
     pub(crate) const REQUEST_TIMEOUT: f64 = 8.0;
     pub(crate) const SHUTDOWN_TIMEOUT: f64 = 20.0;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::budget::Budget;
+use super::budget::{Budget, Held};
 
 /// One connection's activity.
 pub(crate) struct Activity {
@@ -54,10 +54,14 @@ impl Activity {
         &self.budget
     }
 
-    /// A request begins; it is in progress until the guard is dropped.
-    pub(crate) fn begin(self: &Arc<Self>) -> InProgress {
+    /// A request begins; it is in progress until the guard is dropped, and what it holds of
+    /// the budget (its headers, its state) held as long.
+    pub(crate) fn begin(self: &Arc<Self>, held: Held) -> InProgress {
         self.requests.fetch_add(1, Ordering::SeqCst);
-        InProgress(Arc::clone(self))
+        InProgress {
+            activity: Arc::clone(self),
+            _held: held,
+        }
     }
 
     /// Since when the connection has had no request in progress, if it has none.
@@ -130,17 +134,20 @@ impl Drop for Activity {
 }
 
 /// A request in progress on its connection.
-pub(crate) struct InProgress(Arc<Activity>);
+pub(crate) struct InProgress {
+    activity: Arc<Activity>,
+    _held: Held,
+}
 
 impl InProgress {
     pub(crate) fn activity(&self) -> &Arc<Activity> {
-        &self.0
+        &self.activity
     }
 }
 
 impl Drop for InProgress {
     fn drop(&mut self) {
-        let activity = &self.0;
+        let activity = &self.activity;
         let millis = u64::try_from(activity.opened.elapsed().as_millis()).unwrap_or(u64::MAX);
         // Stamped before the count falls, so that a connection seen idle has its time.
         activity.idle_since.store(millis, Ordering::SeqCst);
@@ -227,7 +234,7 @@ mod tests {
     fn an_answer_is_held_until_written_or_dropped() {
         let budget = Budget::new(1000, Gauge::default());
         let activity = Activity::new(&budget);
-        let request = activity.begin();
+        let request = activity.begin(Held::none(&budget));
         assert!(activity.idle_since().is_none());
         assert!(budget.try_take(300));
         let id = activity.answering(300);

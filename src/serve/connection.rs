@@ -19,6 +19,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, watch};
 
 use super::activity::Activity;
+use super::budget::Held;
 use super::http::{self, Routes};
 
 /// An idle HTTP/1.1 connection is closed on SIGTERM once it has been idle this long (or
@@ -28,6 +29,12 @@ use super::http::{self, Routes};
 /// milliseconds.
 const QUIET: Duration = Duration::from_secs(1);
 
+/// What a client may send on an HTTP/2 stream, and on its connection, before the server has
+/// read it (HTTP/2's own default, 65,535, and four times it): the server reads bodies as they
+/// come, into the budget; these bound what waits in between, per connection.
+const STREAM_WINDOW: u32 = 64 * 1024;
+const CONNECTION_WINDOW: u32 = 256 * 1024;
+
 /// Up to 256 streams at once on one HTTP/2 connection (the API server's client opens another
 /// connection beyond the server's limit).
 const MAX_STREAMS: u32 = 256;
@@ -36,6 +43,20 @@ const MAX_STREAMS: u32 = 256;
 /// writes: a request's headers must fit (the API server's are a few hundred bytes), and a
 /// slow client holds no more of the server's memory than this.
 const MAX_BUFFER: usize = 16 * 1024;
+
+/// What a request in progress costs the server besides its headers and its body: its state
+/// in HTTP, in the connection's watch, in the route. Counted in the budget.
+const REQUEST_COST: usize = 4 * 1024;
+
+/// The bytes a request's headers take (each with a HeaderMap entry's own, about 32 bytes).
+fn headers_size<B>(request: &Request<B>) -> usize {
+    let headers: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 32)
+        .sum();
+    headers + request.uri().to_string().len()
+}
 
 /// The connections of one listener: how many are open, at most how many.
 pub(crate) struct Connections {
@@ -109,40 +130,40 @@ impl Drop for Place {
     }
 }
 
-/// The protocol a connection speaks, when ALPN said it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Protocol {
-    Http1,
-    Http2,
-}
-
-/// Serves HTTP on `io` until the connection ends, watching it (see the module's doc). `stop`
-/// turns true when the server stops accepting.
+/// Serves HTTP on `io` until the connection ends, watching it (see the module's doc):
+/// `http2` when ALPN chose HTTP/2; `stop` turns true when the server stops accepting.
 pub(crate) async fn serve<I>(
     io: I,
     routes: Arc<Routes>,
     activity: Arc<Activity>,
-    protocol: Option<Protocol>,
+    http2: bool,
     mut stop: watch::Receiver<bool>,
 ) where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    if protocol == Some(Protocol::Http2) {
+    if http2 {
         activity.set_http2();
     }
     let limits = routes.limits;
-    let builder = builder(&routes, protocol);
+    let builder = builder(&routes);
     let service = {
         let activity = Arc::clone(&activity);
         service_fn(move |request: Request<hyper::body::Incoming>| {
-            let in_progress = activity.begin();
+            // What a request holds while it is in progress (its headers, its state) is
+            // counted in the budget: HTTP/2 lets a connection have many in progress at once.
+            let mut held = Held::none(activity.budget());
+            let fits = held.grow(REQUEST_COST + headers_size(&request));
+            let in_progress = activity.begin(held);
             let version = request.version();
             if version == Version::HTTP_2 {
                 activity.set_http2();
             }
             let (routes, activity) = (Arc::clone(&routes), Arc::clone(&activity));
             async move {
-                let mut reply = http::route(routes, request, in_progress).await?;
+                let mut reply = match fits {
+                    true => http::route(routes, request, in_progress).await?,
+                    false => http::busy(&routes, in_progress),
+                };
                 if activity.is_stopping() && version < Version::HTTP_2 {
                     reply
                         .headers_mut()
@@ -182,8 +203,10 @@ pub(crate) async fn serve<I>(
     }
 }
 
-/// HTTP/1.1 and HTTP/2 as the server speaks them; only one of them when ALPN chose.
-fn builder(routes: &Routes, protocol: Option<Protocol>) -> auto::Builder<TokioExecutor> {
+/// HTTP/1.1 and HTTP/2 as the server speaks them, the one a connection speaks read from its
+/// first bytes (whatever ALPN said: a connection that has sent nothing yet holds no HTTP
+/// buffers, 20 KB less each).
+fn builder(routes: &Routes) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -195,12 +218,10 @@ fn builder(routes: &Routes, protocol: Option<Protocol>) -> auto::Builder<TokioEx
         .timer(TokioTimer::new())
         .keep_alive_interval(routes.limits.header_timeout)
         .max_concurrent_streams(MAX_STREAMS)
-        .max_send_buf_size(MAX_BUFFER);
-    match protocol {
-        Some(Protocol::Http1) => builder.http1_only(),
-        Some(Protocol::Http2) => builder.http2_only(),
-        None => builder,
-    }
+        .max_send_buf_size(MAX_BUFFER)
+        .initial_stream_window_size(STREAM_WINDOW)
+        .initial_connection_window_size(CONNECTION_WINDOW);
+    builder
 }
 
 /// What to do with a connection now.

@@ -184,8 +184,8 @@ fn too_large(routes: &Routes, max: usize, in_progress: InProgress) -> Reply {
     )
 }
 
-/// The refusal of a request whose body or answer does not fit in the budget.
-fn busy(routes: &Routes, in_progress: InProgress) -> Reply {
+/// The refusal of a request whose headers, body or answer do not fit in the budget.
+pub(crate) fn busy(routes: &Routes, in_progress: InProgress) -> Reply {
     refuse(
         routes,
         StatusCode::SERVICE_UNAVAILABLE,

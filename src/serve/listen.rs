@@ -1,6 +1,6 @@
 //! Connections: accepted until the server stops, while the listener has room for them
 //! (`--max-connections`), each through TLS (when the server has it), then HTTP/1.1 or HTTP/2
-//! as ALPN decides (`connection`).
+//! (`connection`).
 
 use std::sync::Arc;
 
@@ -8,7 +8,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 use super::activity::{Activity, Counted};
-use super::connection::{self, Connections, Place, Protocol};
+use super::connection::{self, Connections, Place};
 use super::http::Routes;
 
 /// Accepts connections on `listener` until `stop` turns true.
@@ -46,7 +46,7 @@ pub(crate) async fn accept(
             } else {
                 let activity = Activity::new(&routes.shared.budget);
                 let io = Counted::new(stream, &activity);
-                connection::serve(io, routes, activity, None, stop).await;
+                connection::serve(io, routes, activity, false, stop).await;
                 drop(place);
             }
         });
@@ -70,12 +70,8 @@ async fn secure_connection(
     let handshake = tokio::time::timeout(routes.limits.header_timeout, acceptor.accept(io));
     match handshake.await {
         Ok(Ok(tls)) => {
-            let protocol = match tls.get_ref().1.alpn_protocol() {
-                Some(b"h2") => Some(Protocol::Http2),
-                Some(b"http/1.1") => Some(Protocol::Http1),
-                _ => None,
-            };
-            connection::serve(tls, routes, activity, protocol, stop).await;
+            let http2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            connection::serve(tls, routes, activity, http2, stop).await;
         }
         // A failed handshake (a client certificate the CA did not sign, no certificate, a
         // plain HTTP client) or a slow one: the connection is closed; rustls said why to
