@@ -201,14 +201,14 @@ pub fn serve(data: &[u8]) {
         crate::serve::Shared::of_config(config)
             .unwrap_or_else(|_| panic!("the fuzz configuration is one the server decides"))
     });
-    use crate::cli::ServeArgs;
     use crate::diagnostic::codes::SERVE_TOO_LARGE;
     use crate::integrations::admission::Limits;
+    use crate::integrations::review_cost::{SERVE_MAX_CONTAINERS, SERVE_MAX_VALUES};
     let json = serde_json::from_slice::<serde::de::IgnoredAny>(data).is_ok();
     // The server's default limits, and small ones the fuzzer's inputs reach.
     let defaults = Limits {
-        max_values: Some(ServeArgs::MAX_REQUEST_VALUES),
-        max_containers: Some(ServeArgs::MAX_CONTAINERS),
+        max_values: Some(SERVE_MAX_VALUES),
+        max_containers: Some(SERVE_MAX_CONTAINERS),
     };
     let small = Limits {
         max_values: Some(64),

@@ -253,7 +253,11 @@ pub(crate) fn run(kinject: &Path, dir: &Path, tls: &Arc<ClientConfig>) {
         .args(["serve", "--help"])
         .output()
         .expect("kinject serve --help");
-    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    // Words only: clap wraps the text, `[default:` and its value among it.
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let default = |flag: &str| -> usize {
         let at = help.find(flag).expect("the flag in --help");
         help[at..]
@@ -266,18 +270,25 @@ pub(crate) fn run(kinject: &Path, dir: &Path, tls: &Arc<ClientConfig>) {
     let (max_values, max_containers) =
         (default("--max-request-values"), default("--max-containers"));
     let budget = default("--max-in-flight-bytes");
-    let server = Limited::start(kinject, dir, false, &[]);
-    post(
-        server.address,
-        &review(pod(json!([{"name": "app", "image": "x"}]), json!({}))),
-    );
-    let idle = server.rss();
+    // Each measurement on a server of its own: memory an earlier one freed would be counted
+    // again (the allocator keeps it) or reused.
+    let fresh = || {
+        let server = Limited::start(kinject, dir, false, &[]);
+        post(
+            server.address,
+            &review(pod(json!([{"name": "app", "image": "x"}]), json!({}))),
+        );
+        let idle = server.rss();
+        server.reset_peak();
+        (server, idle)
+    };
     println!(
-        "limits (defaults: --max-request-values {max_values}, --max-containers {max_containers}, --max-in-flight-bytes {budget}): VmRSS idle {idle:.1} MB"
+        "limits (defaults: --max-request-values {max_values}, --max-containers {max_containers}, --max-in-flight-bytes {budget}): VmRSS idle {:.1} MB",
+        fresh().1
     );
     let mut costliest = (0.0, Vec::new());
     for (what, body) in shapes(max_values, max_containers) {
-        server.reset_peak();
+        let (server, idle) = fresh();
         let started = Instant::now();
         let status = server.post_all(std::slice::from_ref(&body))[0];
         let took = started.elapsed();
@@ -292,13 +303,13 @@ pub(crate) fn run(kinject: &Path, dir: &Path, tls: &Arc<ClientConfig>) {
         }
     }
     let worst = costliest.1;
-    server.reset_peak();
+    let (server, idle) = fresh();
     let statuses = server.post_all(&[worst.clone(), worst.clone()]);
     println!(
         "  two of the costliest at once: {statuses:?}, peak +{:.1} MB",
         server.peak() - idle
     );
-    server.reset_peak();
+    let (server, idle) = fresh();
     let (held, refused) = hold_bodies(server.address, 40);
     std::thread::sleep(Duration::from_millis(300));
     println!(
@@ -340,13 +351,7 @@ pub(crate) fn run(kinject: &Path, dir: &Path, tls: &Arc<ClientConfig>) {
     );
     drop(server);
 
-    let server = Limited::start(kinject, dir, false, &[]);
-    post(
-        server.address,
-        &review(pod(json!([{"name": "app", "image": "x"}]), json!({}))),
-    );
-    let idle = server.rss();
-    server.reset_peak();
+    let (server, idle) = fresh();
     let room = budget.saturating_sub(2 * worst.len()) / MAX_REQUEST_BYTES;
     let (held, _) = hold_bodies(server.address, room);
     let statuses = server.post_all(&[worst.clone(), worst]);

@@ -540,8 +540,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_REQUEST_BYTES)]
     pub max_request_bytes: usize,
     /// A review whose JSON holds more values than this (objects, arrays, strings, numbers,
-    /// booleans, nulls, keys included) is refused, saying where: each costs the server about
-    /// a hundred bytes of memory while it is reviewed.
+    /// booleans, nulls, keys included) is refused, saying where: each costs the server up to
+    /// 400 bytes of memory while it is reviewed.
     #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_REQUEST_VALUES)]
     pub max_request_values: usize,
     /// A pod with more containers than this (`containers`, `initContainers` and
@@ -628,8 +628,8 @@ impl ServeArgs {
     // the costliest reviews at once and the budget full stay under the 256 MiB the printed
     // Deployment gives the server.
     pub(crate) const MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
-    pub(crate) const MAX_REQUEST_VALUES: usize = 100_000;
-    pub(crate) const MAX_CONTAINERS: usize = 1000;
+    pub(crate) const MAX_REQUEST_VALUES: usize = crate::integrations::review_cost::SERVE_MAX_VALUES;
+    pub(crate) const MAX_CONTAINERS: usize = crate::integrations::review_cost::SERVE_MAX_CONTAINERS;
     pub(crate) const MAX_IN_FLIGHT_BYTES: usize = 32 * 1024 * 1024;
     pub(crate) const MAX_CONNECTIONS: usize = 1024;
     pub(crate) const WRITE_TIMEOUT: f64 = 2.0;

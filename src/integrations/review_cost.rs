@@ -9,6 +9,11 @@ use serde_json::Value;
 use crate::json::Pointer;
 use crate::model::CustomKind;
 
+/// `kinject serve`'s defaults (`--max-request-values`, `--max-containers`), measured
+/// (docs/performance.md, "Bounds"): a review at both costs at most about 60 MB at its peak.
+pub(crate) const SERVE_MAX_VALUES: usize = 150_000;
+pub(crate) const SERVE_MAX_CONTAINERS: usize = 1000;
+
 /// The limits of one review; none by default (`kinject admission`).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Limits {

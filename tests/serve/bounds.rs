@@ -586,8 +586,8 @@ fn the_costliest_reviews_and_a_full_budget_fit_the_printed_memory_limit() {
     let setup = Setup::new();
     let server = plain_server(&setup, &[]);
     let costliest = [
-        objects_review("objects-1", 99_000),
-        objects_review("objects-2", 99_000),
+        objects_review("objects-1", 149_000),
+        objects_review("objects-2", 149_000),
         annotated_review("annotated-1", MAX_REQUEST_BYTES),
         annotated_review("annotated-2", MAX_REQUEST_BYTES),
     ];
