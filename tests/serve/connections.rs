@@ -229,3 +229,98 @@ fn sigterm_answers_keep_alive_clients_or_tells_them_to_close() {
         .unwrap_or_else(|| panic!("no `stopped` line:\n{}", server.log()));
     assert_eq!(stopped["drained"], true, "{}", server.log());
 }
+
+/// The API server's way: one HTTP/2 connection, many reviews in flight on it. Each is
+/// answered; on SIGTERM those in flight are answered too, and the connection ends with a
+/// GOAWAY, not a reset (a request the GOAWAY came before is one the client may send again).
+#[test]
+fn http2_reviews_are_answered_and_sigterm_ends_the_connection_cleanly() {
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Bytes;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let setup = Setup::new();
+    let mut server = setup.server(&[]);
+    let ca = setup.pki.ca.pem();
+    let mut options = ClientOptions::trusting(&[&ca]);
+    options.alpn = vec![b"h2".to_vec()];
+    let config = options.config();
+    let addr = server.addr;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let post = |sender: &mut hyper::client::conn::http2::SendRequest<Full<Bytes>>, uid: String| {
+        let body = serde_json::to_vec(&pod_review(&uid)).expect("JSON");
+        let request = hyper::Request::post("/mutate")
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .expect("a request");
+        let sent = sender.send_request(request);
+        async move {
+            let response = sent.await.map_err(|e| format!("{uid}: {e}"))?;
+            let status = response.status();
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| format!("{uid}: {e}"))?
+                .to_bytes();
+            let answer: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+            if status != 200 || answer["response"]["uid"] != uid.as_str() {
+                return Err(format!("{uid}: HTTP {status}: {answer}"));
+            }
+            Ok(())
+        }
+    };
+    runtime.block_on(async {
+        let tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let name =
+            tokio_rustls::rustls::pki_types::ServerName::try_from("localhost").expect("a name");
+        let tls = tokio_rustls::TlsConnector::from(config)
+            .connect(name, tcp)
+            .await
+            .expect("handshake");
+        let (mut sender, connection) =
+            hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
+                .await
+                .expect("HTTP/2");
+        let connection = tokio::spawn(connection);
+        let first: Vec<_> = (0..64)
+            .map(|i| post(&mut sender, format!("h{i}")))
+            .collect();
+        for outcome in futures_join(first).await {
+            outcome.unwrap_or_else(|e| panic!("{e}"));
+        }
+        // More in flight, then SIGTERM.
+        let last: Vec<_> = (0..64)
+            .map(|i| post(&mut sender, format!("t{i}")))
+            .collect();
+        let pending = tokio::spawn(futures_join(last));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        server.signal(nix::sys::signal::Signal::SIGTERM);
+        let outcomes = pending.await.expect("the requests");
+        let failed: Vec<&String> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
+        assert!(failed.is_empty(), "{failed:?}");
+        // The server ends the connection itself, gracefully.
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(10), connection)
+            .await
+            .expect("the connection ends")
+            .expect("its task");
+        assert!(ended.is_ok(), "{ended:?}");
+    });
+    let status = server
+        .exited(Duration::from_secs(30))
+        .unwrap_or_else(|| panic!("still running after SIGTERM:\n{}", server.log()));
+    assert!(status.success(), "{status}\n{}", server.log());
+}
+
+/// Awaits every future, in order.
+async fn futures_join<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let handles: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut out = Vec::with_capacity(handles.len());
+    for handle in handles {
+        out.push(handle.await);
+    }
+    out
+}
