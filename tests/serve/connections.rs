@@ -1,6 +1,7 @@
 //! A connection's life: closed when idle (before its first request, between requests, over
 //! HTTP/1.1 and HTTP/2 alike, whatever PINGs it answers), and on SIGTERM keep-alive HTTP/1.1
-//! clients get their answers, the last with `Connection: close`, never a reset.
+//! clients get their answers, the last with `Connection: close`, never a reset; an HTTP/2
+//! client's reviews are answered across a SIGTERM, its connection ended by a GOAWAY.
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
