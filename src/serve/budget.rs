@@ -83,6 +83,12 @@ impl Held {
         }
     }
 
+    /// Holds `bytes` more, whether they fit or not (`Budget::force`).
+    pub(crate) fn force(&mut self, bytes: usize) {
+        self.budget.force(bytes);
+        self.bytes += bytes;
+    }
+
     /// Holds `bytes` more, if they fit.
     pub(crate) fn grow(&mut self, bytes: usize) -> bool {
         let fits = self.budget.try_take(bytes);

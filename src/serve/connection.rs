@@ -39,6 +39,10 @@ const CONNECTION_WINDOW: u32 = 256 * 1024;
 /// connection beyond the server's limit).
 const MAX_STREAMS: u32 = 256;
 
+/// Streams at once on an HTTP/2 connection to the probe port (its requests are not refused
+/// for the budget: these bound them, with its 64 connections).
+const PROBE_STREAMS: u32 = 8;
+
 /// A connection reads at most this much at once, and buffers at most this much of what it
 /// writes: a request's headers must fit (the API server's are a few hundred bytes), and a
 /// slow client holds no more of the server's memory than this.
@@ -152,7 +156,17 @@ pub(crate) async fn serve<I>(
             // What a request holds while it is in progress (its headers, its state) is
             // counted in the budget: HTTP/2 lets a connection have many in progress at once.
             let mut held = Held::none(activity.budget());
-            let fits = held.grow(REQUEST_COST + headers_size(&request));
+            let cost = REQUEST_COST + headers_size(&request);
+            // The probe port's requests (the kubelet's, Prometheus') are answered whatever
+            // the budget holds: a full budget must not fail the liveness probe. Its few
+            // connections and streams bound them.
+            let probes = routes.review_path.is_none();
+            let fits = if probes {
+                held.force(cost);
+                true
+            } else {
+                held.grow(cost)
+            };
             let in_progress = activity.begin(held);
             let version = request.version();
             if version == Version::HTTP_2 {
@@ -207,6 +221,11 @@ pub(crate) async fn serve<I>(
 /// first bytes (whatever ALPN said: a connection that has sent nothing yet holds no HTTP
 /// buffers, 20 KB less each).
 fn builder(routes: &Routes) -> auto::Builder<TokioExecutor> {
+    let streams = if routes.review_path.is_some() {
+        MAX_STREAMS
+    } else {
+        PROBE_STREAMS
+    };
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -217,7 +236,7 @@ fn builder(routes: &Routes) -> auto::Builder<TokioExecutor> {
         .http2()
         .timer(TokioTimer::new())
         .keep_alive_interval(routes.limits.header_timeout)
-        .max_concurrent_streams(MAX_STREAMS)
+        .max_concurrent_streams(streams)
         .max_send_buf_size(MAX_BUFFER)
         .initial_stream_window_size(STREAM_WINDOW)
         .initial_connection_window_size(CONNECTION_WINDOW);

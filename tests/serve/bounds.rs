@@ -301,6 +301,33 @@ fn bodies_being_read_stay_within_the_budget() {
     assert_eq!(r.json()["response"]["allowed"], true, "{}", r.text());
 }
 
+/// The budget full (one body of `--max-request-bytes` and its request, here), a request to
+/// the webhook's address is refused with 503, and the kubelet's probes on the probe port are
+/// answered all the same: a full budget must not make the kubelet restart the server.
+#[test]
+fn probes_are_answered_whatever_the_budget_holds() {
+    let setup = Setup::new();
+    let budget = (MAX_REQUEST_BYTES + 6000).to_string();
+    let server = plain_server(
+        &setup,
+        &[
+            "--probe-listen",
+            "127.0.0.1:0",
+            "--max-in-flight-bytes",
+            &budget,
+        ],
+    );
+    let (held, _) = hold_bodies(&server, 1);
+    assert_eq!(held.len(), 1, "the body fits");
+    std::thread::sleep(Duration::from_millis(200));
+    let r = plain_get(&server, "/healthz");
+    assert_eq!(r.status, 503, "{}", r.text());
+    for path in ["/healthz", "/readyz", "/metrics"] {
+        let r = server.probe(path);
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+    }
+}
+
 /// A sidecar that copies an annotation into four variables: a review of 128 KB whose answer
 /// is 700 KB.
 const COPYING: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: copy\n  containers:\n  - name: copy\n    image: copy:1\n    env:\n    - {name: A, value: \"{{ annotation('payload') }}\"}\n    - {name: B, value: \"{{ annotation('payload') }}\"}\n    - {name: C, value: \"{{ annotation('payload') }}\"}\n    - {name: D, value: \"{{ annotation('payload') }}\"}\nrules:\n- name: all\n  inject: [copy]\n";
