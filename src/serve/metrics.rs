@@ -79,7 +79,7 @@ impl Metrics {
         let in_flight_bytes = Gauge::default();
         registry.register(
             "in_flight_bytes",
-            "Bytes of request bodies being read and of answers not yet written, all requests together (at most --max-in-flight-bytes, but for small text answers)",
+            "What the budget holds: bytes of request bodies being read, of answers not yet written and of requests in progress, all requests together (at most --max-in-flight-bytes, but for small text answers and the probe port's requests)",
             in_flight_bytes.clone(),
         );
         let open_connections = Gauge::default();
