@@ -27,7 +27,9 @@
 //!   (spawn, request on stdin, answer on stdout), 2 at a time: what serving saves;
 //! - `memory`: the server's resident memory (VmRSS) sampled every 2 s during a steady run at
 //!   the open loop's rate for `KINJECT_BENCH_SERVE_SECONDS` (default 20; the documented run is
-//!   600): at start (after 5 s of warm-up), max, end, growth.
+//!   600): at start (after 5 s of warm-up), max, end, growth;
+//! - `limits`: the server's memory at its limits (`limits.rs` says what it measures): the
+//!   figures its defaults are chosen from.
 //!
 //! `KINJECT_BENCH_SERVE_LOG=null` sends the server's log to /dev/null instead of a file;
 //! `KINJECT_BENCH_SERVE_BIN=PATH` runs another kinject (an A/B of two builds in one session).
@@ -48,6 +50,9 @@ use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::{self, ClientConfig, RootCertStore};
+
+#[path = "serve/limits.rs"]
+mod limits;
 
 const CONFIG: &str = r#"apiVersion: kinject.dev/v1alpha1
 kind: InjectionConfig
@@ -75,7 +80,7 @@ rules:
 fn main() {
     let parts = env_or(
         "KINJECT_BENCH_SERVE_PARTS",
-        "keepalive,h2,pinned,open,fresh,process,memory".to_owned(),
+        "keepalive,h2,pinned,open,fresh,process,memory,limits".to_owned(),
     );
     let parts: Vec<&str> = parts.split(',').map(str::trim).collect();
     let run = Duration::from_secs_f64(env_or("KINJECT_BENCH_SERVE_RUN", 5.0));
@@ -279,6 +284,9 @@ fn main() {
         }
         r.print(&format!("  (latency over the memory run, {rate:.0}/s)"));
         server.stop();
+    }
+    if wanted("limits") {
+        limits::run(&kinject, &dir, &bench.http1);
     }
     println!("load average at the end: {}", load_average());
 }

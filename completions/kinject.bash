@@ -519,7 +519,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__serve)
-            opts="-c -h -V --config --set --set-json --no-discovery --listen --tls-cert-file --tls-private-key-file --client-ca-file --insecure-plain-http --probe-listen --path --on-error --max-request-bytes --header-timeout --request-timeout --shutdown-delay --shutdown-timeout --reload-interval --print-manifests --image --namespace --replicas --failure-policy --timeout-seconds --without-cert-manager --help --version"
+            opts="-c -h -V --config --set --set-json --no-discovery --listen --tls-cert-file --tls-private-key-file --client-ca-file --insecure-plain-http --probe-listen --path --on-error --max-request-bytes --max-request-values --max-containers --max-in-flight-bytes --max-connections --header-timeout --request-timeout --write-timeout --shutdown-delay --shutdown-timeout --reload-interval --print-manifests --image --namespace --replicas --failure-policy --timeout-seconds --without-cert-manager --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,11 +573,31 @@ _kinject() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-request-values)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-containers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-in-flight-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-connections)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --header-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

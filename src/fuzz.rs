@@ -201,12 +201,54 @@ pub fn serve(data: &[u8]) {
         crate::serve::Shared::of_config(config)
             .unwrap_or_else(|_| panic!("the fuzz configuration is one the server decides"))
     });
-    for allow_errors in [false, true] {
-        let handled = crate::serve::answer(shared, data, allow_errors);
-        assert_eq!(handled.status, 200);
-        let review: Value = serde_json::from_slice(&handled.body).expect("a JSON body");
-        assert_eq!(review["kind"], "AdmissionReview", "{review}");
-        assert!(review["response"]["allowed"].is_boolean(), "{review}");
+    use crate::diagnostic::codes::SERVE_TOO_LARGE;
+    use crate::integrations::admission::Limits;
+    use crate::integrations::review_cost::{SERVE_MAX_CONTAINERS, SERVE_MAX_VALUES};
+    let json = serde_json::from_slice::<serde::de::IgnoredAny>(data).is_ok();
+    // The server's default limits, and small ones the fuzzer's inputs reach.
+    let defaults = Limits {
+        max_values: Some(SERVE_MAX_VALUES),
+        max_containers: Some(SERVE_MAX_CONTAINERS),
+    };
+    let small = Limits {
+        max_values: Some(64),
+        max_containers: Some(2),
+    };
+    for limits in [defaults, small] {
+        for allow_errors in [false, true] {
+            let terms = crate::serve::Terms {
+                allow_errors,
+                limits,
+                deadline: None,
+            };
+            let handled = crate::serve::answer(shared, data, &terms).expect("no deadline");
+            assert_eq!(handled.status, 200);
+            let review: Value = serde_json::from_slice(&handled.body).expect("a JSON body");
+            assert_eq!(review["kind"], "AdmissionReview", "{review}");
+            let response = &review["response"];
+            assert!(response["allowed"].is_boolean(), "{review}");
+            // What is not JSON (YAML, whose aliases expand) is refused, saying where (or, when
+            // it opens as JSON would, for the values it holds).
+            if !json {
+                assert_eq!(response["allowed"], false, "{review}");
+                let message = response["status"]["message"].as_str().unwrap_or_default();
+                assert!(
+                    ["not JSON", "not UTF-8", SERVE_TOO_LARGE]
+                        .iter()
+                        .any(|said| message.contains(said)),
+                    "{review}"
+                );
+            }
+            // A review beyond the limits is refused or (allowed on error) left unchanged.
+            if handled
+                .message
+                .as_deref()
+                .is_some_and(|m| m.contains(SERVE_TOO_LARGE))
+                || response["warnings"].to_string().contains(SERVE_TOO_LARGE)
+            {
+                assert!(response.get("patch").is_none(), "{review}");
+            }
+        }
     }
 }
 

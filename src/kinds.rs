@@ -143,6 +143,13 @@ pub(crate) fn may_be_workload(kind: &str, custom: &[CustomKind]) -> bool {
         || custom.iter().any(|c| c.kind == kind)
 }
 
+/// Whether `kind` is a built-in workload kind or one the configuration defines: the kinds
+/// `kinject serve` counts by name in its metrics (any other is `other`).
+#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
+pub(crate) fn is_known(kind: &str, custom: &[CustomKind]) -> bool {
+    BUILT_IN.iter().any(|(k, ..)| *k == kind) || custom.iter().any(|c| c.kind == kind)
+}
+
 /// Names of every kind a rule may mention.
 pub(crate) fn known_kinds(custom: &[CustomKind]) -> Vec<String> {
     BUILT_IN

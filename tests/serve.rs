@@ -19,10 +19,19 @@
 //!   body, in its TLS handshake, 1,000 connections at once, SIGTERM with 50 requests in flight
 //!   (they complete, new connections are refused, exit 0, `drained`). The server is alive and
 //!   answering after each.
+//! - Connections (`serve/connections.rs`): closed when idle, HTTP/1.1 and HTTP/2; SIGTERM
+//!   with keep-alive clients and an HTTP/2 client.
+//! - Bounds (`serve/bounds.rs`): the budget of bytes in flight, the write timeout, the review
+//!   limits, JSON only, abandoned work, the connection cap, closed metric labels, reloads of a
+//!   file written in parts; the server's peak memory against the printed Deployment's limit.
+//! - What the server writes is what docs/serve.md lists (`serve/observe.rs`).
 //!
 //! The request handler is also fuzzed (`kinject::fuzz::serve`, tests/fuzz.rs).
 
+mod bounds;
+mod connections;
 mod load;
+mod observe;
 mod parity;
 
 use std::io::Write;

@@ -594,8 +594,28 @@ pub struct ServeArgs {
     /// Larger request bodies are refused with 413.
     #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_REQUEST_BYTES)]
     pub max_request_bytes: usize,
-    /// A request's headers must arrive within this many seconds of the connection's start or
-    /// of the previous request, or the connection is closed.
+    /// A review whose JSON holds more values than this (objects, arrays, strings, numbers,
+    /// booleans, nulls, keys included) is refused, saying where: each costs the server up to
+    /// 400 bytes of memory while it is reviewed.
+    #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_REQUEST_VALUES)]
+    pub max_request_values: usize,
+    /// A pod with more containers than this (`containers`, `initContainers` and
+    /// `ephemeralContainers` together) is refused, saying where, as a pod kinject cannot
+    /// inject (`--on-error`): each container costs the server edits and patch operations.
+    #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_CONTAINERS)]
+    pub max_containers: usize,
+    /// The bytes of request bodies being read and of answers not yet written, all requests
+    /// together: a request beyond it gets 503 (this bounds the server's memory, with
+    /// `--max-connections` and the review limits; docs/serve.md says how much).
+    #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_IN_FLIGHT_BYTES)]
+    pub max_in_flight_bytes: usize,
+    /// At most this many connections open at once: beyond, new ones wait in the kernel's
+    /// queue until one closes.
+    #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// A connection is closed when it has had no request in progress for this many seconds:
+    /// from its start (the TLS handshake included) to its first request's headers, and
+    /// between requests, over HTTP/1.1 and HTTP/2 alike.
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::HEADER_TIMEOUT)]
     pub header_timeout: f64,
     /// A request must be read and answered within this many seconds (keep it under the
@@ -603,6 +623,10 @@ pub struct ServeArgs {
     /// time), for which the API server applies the webhook's `failurePolicy`.
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::REQUEST_TIMEOUT)]
     pub request_timeout: f64,
+    /// An answer must be written within this many seconds of being ready (the client reading
+    /// it), or the connection is closed and the answer dropped.
+    #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::WRITE_TIMEOUT)]
+    pub write_timeout: f64,
     /// On SIGTERM, keep accepting connections this many seconds while `/readyz` says the
     /// server is stopping, so that the Service stops sending it requests before it stops
     /// listening (the endpoints' update takes a moment to reach every API server).
@@ -611,7 +635,8 @@ pub struct ServeArgs {
     /// Then, in-flight requests are given this many seconds to complete.
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::SHUTDOWN_TIMEOUT)]
     pub shutdown_timeout: f64,
-    /// How often the configuration and certificate files are checked for changes.
+    /// How often the configuration and certificate files are checked for changes. A change
+    /// is loaded once the files have held still for an interval (not caught half-written).
     #[arg(long, value_name = "SECONDS", default_value_t = ServeArgs::RELOAD_INTERVAL)]
     pub reload_interval: f64,
     /// Print what to apply to run this server in a cluster, made from this configuration:
@@ -655,7 +680,15 @@ pub struct ServeArgs {
 /// `kinject serve`'s defaults: the flags' and those `--print-manifests` leaves out of the
 /// server's arguments.
 impl ServeArgs {
-    pub(crate) const MAX_REQUEST_BYTES: usize = 7 * 1024 * 1024;
+    // The limits' defaults are measured (docs/performance.md, "Bounds"): with them, two of
+    // the costliest reviews at once and the budget full stay under the 256 MiB the printed
+    // Deployment gives the server.
+    pub(crate) const MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+    pub(crate) const MAX_REQUEST_VALUES: usize = crate::integrations::review_cost::SERVE_MAX_VALUES;
+    pub(crate) const MAX_CONTAINERS: usize = crate::integrations::review_cost::SERVE_MAX_CONTAINERS;
+    pub(crate) const MAX_IN_FLIGHT_BYTES: usize = 32 * 1024 * 1024;
+    pub(crate) const MAX_CONNECTIONS: usize = 1024;
+    pub(crate) const WRITE_TIMEOUT: f64 = 2.0;
     pub(crate) const HEADER_TIMEOUT: f64 = 5.0;
     pub(crate) const REQUEST_TIMEOUT: f64 = 8.0;
     pub(crate) const SHUTDOWN_TIMEOUT: f64 = 20.0;

@@ -42,9 +42,16 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
         path: args.path.clone(),
         limits: Limits {
             max_request_bytes: args.max_request_bytes,
+            max_in_flight_bytes: args.max_in_flight_bytes,
+            max_connections: args.max_connections,
             header_timeout: seconds(args.header_timeout),
             request_timeout: seconds(args.request_timeout),
+            write_timeout: seconds(args.write_timeout),
             allow_errors: args.on_error == super::OnError::Allow,
+            review: crate::integrations::admission::Limits {
+                max_values: Some(args.max_request_values),
+                max_containers: Some(args.max_containers),
+            },
         },
         shutdown_delay: seconds(args.shutdown_delay),
         shutdown_timeout: seconds(args.shutdown_timeout),
@@ -167,6 +174,26 @@ fn server_flags(args: &ServeArgs) -> Vec<String> {
             ServeArgs::MAX_REQUEST_BYTES as f64,
         ),
         (
+            "--max-request-values",
+            args.max_request_values as f64,
+            ServeArgs::MAX_REQUEST_VALUES as f64,
+        ),
+        (
+            "--max-containers",
+            args.max_containers as f64,
+            ServeArgs::MAX_CONTAINERS as f64,
+        ),
+        (
+            "--max-in-flight-bytes",
+            args.max_in_flight_bytes as f64,
+            ServeArgs::MAX_IN_FLIGHT_BYTES as f64,
+        ),
+        (
+            "--max-connections",
+            args.max_connections as f64,
+            ServeArgs::MAX_CONNECTIONS as f64,
+        ),
+        (
             "--header-timeout",
             args.header_timeout,
             ServeArgs::HEADER_TIMEOUT,
@@ -175,6 +202,11 @@ fn server_flags(args: &ServeArgs) -> Vec<String> {
             "--request-timeout",
             request_timeout,
             ServeArgs::REQUEST_TIMEOUT,
+        ),
+        (
+            "--write-timeout",
+            args.write_timeout,
+            ServeArgs::WRITE_TIMEOUT,
         ),
         (
             "--shutdown-timeout",

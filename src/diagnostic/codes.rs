@@ -101,6 +101,9 @@ codes! {
     /// A reloaded configuration whose rules need another webhook configuration (selectors,
     /// resources): refused, the configuration before it keeps serving.
     SERVE_WEBHOOK_CHANGED = "kinject::serve::webhook_changed";
+    /// A review `kinject serve` will not compute: its body holds more JSON values than
+    /// `--max-request-values`, or its pod more containers than `--max-containers`.
+    SERVE_TOO_LARGE = "kinject::serve::too_large";
 
     /// A check of kinject's own result failed: nothing is written.
     INTERNAL = "kinject::internal";

@@ -3,11 +3,12 @@
 //! AdmissionReview response the API server expects — same `uid`, `allowed`, and, when the
 //! object changes, `patchType: JSONPatch` with the base64 RFC 6902 patch.
 
-use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::inject::{self, Mode, Settings};
+use crate::integrations::review_cost;
+pub(crate) use crate::integrations::review_cost::Limits;
 use crate::json::Pointer;
 use crate::json::patch::{self};
 
@@ -22,6 +23,15 @@ pub(crate) struct Policy<'a> {
     /// Every rule's `namespaceSelector` holds: the webhook configuration selects the
     /// namespaces with it (`kinject serve`, `serve::decide`).
     pub namespace_selector_holds: bool,
+    /// Read the review as JSON only, and refuse what is not, located (`kinject serve`: the API
+    /// server sends JSON, and a YAML body's aliases can make it a thousand times larger);
+    /// `kinject admission` reads YAML too.
+    pub json_only: bool,
+    /// What one review may cost (`kinject serve`): a review beyond is refused.
+    pub limits: Limits,
+    /// Past this, the review is abandoned (`kinject serve`: its answer would come after
+    /// `--request-timeout`, which the client has been told).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl<'a> Policy<'a> {
@@ -34,7 +44,16 @@ impl<'a> Policy<'a> {
             namespace_labels,
             allow_errors: false,
             namespace_selector_holds: false,
+            json_only: false,
+            limits: Limits::default(),
+            deadline: None,
         }
+    }
+
+    /// Whether the review's time has run out.
+    fn late(&self) -> bool {
+        self.deadline
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline)
     }
 }
 
@@ -74,9 +93,23 @@ pub(crate) struct Facts {
     pub sidecars: Vec<String>,
 }
 
-/// Answers the AdmissionReview in `bytes` (JSON, or YAML).
+/// Answers the AdmissionReview in `bytes` (JSON, or YAML unless the policy says JSON only).
 pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
-    let request = match parse(bytes) {
+    // Counted before the body is read into values, when it may hold more than one: a body
+    // that starts otherwise is a scalar, or not JSON (refused as such, at its first byte).
+    let opens = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if let Some(max) = policy.limits.max_values
+        && matches!(opens, Some(b'{' | b'['))
+        && let Some(offset) = review_cost::values_beyond(bytes, max)
+    {
+        let (line, column) =
+            crate::diagnostic::lines::line_col(&String::from_utf8_lossy(bytes), offset);
+        let message = format!(
+            "the AdmissionReview holds more than {max} JSON values (the limit is passed at line {line} column {column}): kinject serve does not review one this large (--max-request-values)"
+        );
+        return too_large(bytes, policy, message);
+    }
+    let request = match parse(bytes, policy.json_only) {
         Ok(r) => r,
         Err((api_version, uid, message)) => {
             return Answer {
@@ -114,6 +147,14 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     let mut warnings: Vec<String> = with_type_meta(&mut object, kind.as_ref())
         .into_iter()
         .collect();
+    if let Some(max) = policy.limits.max_containers
+        && let Some(message) = review_cost::containers_beyond(&object, &policy.config.kinds, max)
+    {
+        return too_large(bytes, policy, message);
+    }
+    if policy.late() {
+        return abandoned(&api_version, &uid, facts);
+    }
     let mut settings = Settings::new(policy.config, namespace, Mode::Inject)
         .with_namespace_labels([], policy.namespace_labels.clone());
     if policy.namespace_selector_holds {
@@ -123,6 +164,9 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     // the same text: in a JSON review (the API server's), always `null`.
     let spelled = |_: &str| json.then(|| "null".to_owned());
     let planned = inject::plan_in_text(&object, &settings, false, &spelled);
+    if policy.late() {
+        return abandoned(&api_version, &uid, facts);
+    }
     // What injection says about the object (a request left out, an annotation not read) goes
     // back with the answer: the API server shows it to whoever created the object.
     if let Ok(outcome) = &planned {
@@ -137,17 +181,21 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
             facts.sidecars = outcome.removed;
             respond(&api_version, &uid, true, None, None)
         }
-        Ok(outcome) => {
+        Ok(mut outcome) => {
             facts.result = outcome.action.code();
             facts.reason = outcome.action.reason().map(crate::select::Reason::code);
             facts.sidecars = outcome.action.sidecars().to_vec();
+            // Each copy dropped once the next is made: the object and its target, then the
+            // operations, then their base64 text (a large answer is made of these).
             let ops = outcome
                 .target
-                .as_ref()
-                .map(|t| patch::diff(&object, t))
+                .take()
+                .map(|t| patch::diff(&object, &t))
                 .unwrap_or_default();
-            let patch = (!ops.is_empty()).then(|| serde_json::to_vec(&ops).unwrap_or_default());
-            respond(&api_version, &uid, true, patch.as_deref(), None)
+            drop(object);
+            let patch = (!ops.is_empty()).then(|| encoded(&ops));
+            drop(ops);
+            respond(&api_version, &uid, true, patch, None)
         }
         Err(e) if policy.allow_errors => {
             facts.result = "allowed_on_error";
@@ -181,18 +229,147 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     }
 }
 
+/// The RFC 6902 patch of `ops`, as base64 text (written as it is serialized: the JSON text
+/// of the operations is never held whole).
+fn encoded(ops: &[patch::Op]) -> String {
+    let mut writer =
+        base64::write::EncoderStringWriter::new(&base64::engine::general_purpose::STANDARD);
+    // Serializing values to a String cannot fail.
+    let _ = serde_json::to_writer(&mut writer, ops);
+    writer.into_inner()
+}
+
+/// The answer to a review too costly to answer (`review_cost`): refused with `message` (413),
+/// or allowed unchanged with it as a warning (`--on-error allow`).
+fn too_large(bytes: &[u8], policy: &Policy<'_>, message: String) -> Answer {
+    let facts = facts(bytes);
+    let api_version = outline(bytes)
+        .and_then(|o| o.api_version)
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .filter(|v| v == "admission.k8s.io/v1beta1")
+        .unwrap_or_else(|| "admission.k8s.io/v1".to_owned());
+    let message = format!("{message} ({})", crate::diagnostic::codes::SERVE_TOO_LARGE);
+    if facts.uid.is_empty() {
+        return Answer {
+            response: respond(&api_version, "", false, None, Some((400, message))),
+            well_formed: false,
+            warnings: Vec::new(),
+            facts: Facts {
+                result: "malformed",
+                ..facts
+            },
+        };
+    }
+    let (response, result, warnings) = if policy.allow_errors {
+        let mut response = respond(&api_version, &facts.uid, true, None, None);
+        response["response"]["warnings"] =
+            json!([format!("kinject did not inject this object: {message}")]);
+        let warnings = vec![format!("kinject did not inject this object: {message}")];
+        (response, "allowed_on_error", warnings)
+    } else {
+        let response = respond(&api_version, &facts.uid, false, None, Some((413, message)));
+        (response, "denied", Vec::new())
+    };
+    Answer {
+        response,
+        well_formed: true,
+        warnings,
+        facts: Facts { result, ..facts },
+    }
+}
+
+/// The answer to a review whose time ran out (`Policy::deadline`): none reaches the client,
+/// who has had its timeout; this one says so for the log.
+fn abandoned(api_version: &str, uid: &str, facts: Facts) -> Answer {
+    Answer {
+        response: respond(
+            api_version,
+            uid,
+            false,
+            None,
+            Some((504, "abandoned".to_owned())),
+        ),
+        well_formed: true,
+        warnings: Vec::new(),
+        facts: Facts {
+            result: "timeout",
+            ..facts
+        },
+    }
+}
+
 /// What the AdmissionReview in `bytes` is about, without answering it (for the log of a
-/// review that could not be answered).
-#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
+/// review that could not be answered): read from its outline, nothing else of it kept.
 pub(crate) fn facts(bytes: &[u8]) -> Facts {
-    parse(bytes).map(|r| r.facts()).unwrap_or_default()
+    let Some(outline) = outline(bytes) else {
+        return Facts::default();
+    };
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_owned();
+    let request = outline.request.unwrap_or_default();
+    let object = request.object.unwrap_or_default();
+    let metadata = object.metadata.unwrap_or_default();
+    let first = |a: String, b: String| if a.is_empty() { b } else { a };
+    Facts {
+        uid: text(request.uid.as_ref()),
+        kind: first(
+            text(request.kind.as_ref().and_then(|k| k.get("kind"))),
+            text(object.kind.as_ref()),
+        ),
+        namespace: first(
+            text(request.namespace.as_ref()),
+            text(metadata.namespace.as_ref()),
+        ),
+        name: first(
+            text(metadata.name.as_ref()),
+            text(metadata.generate_name.as_ref()),
+        ),
+        operation: text(request.operation.as_ref()),
+        ..Facts::default()
+    }
+}
+
+/// The fields of an AdmissionReview its facts are read from; the rest of the body is skipped
+/// as it is read, never held.
+#[derive(serde::Deserialize, Default)]
+struct Outline {
+    #[serde(rename = "apiVersion")]
+    api_version: Option<Value>,
+    request: Option<RequestOutline>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct RequestOutline {
+    uid: Option<Value>,
+    kind: Option<Value>,
+    namespace: Option<Value>,
+    operation: Option<Value>,
+    object: Option<ObjectOutline>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct ObjectOutline {
+    kind: Option<Value>,
+    metadata: Option<MetadataOutline>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct MetadataOutline {
+    name: Option<Value>,
+    #[serde(rename = "generateName")]
+    generate_name: Option<Value>,
+    namespace: Option<Value>,
+}
+
+/// The outline of the JSON in `bytes`, when it reads as one.
+fn outline(bytes: &[u8]) -> Option<Outline> {
+    serde_json::from_slice(bytes).ok()
 }
 
 /// The refusal of the AdmissionReview in `bytes` when kinject cannot answer it (its
 /// configuration cannot be loaded): `allowed: false` with `code` and `message`, when the
 /// request can be read far enough to know its `uid` (a response without it is no answer).
 pub(crate) fn refusal(bytes: &[u8], code: u16, message: String) -> Option<Value> {
-    let (api_version, uid) = match parse(bytes) {
+    let (api_version, uid) = match parse(bytes, false) {
         Ok(r) => (r.api_version, r.uid),
         Err((api_version, uid, _)) => (api_version, uid),
     };
@@ -276,15 +453,24 @@ impl Request {
 
 type BadRequest = (String, String, String);
 
-fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
+fn parse(bytes: &[u8], json_only: bool) -> Result<Request, BadRequest> {
     const V1: &str = "admission.k8s.io/v1";
     let bad = |api: &str, uid: &str, m: String| (api.to_owned(), uid.to_owned(), m);
     let text = std::str::from_utf8(bytes)
         .map_err(|_| bad(V1, "", "the AdmissionReview is not UTF-8 text".to_owned()))?;
     let json = serde_json::from_str::<Value>(text);
     let is_json = json.is_ok();
-    let value: Value = match json {
+    let mut value: Value = match json {
         Ok(v) => v,
+        Err(json_error) if json_only => {
+            return Err(bad(
+                V1,
+                "",
+                format!(
+                    "the AdmissionReview is not JSON: {json_error} (kinject serve reads JSON only, as the API server sends)"
+                ),
+            ));
+        }
         Err(json_error) => crate::yaml::parse_document(text)
             .map(|p| p.value)
             .map_err(|yaml_error| {
@@ -340,12 +526,23 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
         .get("operation")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let object = match request.get("object").filter(|o| o.is_object()) {
-        Some(object) => object.clone(),
+    let has_object = request.get("object").is_some_and(Value::is_object);
+    let namespace = request
+        .get("namespace")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let kind = request.get("kind").filter(|k| k.is_object()).cloned();
+    let object = match has_object {
+        // Taken out of the review, not copied: the review is dropped here.
+        true => value
+            .get_mut("request")
+            .and_then(|r| r.get_mut("object"))
+            .map(Value::take)
+            .unwrap_or_default(),
         // Only a CREATE is read: another operation is allowed as it is, and a DELETE has no
         // `object` (only `oldObject`).
-        None if !creates(operation.as_deref()) => Value::Null,
-        None => {
+        false if !creates(operation.as_deref()) => Value::Null,
+        false => {
             return Err(bad(
                 &api_version,
                 &uid,
@@ -357,27 +554,25 @@ fn parse(bytes: &[u8]) -> Result<Request, BadRequest> {
         api_version,
         uid,
         operation,
-        namespace: request
-            .get("namespace")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        kind: request.get("kind").filter(|k| k.is_object()).cloned(),
+        namespace,
+        kind,
         object,
         json: is_json,
     })
 }
 
+/// An AdmissionReview response; `patch` is the base64 text of the JSON patch.
 fn respond(
     api_version: &str,
     uid: &str,
     allowed: bool,
-    patch: Option<&[u8]>,
+    patch: Option<String>,
     status: Option<(u16, String)>,
 ) -> Value {
     let mut response = json!({"uid": uid, "allowed": allowed});
     if let Some(p) = patch {
         response["patchType"] = json!("JSONPatch");
-        response["patch"] = json!(base64::engine::general_purpose::STANDARD.encode(p));
+        response["patch"] = Value::String(p);
     }
     if let Some((code, message)) = status {
         response["status"] = json!({"code": code, "message": message});

@@ -4,3 +4,4 @@
 pub(crate) mod admission;
 pub(crate) mod krm;
 pub(crate) mod kustomize;
+pub(crate) mod review_cost;

@@ -1,8 +1,23 @@
 //! One review's answer, from its body's bytes: the admission code `kinject admission` runs,
-//! with the configuration in force. No I/O here (the fuzz target calls it as it is).
+//! with the configuration in force, JSON only and within the server's limits. No I/O here
+//! (the fuzz target calls it as it is).
+
+use std::time::Instant;
 
 use super::state::Shared;
-use crate::integrations::admission::{self, Facts, Policy};
+use crate::integrations::admission::{self, Facts, Limits, Policy};
+
+/// How the server answers a review, besides its configuration.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Terms {
+    /// Allow objects that cannot be injected correctly (`--on-error allow`).
+    pub allow_errors: bool,
+    /// What one review may cost (`--max-request-values`, `--max-containers`).
+    pub limits: Limits,
+    /// Past this the review is abandoned, not begun or not finished: its client has had its
+    /// 504 (`--request-timeout`).
+    pub deadline: Option<Instant>,
+}
 
 /// What to send back, and what to log and count of it.
 pub(crate) struct Handled {
@@ -14,24 +29,34 @@ pub(crate) struct Handled {
     pub message: Option<String>,
 }
 
-/// Answers the AdmissionReview in `bytes`. A malformed one gets its refusal with HTTP 200,
-/// as the API server reads a review's verdict from the body (with another status it would
-/// not read the message, only apply the webhook's `failurePolicy`).
-pub(crate) fn answer(shared: &Shared, bytes: &[u8], allow_errors: bool) -> Handled {
+/// Answers the AdmissionReview in `bytes`, which must be JSON. A malformed one gets its
+/// refusal with HTTP 200, as the API server reads a review's verdict from the body (with
+/// another status it would not read the message, only apply the webhook's `failurePolicy`).
+/// None when the deadline passed before it was begun.
+pub(crate) fn answer(shared: &Shared, bytes: &[u8], terms: &Terms) -> Option<Handled> {
+    if terms
+        .deadline
+        .is_some_and(|deadline| Instant::now() >= deadline)
+    {
+        return None;
+    }
     let engine = shared.engine();
     let labels = crate::inject::NamespaceLabels::new();
     let mut policy = Policy::new(&engine.config, &labels);
-    policy.allow_errors = allow_errors;
+    policy.allow_errors = terms.allow_errors;
     policy.namespace_selector_holds = engine.webhook.namespace_selector.is_some();
+    policy.json_only = true;
+    policy.limits = terms.limits;
+    policy.deadline = terms.deadline;
     let answer = admission::review(bytes, &policy);
     let message = answer.message().map(str::to_owned);
-    Handled {
+    Some(Handled {
         status: 200,
         body: serde_json::to_vec(&answer.response).unwrap_or_default(),
         facts: answer.facts,
         warnings: answer.warnings,
         message,
-    }
+    })
 }
 
 /// The answer when the review could not be answered (`result`: `panic`, `timeout`): an HTTP

@@ -5,17 +5,18 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::{Bytes, Incoming};
+use hyper::body::Incoming;
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
 
+use super::activity::InProgress;
+use super::body::{self, Answer, Unread};
 use super::handler;
 use super::state::Shared;
 use super::{Limits, log};
 
-type Reply = Response<Full<Bytes>>;
+type Reply = Response<Answer>;
 
 /// What a route needs besides the request.
 pub(crate) struct Routes {
@@ -29,10 +30,13 @@ pub(crate) struct Routes {
 pub(crate) async fn route(
     routes: Arc<Routes>,
     request: Request<Incoming>,
+    in_progress: InProgress,
 ) -> Result<Reply, Infallible> {
     let path = request.uri().path();
     let reply = match (request.method(), path) {
-        (&Method::GET | &Method::HEAD, "/healthz" | "/livez") => text(StatusCode::OK, "ok\n"),
+        (&Method::GET | &Method::HEAD, "/healthz" | "/livez") => {
+            text(StatusCode::OK, "ok\n", in_progress)
+        }
         (&Method::GET | &Method::HEAD, "/readyz") => {
             let (ready, body) = routes.shared.readiness();
             let status = if ready {
@@ -40,10 +44,10 @@ pub(crate) async fn route(
             } else {
                 StatusCode::SERVICE_UNAVAILABLE
             };
-            text(status, &body)
+            text(status, &body, in_progress)
         }
         (&Method::GET | &Method::HEAD, "/metrics") => {
-            let mut reply = text(StatusCode::OK, &routes.shared.metrics.text());
+            let mut reply = text(StatusCode::OK, &routes.shared.metrics.text(), in_progress);
             reply.headers_mut().insert(
                 CONTENT_TYPE,
                 HeaderValue::from_static(super::metrics::CONTENT_TYPE),
@@ -52,21 +56,22 @@ pub(crate) async fn route(
         }
         (method, p) if routes.review_path.as_deref() == Some(p) => {
             if method == Method::POST {
-                return Ok(review(&routes, request).await);
+                return Ok(review(&routes, request, in_progress).await);
             }
             refuse(
                 &routes,
                 StatusCode::METHOD_NOT_ALLOWED,
                 "POST an AdmissionReview here",
+                in_progress,
             )
         }
-        _ => refuse(&routes, StatusCode::NOT_FOUND, "no such path"),
+        _ => refuse(&routes, StatusCode::NOT_FOUND, "no such path", in_progress),
     };
     Ok(reply)
 }
 
 /// Reads a review's body within the limits and answers it.
-async fn review(routes: &Routes, request: Request<Incoming>) -> Reply {
+async fn review(routes: &Routes, request: Request<Incoming>, in_progress: InProgress) -> Reply {
     let started = Instant::now();
     let _in_flight = routes.shared.metrics.in_flight();
     if !is_json(request.headers().get(CONTENT_TYPE)) {
@@ -74,6 +79,7 @@ async fn review(routes: &Routes, request: Request<Incoming>) -> Reply {
             routes,
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "an AdmissionReview is sent as Content-Type: application/json",
+            in_progress,
         );
     }
     let max = routes.limits.max_request_bytes;
@@ -83,60 +89,82 @@ async fn review(routes: &Routes, request: Request<Incoming>) -> Reply {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max as u64) {
-        return too_large(routes, max);
+        return too_large(routes, max, in_progress);
     }
-    let deadline = routes.limits.request_timeout;
-    let body = Limited::new(request.into_body(), max);
-    let bytes = match tokio::time::timeout(deadline, body.collect()).await {
-        Err(_) => {
+    let timeout = routes.limits.request_timeout;
+    let deadline = tokio::time::Instant::from_std(started + timeout);
+    let declared = declared.and_then(|n| usize::try_from(n).ok());
+    let budget = &routes.shared.budget;
+    let received = match body::read(request.into_body(), declared, max, budget, deadline).await {
+        Ok(received) => Arc::new(received),
+        Err(Unread::Late) => {
             return refuse(
                 routes,
                 StatusCode::REQUEST_TIMEOUT,
                 "the request's body did not arrive in time",
+                in_progress,
             );
         }
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(routes, max),
-        Ok(Err(e)) => {
+        Err(Unread::TooLarge) => return too_large(routes, max, in_progress),
+        Err(Unread::Busy) => return busy(routes, in_progress),
+        Err(Unread::Broken(e)) => {
             return refuse(
                 routes,
                 StatusCode::BAD_REQUEST,
                 &format!("cannot read the body: {e}"),
+                in_progress,
             );
         }
-        Ok(Ok(collected)) => collected.to_bytes(),
     };
-    let remaining = deadline.saturating_sub(started.elapsed());
     let shared = Arc::clone(&routes.shared);
-    let on_error = routes.limits.allow_errors;
-    let request = bytes.clone();
-    let work = tokio::task::spawn_blocking(move || handler::answer(&shared, &request, on_error));
-    let answer = match tokio::time::timeout(remaining, work).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(panic)) => handler::failed(&bytes, &panic_message(panic), "panic"),
-        Err(_) => handler::failed(
-            &bytes,
+    let terms = handler::Terms {
+        allow_errors: routes.limits.allow_errors,
+        limits: routes.limits.review,
+        deadline: Some(deadline.into_std()),
+    };
+    let request = Arc::clone(&received);
+    // The body is held (in the budget) until the review has finished with it, or given up:
+    // a review past its deadline is not begun, and stops between its steps.
+    let work =
+        tokio::task::spawn_blocking(move || handler::answer(&shared, &request.bytes, &terms));
+    let late = || {
+        handler::failed(
+            &received.bytes,
             &format!(
                 "no answer within {:.1}s (--request-timeout)",
-                deadline.as_secs_f64()
+                timeout.as_secs_f64()
             ),
             "timeout",
-        ),
+        )
     };
+    let answer = match tokio::time::timeout_at(deadline, work).await {
+        Ok(Ok(Some(answer))) if answer.facts.result != "timeout" => answer,
+        Ok(Ok(_)) | Err(_) => late(),
+        Ok(Err(panic)) => handler::failed(&received.bytes, &panic_message(panic), "panic"),
+    };
+    drop(received);
     let seconds = started.elapsed().as_secs_f64();
+    let engine = routes.shared.engine();
+    let known = |kind: &str| crate::kinds::is_known(kind, &engine.config.kinds);
     routes.shared.metrics.review(
         answer.facts.result,
-        &answer.facts.kind,
+        super::metrics::kind_label(&answer.facts.kind, &known),
         &answer.facts.sidecars,
         seconds,
     );
     log::review(&answer, seconds);
-    let mut reply = Response::new(Full::new(Bytes::from(answer.body)));
-    *reply.status_mut() =
-        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    reply
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    reply
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    match Answer::fitting(answer.body, in_progress) {
+        Ok(body) => {
+            let mut reply = Response::new(body);
+            *reply.status_mut() = status;
+            reply
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            reply
+        }
+        Err(in_progress) => busy(routes, in_progress),
+    }
 }
 
 /// Whether the content type is JSON (`application/json`, with parameters or not).
@@ -147,27 +175,39 @@ fn is_json(value: Option<&HeaderValue>) -> bool {
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
-fn too_large(routes: &Routes, max: usize) -> Reply {
+fn too_large(routes: &Routes, max: usize, in_progress: InProgress) -> Reply {
     refuse(
         routes,
         StatusCode::PAYLOAD_TOO_LARGE,
         &format!("the request is larger than {max} bytes (--max-request-bytes)"),
+        in_progress,
+    )
+}
+
+/// The refusal of a request whose headers, body or answer do not fit in the budget.
+pub(crate) fn busy(routes: &Routes, in_progress: InProgress) -> Reply {
+    refuse(
+        routes,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the server holds all the requests and answers it may at once (--max-in-flight-bytes): try again",
+        in_progress,
     )
 }
 
 /// A refusal before any review: counted, logged, said in the body.
-fn refuse(routes: &Routes, status: StatusCode, why: &str) -> Reply {
+fn refuse(routes: &Routes, status: StatusCode, why: &str, in_progress: InProgress) -> Reply {
     routes.shared.metrics.refusal(status.as_u16());
     log::line(
         "warn",
         "refused",
         json!({"status": status.as_u16(), "reason": why}),
     );
-    text(status, &format!("{why}\n"))
+    text(status, &format!("{why}\n"), in_progress)
 }
 
-fn text(status: StatusCode, body: &str) -> Reply {
-    let mut reply = Response::new(Full::new(Bytes::from(body.to_owned())));
+/// A text answer: sent whatever the budget has left (it is small), and counted in it.
+fn text(status: StatusCode, body: &str, in_progress: InProgress) -> Reply {
+    let mut reply = Response::new(Answer::forced(body.as_bytes().to_vec(), in_progress));
     *reply.status_mut() = status;
     reply.headers_mut().insert(
         CONTENT_TYPE,

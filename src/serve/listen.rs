@@ -1,26 +1,29 @@
-//! Connections: accepted until the server stops, each through TLS (when the server has it),
-//! then HTTP/1.1 or HTTP/2 as ALPN decides, each under the graceful shutdown's watch.
+//! Connections: accepted until the server stops, while the listener has room for them
+//! (`--max-connections`), each through TLS (when the server has it), then HTTP/1.1 or HTTP/2
+//! (`connection`).
 
 use std::sync::Arc;
 
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-use super::http::{self, Routes};
+use super::activity::{Activity, Counted};
+use super::connection::{self, Connections, Place};
+use super::http::Routes;
 
 /// Accepts connections on `listener` until `stop` turns true.
 pub(crate) async fn accept(
     listener: TcpListener,
     routes: Arc<Routes>,
     secure: bool,
-    graceful: Arc<GracefulShutdown>,
+    connections: Arc<Connections>,
     mut stop: watch::Receiver<bool>,
 ) {
     loop {
+        let place = tokio::select! {
+            place = connections.place() => place,
+            _ = stop.wait_for(|s| *s) => return,
+        };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.wait_for(|s| *s) => return,
@@ -36,50 +39,44 @@ pub(crate) async fn accept(
         };
         let _ = stream.set_nodelay(true);
         let routes = Arc::clone(&routes);
-        let graceful = graceful.watcher();
+        let stop = stop.clone();
         tokio::spawn(async move {
             if secure {
-                secure_connection(stream, routes, graceful).await;
+                secure_connection(stream, routes, place, stop).await;
             } else {
-                connection(TokioIo::new(stream), routes, graceful).await;
+                let activity = Activity::new(&routes.shared.budget);
+                let io = Counted::new(stream, &activity);
+                connection::serve(io, routes, activity, false, stop).await;
+                drop(place);
             }
         });
     }
 }
 
 /// The TLS handshake, which must be over within the header timeout, then HTTP.
-async fn secure_connection(stream: TcpStream, routes: Arc<Routes>, graceful: Watcher) {
+async fn secure_connection(
+    stream: TcpStream,
+    routes: Arc<Routes>,
+    place: Place,
+    stop: watch::Receiver<bool>,
+) {
     let Some(config) = routes.shared.tls() else {
         return;
     };
+    let activity = Activity::new(&routes.shared.budget);
+    // Under TLS: what is written to the socket is counted, past rustls' own buffer.
+    let io = Counted::new(stream, &activity);
     let acceptor = tokio_rustls::TlsAcceptor::from(config);
-    let handshake = tokio::time::timeout(routes.limits.header_timeout, acceptor.accept(stream));
+    let handshake = tokio::time::timeout(routes.limits.header_timeout, acceptor.accept(io));
     match handshake.await {
-        Ok(Ok(tls)) => connection(TokioIo::new(tls), routes, graceful).await,
+        Ok(Ok(tls)) => {
+            let http2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            connection::serve(tls, routes, activity, http2, stop).await;
+        }
         // A failed handshake (a client certificate the CA did not sign, no certificate, a
         // plain HTTP client) or a slow one: the connection is closed; rustls said why to
         // the client.
         Ok(Err(_)) | Err(_) => routes.shared.metrics.handshake_failed(),
     }
-}
-
-async fn connection<I>(io: TokioIo<I>, routes: Arc<Routes>, graceful: Watcher)
-where
-    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(routes.limits.header_timeout);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .keep_alive_interval(routes.limits.header_timeout)
-        .max_concurrent_streams(256);
-    let service = service_fn(move |request| http::route(Arc::clone(&routes), request));
-    let connection = builder.serve_connection(io, service).into_owned();
-    // A connection that ends in an error (the client went away, a malformed request line)
-    // concerns that client only.
-    let _ = graceful.watch(connection).await;
+    drop(place);
 }

@@ -1,6 +1,7 @@
 //! The server's log: JSON lines on stderr, one per review and one per event (start,
 //! reload, shutdown). A review's line says what it was about and what became of it — never
-//! the object, its environment values or anything else of its content.
+//! the object, its environment values or anything else of its content — and what the request
+//! names (its uid, kind, namespace, name) at most `CLIP` bytes of each.
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -40,11 +41,11 @@ pub(crate) fn error(msg: &str, fields: Value) {
 pub(crate) fn review(answer: &Handled, seconds: f64) {
     let facts = &answer.facts;
     let mut fields = json!({
-        "uid": facts.uid,
-        "kind": facts.kind,
-        "namespace": facts.namespace,
-        "name": facts.name,
-        "operation": facts.operation,
+        "uid": clipped(&facts.uid),
+        "kind": clipped(&facts.kind),
+        "namespace": clipped(&facts.namespace),
+        "name": clipped(&facts.name),
+        "operation": clipped(&facts.operation),
         "result": facts.result,
         "sidecars": facts.sidecars,
         "status": answer.status,
@@ -65,4 +66,38 @@ pub(crate) fn review(answer: &Handled, seconds: f64) {
         _ => "info",
     };
     line(level, "review", fields);
+}
+
+/// The longest a request's name (its uid, kind, namespace, name, operation) is logged: the
+/// longest a Kubernetes name may be (a DNS subdomain, 253) and some. Longer ones are the
+/// client's doing, and cut.
+const CLIP: usize = 256;
+
+/// `text`, cut to `CLIP` bytes (at a character's boundary) with `…` when longer.
+fn clipped(text: &str) -> String {
+    if text.len() <= CLIP {
+        return text.to_owned();
+    }
+    let mut end = CLIP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_at_a_character() {
+        assert_eq!(clipped("Pod"), "Pod");
+        let long = "é".repeat(200);
+        let cut = clipped(&long);
+        assert!(
+            cut.len() <= CLIP + '…'.len_utf8() && cut.ends_with('…'),
+            "{cut}"
+        );
+        assert!(cut.starts_with("éé"));
+    }
 }

@@ -1,6 +1,7 @@
 //! What the server counts, in Prometheus' text format (`GET /metrics`): reviews by result and
 //! kind, their latency, sidecars injected by name, refusals by HTTP status, and the reloads
-//! of the configuration and the certificates.
+//! of the configuration and the certificates. Every label's values come from a closed set
+//! (a review's kind is one the configuration knows, else `other`), and are escaped.
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -21,6 +22,8 @@ pub(crate) struct Metrics {
     /// 1 when the last attempt to load each (`config`, `certificate`) succeeded.
     current: Family<Labels, Gauge>,
     in_flight: Gauge,
+    in_flight_bytes: Gauge,
+    open_connections: Gauge,
     handshakes_failed: Counter,
 }
 
@@ -52,7 +55,7 @@ impl Metrics {
         let refusals = Family::<Labels, Counter>::default();
         registry.register(
             "http_refusals",
-            "Requests refused before any review, by HTTP status (400 unreadable body, 404, 405, 408 body too slow, 413, 415)",
+            "Requests refused before any review, by HTTP status (400 unreadable body, 404, 405, 408 body too slow, 413, 415, 503 over --max-in-flight-bytes)",
             refusals.clone(),
         );
         let reloads = Family::<Labels, Counter>::default();
@@ -73,6 +76,18 @@ impl Metrics {
             "Reviews being read or answered",
             in_flight.clone(),
         );
+        let in_flight_bytes = Gauge::default();
+        registry.register(
+            "in_flight_bytes",
+            "What the budget holds: bytes of request bodies being read, of answers not yet written and of requests in progress, all requests together (at most --max-in-flight-bytes, but for small text answers and the probe port's requests)",
+            in_flight_bytes.clone(),
+        );
+        let open_connections = Gauge::default();
+        registry.register(
+            "open_connections",
+            "Connections open on the webhook's address (--listen; at most --max-connections)",
+            open_connections.clone(),
+        );
         let handshakes_failed = Counter::default();
         registry.register(
             "tls_handshake_failures",
@@ -81,7 +96,7 @@ impl Metrics {
         );
         let info = Family::<Labels, Gauge>::default();
         registry.register("build_info", "kinject's version", info.clone());
-        info.get_or_create(&vec![("version", env!("KINJECT_VERSION").to_owned())])
+        info.get_or_create(&vec![("version", label(env!("KINJECT_VERSION")))])
             .set(1);
         Metrics {
             registry,
@@ -92,22 +107,33 @@ impl Metrics {
             reloads,
             current,
             in_flight,
+            in_flight_bytes,
+            open_connections,
             handshakes_failed,
         }
     }
 
+    /// The gauge the budget of bytes in flight keeps.
+    pub(crate) fn in_flight_bytes(&self) -> Gauge {
+        self.in_flight_bytes.clone()
+    }
+
+    /// The gauge the webhook listener's connections keep.
+    pub(crate) fn open_connections(&self) -> Gauge {
+        self.open_connections.clone()
+    }
+
+    /// A review answered: `kind` is the label of its kind (`kind_label`), `sidecars` those
+    /// it injected (names of the configuration's).
     pub(crate) fn review(&self, result: &str, kind: &str, sidecars: &[String], seconds: f64) {
         self.reviews
-            .get_or_create(&vec![
-                ("result", result.to_owned()),
-                ("kind", kind.to_owned()),
-            ])
+            .get_or_create(&vec![("result", label(result)), ("kind", label(kind))])
             .inc();
         self.latency.observe(seconds);
         if result == "injected" {
             for name in sidecars {
                 self.sidecars
-                    .get_or_create(&vec![("sidecar", name.clone())])
+                    .get_or_create(&vec![("sidecar", label(name))])
                     .inc();
             }
         }
@@ -154,10 +180,54 @@ impl Metrics {
     }
 }
 
+/// The label of a review's kind: its own when it is one of `known` (a built-in workload kind or
+/// one the configuration defines), else `other`. A request's kind is the client's to write:
+/// labels of its own would make series without end.
+pub(crate) fn kind_label<'k>(kind: &'k str, known: &dyn Fn(&str) -> bool) -> &'k str {
+    if known(kind) { kind } else { "other" }
+}
+
+/// A label value as the text format writes it: `\`, `"` and line breaks escaped, so that no
+/// value ends its series or starts another.
+fn label(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 pub(crate) struct InFlight(Gauge);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_cannot_end_their_series() {
+        let metrics = Metrics::new();
+        metrics.review(
+            "injected",
+            "X\"} 1\nforged{a=\"\\",
+            &["s\"\n".to_owned()],
+            0.1,
+        );
+        let text = metrics.text();
+        assert!(text.contains(r#"kind="X\"} 1\nforged{a=\"\\""#), "{text}");
+        assert!(text.contains(r#"sidecar="s\"\n""#), "{text}");
+        assert!(!text.lines().any(|l| l.starts_with("forged")), "{text}");
+        assert_eq!(kind_label("Pod", &|k| k == "Pod"), "Pod");
+        assert_eq!(kind_label("Pod2", &|k| k == "Pod"), "other");
     }
 }

@@ -2,6 +2,10 @@
 //! HTTPS, each answered by the admission code `kinject admission` runs (one engine, the same
 //! bytes), with the configuration and the certificates reloaded when their files change.
 
+mod activity;
+mod body;
+mod budget;
+mod connection;
 pub(crate) mod decide;
 mod handler;
 mod http;
@@ -26,7 +30,10 @@ use crate::diagnostic::Located;
 pub(crate) use tls::TlsFiles;
 // The request handler and its state, for the fuzz target (`crate::fuzz::serve`).
 #[cfg(feature = "oracles")]
-pub(crate) use {handler::answer, state::Shared};
+pub(crate) use {
+    handler::{Terms, answer},
+    state::Shared,
+};
 
 /// Everything `kinject serve` is told.
 pub(crate) struct Options {
@@ -43,14 +50,22 @@ pub(crate) struct Options {
     pub reload_interval: Duration,
 }
 
-/// What one request may take.
+/// What one request, and all of them at once, may take.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub max_request_bytes: usize,
+    /// Bytes of request bodies being read and answers not yet written, all requests together.
+    pub max_in_flight_bytes: usize,
+    /// Connections open at once on `--listen`.
+    pub max_connections: usize,
     pub header_timeout: Duration,
     pub request_timeout: Duration,
+    /// The time an answer may take to be written.
+    pub write_timeout: Duration,
     /// Allow objects that cannot be injected correctly (`--on-error allow`).
     pub allow_errors: bool,
+    /// What one review may cost.
+    pub review: crate::integrations::admission::Limits,
 }
 
 /// Why the server did not start.
@@ -88,7 +103,11 @@ pub(crate) fn run(options: Options) -> Result<(), StartError> {
         .thread_name("kinject-serve")
         .build()
         .map_err(|e| StartError::Other(format!("cannot start the server: {e}")))?;
-    let shared = Arc::new(state::Shared::new(engine, tls));
+    let shared = Arc::new(state::Shared::new(
+        engine,
+        tls,
+        options.limits.max_in_flight_bytes,
+    ));
     shared.metrics.loaded("config", true, false);
     if options.tls.is_some() {
         shared.metrics.loaded("certificate", true, false);
@@ -97,14 +116,12 @@ pub(crate) fn run(options: Options) -> Result<(), StartError> {
 }
 
 async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), StartError> {
-    let bind = |addr: SocketAddr| async move {
-        tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| StartError::Other(format!("cannot listen on {addr}: {e}")))
+    let bind = |addr: SocketAddr| {
+        listener(addr).map_err(|e| StartError::Other(format!("cannot listen on {addr}: {e}")))
     };
-    let main = bind(options.listen).await?;
+    let main = bind(options.listen)?;
     let probes = match options.probe_listen {
-        Some(addr) => Some(bind(addr).await?),
+        Some(addr) => Some(bind(addr)?),
         None => None,
     };
     let routes = Arc::new(http::Routes {
@@ -118,7 +135,13 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
         review_path: None,
     });
     announce(&options, &main, probes.as_ref(), &shared);
-    let graceful = Arc::new(hyper_util::server::graceful::GracefulShutdown::new());
+    let connections = [
+        connection::Connections::new(
+            options.limits.max_connections,
+            shared.metrics.open_connections(),
+        ),
+        connection::Connections::new(PROBE_CONNECTIONS, Default::default()),
+    ];
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let reloader = tokio::spawn(reload::watch(
         Arc::clone(&shared),
@@ -134,7 +157,7 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
         main,
         routes,
         secure,
-        Arc::clone(&graceful),
+        Arc::clone(&connections[0]),
         stop_rx.clone(),
     ))];
     if let Some(probes) = probes {
@@ -142,16 +165,38 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
             probes,
             probe_routes,
             false,
-            Arc::clone(&graceful),
+            Arc::clone(&connections[1]),
             stop_rx,
         )));
     }
     let signal = stop_signal().await;
-    stop(
-        &options, &shared, graceful, stop_tx, accepting, reloader, signal,
-    )
-    .await;
+    let stopping = Stopping {
+        connections,
+        stop_accepting: stop_tx,
+        accepting,
+        reloader,
+    };
+    stop(&options, &shared, stopping, signal).await;
     Ok(())
+}
+
+/// The kernel's buffer for what a connection writes (it doubles it): what a client does not
+/// read stays in the server, where the budget counts it and `--write-timeout` ends it, and not
+/// in the kernel's memory, which grows to megabytes a connection by default and counts in the
+/// pod's memory all the same. 128 KiB in flight is 100 MB/s at a millisecond's round trip.
+const SEND_BUFFER: u32 = 64 * 1024;
+
+/// A listening socket on `addr`, as tokio's `TcpListener::bind` makes it (address reuse, a
+/// backlog of 1,024), its connections with `SEND_BUFFER`.
+fn listener(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.set_send_buffer_size(SEND_BUFFER)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
 }
 
 /// The first log line: what is served where, with which configuration.
@@ -185,40 +230,46 @@ fn announce(
     }
 }
 
-/// After the stop signal: unready at once, still accepting for `--shutdown-delay`, then no
-/// new connection, and the requests in flight given `--shutdown-timeout` to finish.
-async fn stop(
-    options: &Options,
-    shared: &state::Shared,
-    graceful: Arc<hyper_util::server::graceful::GracefulShutdown>,
+/// The connections of the probe port, at most (the kubelet's probes and Prometheus): a
+/// place of their own, so that a full webhook port does not fail the liveness probe.
+const PROBE_CONNECTIONS: usize = 64;
+
+/// What the stop acts on: the connections of both listeners, the accept loops and what tells
+/// them (and every connection) to stop, the reloader.
+struct Stopping {
+    connections: [Arc<connection::Connections>; 2],
     stop_accepting: tokio::sync::watch::Sender<bool>,
     accepting: Vec<tokio::task::JoinHandle<()>>,
     reloader: tokio::task::JoinHandle<()>,
-    signal: &str,
-) {
+}
+
+/// After the stop signal: unready at once, still accepting for `--shutdown-delay`, then no
+/// new connection, and the connections given `--shutdown-timeout` to finish: their requests
+/// answered (over HTTP/1.1 with `Connection: close`), then closed (`connection`).
+async fn stop(options: &Options, shared: &state::Shared, stopping: Stopping, signal: &str) {
     shared.stop();
+    let [main, probes] = &stopping.connections;
     log::info(
         "shutting down",
         json!({
             "signal": signal,
-            "openConnections": graceful.count(),
+            "openConnections": main.open() + probes.open(),
             "delaySeconds": options.shutdown_delay.as_secs_f64(),
             "timeoutSeconds": options.shutdown_timeout.as_secs_f64(),
         }),
     );
     tokio::time::sleep(options.shutdown_delay).await;
-    let _ = stop_accepting.send(true);
-    for task in accepting {
+    let _ = stopping.stop_accepting.send(true);
+    for task in stopping.accepting {
         let _ = task.await;
     }
-    reloader.abort();
-    // The accept loops have returned their handles: this is the last one.
-    let drained = match Arc::try_unwrap(graceful) {
-        Ok(graceful) => tokio::time::timeout(options.shutdown_timeout, graceful.shutdown())
-            .await
-            .is_ok(),
-        Err(_) => false,
-    };
+    stopping.reloader.abort();
+    let drained = tokio::time::timeout(options.shutdown_timeout, async {
+        main.drained().await;
+        probes.drained().await;
+    })
+    .await
+    .is_ok();
     if drained {
         log::info("stopped", json!({"drained": true}));
     } else {

@@ -1,6 +1,7 @@
 //! Reloads: the configuration and the certificate files are checked every interval; a change
-//! is loaded whole and, when it loads, replaces what serves. When it does not, the last good
-//! one keeps serving, and the log, `/metrics` and `/readyz` say why.
+//! is loaded whole once the files have held still for an interval (a file written in parts is
+//! not loaded half-written) and, when it loads, replaces what serves. When it does not, the
+//! last good one keeps serving, and the log, `/metrics` and `/readyz` say why.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,36 +25,75 @@ pub(crate) struct Watched {
 /// Checks for changes until the task is aborted.
 pub(crate) async fn watch(shared: Arc<Shared>, watched: Watched) {
     let watched = Arc::new(watched);
-    let mut config_seen = shared.engine().fingerprint;
-    let mut tls_seen = watched
+    let config_seen = shared.engine().fingerprint;
+    let tls_seen = watched
         .tls
         .as_ref()
         .map(|t| state::fingerprint_files(&t.paths()));
+    let mut config = Files::new(config_seen);
+    let mut tls = tls_seen.map(Files::new);
     let mut ticks = tokio::time::interval(watched.interval);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
         let (s, w) = (Arc::clone(&shared), Arc::clone(&watched));
         let checked = tokio::task::spawn_blocking(move || {
-            let config = check_config(&s, &w, config_seen);
-            let tls = w
-                .tls
-                .as_ref()
-                .and_then(|files| tls_seen.and_then(|seen| check_tls(&s, files, seen)));
+            if config.still(state::fingerprint(&w.config)) {
+                config.loaded(check_config(&s, &w, config.seen));
+            }
+            if let (Some(files), Some(seen)) = (&w.tls, &mut tls)
+                && seen.still(state::fingerprint_files(&files.paths()))
+            {
+                seen.loaded(check_tls(&s, files, seen.seen));
+            }
             (config, tls)
         })
         .await;
-        if let Ok((config, tls)) = checked {
-            config_seen = config.unwrap_or(config_seen);
-            if tls.is_some() {
-                tls_seen = tls;
-            }
+        if let Ok(checked) = checked {
+            (config, tls) = checked;
         }
     }
 }
 
-/// Loads the configuration when its files changed from `seen`: the fingerprint now seen,
-/// or None to look again next time (unchanged, or changing while read).
+/// What the watch knows of a set of files: the fingerprint loaded (or refused) last, and a
+/// different one seen at the last look, if any.
+#[derive(Clone, Copy)]
+struct Files {
+    seen: u64,
+    changed: Option<u64>,
+}
+
+impl Files {
+    fn new(seen: u64) -> Files {
+        Files {
+            seen,
+            changed: None,
+        }
+    }
+
+    /// Whether the files, now `now`, changed from what was loaded and have held still since
+    /// the last look: then they are to be loaded.
+    fn still(&mut self, now: u64) -> bool {
+        if now == self.seen {
+            self.changed = None;
+            return false;
+        }
+        let still = self.changed == Some(now);
+        self.changed = Some(now);
+        still
+    }
+
+    /// The outcome of a load: the fingerprint now loaded or refused, or None to look again.
+    fn loaded(&mut self, outcome: Option<u64>) {
+        if let Some(fingerprint) = outcome {
+            self.seen = fingerprint;
+            self.changed = None;
+        }
+    }
+}
+
+/// Loads the configuration, whose files changed from `seen` and held still: the fingerprint
+/// now loaded or refused, or None to look again next time (changing while read).
 fn check_config(shared: &Shared, watched: &Watched, seen: u64) -> Option<u64> {
     let now = state::fingerprint(&watched.config);
     if now == seen {
@@ -122,7 +162,8 @@ fn webhook_changed(engine: &state::Engine, files: &[PathBuf]) -> Located {
         .help("apply what `kinject serve --print-manifests` prints for it: its pods start with it")
 }
 
-/// Loads the certificates when their files changed: the fingerprint now seen, or None.
+/// Loads the certificates, whose files changed and held still: the fingerprint now loaded or
+/// refused, or None.
 fn check_tls(shared: &Shared, files: &TlsFiles, seen: u64) -> Option<u64> {
     let now = state::fingerprint_files(&files.paths());
     if now == seen {
@@ -147,5 +188,28 @@ fn check_tls(shared: &Shared, files: &TlsFiles, seen: u64) -> Option<u64> {
             shared.metrics.loaded("certificate", false, true);
             Some(now)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_loaded_once_they_held_still_for_a_look() {
+        let mut files = Files::new(1);
+        assert!(!files.still(1));
+        // Changed: not yet.
+        assert!(!files.still(2));
+        // Changed again (written in parts): not yet.
+        assert!(!files.still(3));
+        // The same as at the last look: now.
+        assert!(files.still(3));
+        files.loaded(Some(3));
+        assert!(!files.still(3));
+        // Changed and changed back before it held still: nothing to load.
+        assert!(!files.still(4));
+        assert!(!files.still(3));
+        assert!(!files.still(3));
     }
 }

@@ -69,20 +69,26 @@ pub(crate) struct Shared {
     certificate_failure: Mutex<Option<String>>,
     stopping: AtomicBool,
     pub metrics: super::metrics::Metrics,
+    /// The bytes of request bodies and answers in flight (`--max-in-flight-bytes`).
+    pub budget: Arc<super::budget::Budget>,
 }
 
 impl Shared {
     pub(crate) fn new(
         engine: Engine,
         tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+        max_in_flight_bytes: usize,
     ) -> Self {
+        let metrics = super::metrics::Metrics::new();
+        let budget = super::budget::Budget::new(max_in_flight_bytes, metrics.in_flight_bytes());
         Shared {
             engine: RwLock::new(Arc::new(engine)),
             tls: RwLock::new(tls),
             config_failure: Mutex::new(None),
             certificate_failure: Mutex::new(None),
             stopping: AtomicBool::new(false),
-            metrics: super::metrics::Metrics::new(),
+            metrics,
+            budget,
         }
     }
 
@@ -98,6 +104,7 @@ impl Shared {
                 fingerprint: 0,
             },
             None,
+            usize::MAX,
         ))
     }
 
@@ -214,7 +221,7 @@ mod tests {
         let engine = load(&paths, &[])
             .expect("loads")
             .expect("unchanged while read");
-        let shared = Shared::new(engine, None);
+        let shared = Shared::new(engine, None, usize::MAX);
         std::fs::write(dir.path().join("sidecars.yaml"), "sidecars: [").expect("write");
         let errors = match load(&paths, &[]) {
             Err(errors) => errors,

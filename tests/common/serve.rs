@@ -156,6 +156,19 @@ pub fn plain(addr: SocketAddr) -> TcpStream {
     tcp
 }
 
+/// A plain TCP connection whose receive buffer is small (a few KB): what it does not read
+/// stays with the server.
+pub fn plain_small_window(addr: SocketAddr) -> TcpStream {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    socket.connect(&addr.into()).expect("connect");
+    let tcp = TcpStream::from(socket);
+    tcp.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    tcp
+}
+
 /// An HTTP response as read.
 #[derive(Debug)]
 pub struct Response {
@@ -488,6 +501,18 @@ impl Server {
     /// Waits for the process to exit.
     pub fn exited(&mut self, within: Duration) -> Option<ExitStatus> {
         eventually(within, || self.child.try_wait().ok().flatten())
+    }
+
+    /// The process's peak resident memory so far (`VmHWM`), in MiB.
+    pub fn peak_rss_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .expect("VmHWM")
+            / 1024
     }
 
     /// A plain-HTTP GET on the probes' listener.
