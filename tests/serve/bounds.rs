@@ -513,13 +513,43 @@ fn costly_review(uid: &str, values: usize) -> Vec<u8> {
 /// Reviews still queued at their deadline (`--request-timeout`) are not computed: the pool
 /// that computes reviews is free for the next request as soon as their time has run out,
 /// instead of working on answers no one waits for.
+///
+/// How much work is queued is measured on the machine the test runs on: one review is timed
+/// first, and enough are queued that the server's pool (one thread per core) would need four
+/// deadlines to compute them all. A fixed count passed where reviews were slow and the pool
+/// narrow, and failed where they were fast or the pool wide (4 of 32 timed out).
 #[test]
 fn reviews_past_their_deadline_are_abandoned_not_computed() {
-    const QUEUED: usize = 32;
     let setup = Setup::new();
-    let server = plain_server(&setup, &["--request-timeout", "1"]);
+    let server = plain_server(
+        &setup,
+        &[
+            "--request-timeout",
+            "1",
+            "--max-in-flight-bytes",
+            "2000000000",
+        ],
+    );
+    let one = costly_review("alone", 95_000);
+    let mut request = head("POST", "/mutate", "application/json", one.len()).into_bytes();
+    request.extend_from_slice(&one);
+    let answer = || {
+        let mut tcp = serve::plain(server.addr);
+        tcp.write_all(&request).expect("write");
+        let r = read_response(&mut tcp).expect("an answer");
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    answer(); // the first is slower (the server's first allocations)
+    let started = std::time::Instant::now();
+    for _ in 0..3 {
+        answer();
+    }
+    let each = started.elapsed() / 3;
+    // The server's pool is as wide as the cores it sees (at least two); so is this.
+    let pool = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
+    let queued = ((4.0 * pool as f64 / each.as_secs_f64()).ceil() as usize).clamp(32, 800);
     // Made before any is sent (a debug build takes a while to write one), then sent at once.
-    let bodies: Vec<Vec<u8>> = (0..QUEUED)
+    let bodies: Vec<Vec<u8>> = (0..queued)
         .map(|i| costly_review(&format!("q{i}"), 95_000))
         .collect();
     let mut clients: Vec<TcpStream> = bodies
@@ -532,22 +562,31 @@ fn reviews_past_their_deadline_are_abandoned_not_computed() {
             tcp
         })
         .collect();
-    // Every deadline passes (--request-timeout after the last was sent), with most of them
-    // still queued: two at a time, a quarter of a second each.
+    // Every deadline passes (--request-timeout after the last was sent), with most of the
+    // reviews still queued.
     std::thread::sleep(Duration::from_millis(1100));
     // The next review is answered within its own --request-timeout, at once but for the step
     // of an abandoned review the pool is in: the pool does not work on the answers no one
     // waits for any more (there are seconds of them).
     let mut tcp = serve::plain(server.addr);
     let r = serve::post(&mut tcp, &pod_review("next")).expect("an answer");
-    assert_eq!(r.status, 200, "{}\n{}", r.text(), server.log());
+    assert_eq!(
+        r.status,
+        200,
+        "{} ({queued} queued, {each:?} each)\n{}",
+        r.text(),
+        server.log()
+    );
     let mut timeouts = 0;
     for tcp in &mut clients {
         let r = read_response(tcp).expect("an answer");
         assert!(matches!(r.status, 200 | 504), "{}", r.text());
         timeouts += usize::from(r.status == 504);
     }
-    assert!(timeouts >= QUEUED / 2, "{timeouts} of {QUEUED} timed out");
+    assert!(
+        timeouts >= queued / 2,
+        "{timeouts} of {queued} timed out ({each:?} each, a pool of {pool})"
+    );
 }
 
 #[test]
