@@ -195,6 +195,17 @@ pub fn bounded(
 /// peak resident memory in KiB as the kernel counted it.
 #[allow(dead_code)]
 pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::Output, u64) {
+    with_peak_memory_from(dir, args, std::process::Stdio::null())
+}
+
+/// `with_peak_memory` with `stdin` as kinject's standard input (a file: kinject reads it as
+/// it reads a pipe, a window at a time).
+#[allow(dead_code)]
+pub fn with_peak_memory_from(
+    dir: &std::path::Path,
+    args: &[&str],
+    stdin: std::process::Stdio,
+) -> (std::process::Output, u64) {
     let report = tempfile::NamedTempFile::new().expect("temporary file");
     let out = std::process::Command::new("/usr/bin/time")
         .arg("-f")
@@ -205,7 +216,7 @@ pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
+        .stdin(stdin)
         .output()
         .expect("GNU time runs kinject");
     let text = std::fs::read_to_string(report.path()).expect("time's report");
