@@ -6,9 +6,9 @@
 //! rendered at the end: about 25 KB a document, 54 times a 13.6 MB input).
 //!
 //! Inputs are processed a chunk at a time, as `pipeline::process` processes documents: as
-//! many as hold `pipeline::CHUNK` bytes of text side by side on the cores, each into a part
-//! of its own, the parts appended in order once the chunk is done; a larger input alone,
-//! straight into the output (in parallel inside).
+//! many as hold `CHUNK` bytes of text side by side on the cores, each into a part of its own,
+//! the parts appended in order once the chunk is done; a larger input alone, straight into
+//! the output (in parallel inside).
 
 use std::io::Write;
 
@@ -26,6 +26,15 @@ use super::{ExitStatus, Format, InputArgs};
 /// Output kept in memory before it goes to a temporary file.
 pub(crate) const SPOOL_IN_MEMORY: usize = 4 << 20;
 
+/// The output kept in memory before it goes to a temporary file: a quarter of the report's
+/// (`SPOOL_IN_MEMORY`), as the output is larger and held as it grows (10k documents: 4 MB
+/// less at the peak).
+const OUTPUT_IN_MEMORY: usize = 1 << 20;
+
+/// How much text of inputs is processed side by side at a time: what is made of them is held
+/// until the chunk is done (as `JsonStream::CHUNK`).
+const CHUNK: usize = 1 << 20;
+
 /// An output held back.
 pub(crate) type Held = Framed<Spool>;
 
@@ -36,7 +45,7 @@ pub(crate) fn held(format: Format) -> Held {
         Format::JsonList => Framing::List,
         Format::Patch => Framing::Array,
     };
-    Framed::new(framing, Spool::new(SPOOL_IN_MEMORY))
+    Framed::new(framing, Spool::new(OUTPUT_IN_MEMORY))
 }
 
 /// Processes `input` with `settings`, its documents written into `out` as they are made (its
@@ -76,7 +85,7 @@ pub(crate) fn process_all(
         let mut bytes = 0;
         let mut chunk = Vec::new();
         while let Some((i, _)) = inputs.peek()
-            && (chunk.is_empty() || bytes + i.text.len() <= pipeline::CHUNK)
+            && (chunk.is_empty() || bytes + i.text.len() <= CHUNK)
         {
             bytes += i.text.len();
             chunk.extend(inputs.next());

@@ -277,7 +277,7 @@ pub fn process<S: Sink>(
             .iter()
             .take_while(|d| {
                 bytes += d.range.len();
-                bytes <= CHUNK
+                bytes <= S::CHUNK
             })
             .count()
             .max(1);
@@ -327,8 +327,8 @@ pub fn process<S: Sink>(
 /// Above this many bytes of text an input is processed on several cores.
 pub(crate) const PARALLEL_BYTES: usize = 64 * 1024;
 
-/// How much text `process` processes at a time.
-pub(crate) const CHUNK: usize = 4 << 20;
+/// How much text `process` processes at a time, by default (`Sink::CHUNK`).
+const CHUNK: usize = 4 << 20;
 
 /// One document's share of a `FileResult`, and what the sink made of it.
 struct DocOut<M> {

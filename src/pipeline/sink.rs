@@ -39,6 +39,10 @@ pub trait Sink: Sync {
     /// results keep values.
     const EVERY_DOCUMENT: bool = false;
 
+    /// How much text is processed at a time: what the sink makes of it is held until it is
+    /// pushed, in document order, once the whole chunk is made.
+    const CHUNK: usize = super::CHUNK;
+
     /// Whether each object's result keeps every rule's verdict (`kinject explain`).
     fn verdicts(&self) -> bool {
         false

@@ -80,15 +80,13 @@ pub(crate) struct Source<'a> {
 }
 
 /// `entries` as items of the array, joined; `None` when there are none.
-fn items<'a>(entries: impl Iterator<Item = ObjectPatch<'a>>) -> Option<String> {
-    let mut items = String::new();
+fn items<'a>(mut entries: impl Iterator<Item = ObjectPatch<'a>>) -> Option<String> {
+    let mut items = Framing::Array.item(&entries.next()?);
     for entry in entries {
-        if !items.is_empty() {
-            items.push_str(",\n");
-        }
+        items.push_str(",\n");
         items.push_str(&Framing::Array.item(&entry));
     }
-    (!items.is_empty()).then_some(items)
+    Some(items)
 }
 
 /// One entry per object of the document that could be planned.
