@@ -1,5 +1,6 @@
 //! kinject's speed, measured: `cargo bench --bench throughput` (add `-- --quick` for the two
-//! small sizes only, `-- --sizes 100,1000` to choose).
+//! small sizes only, `-- --sizes 100,1000` to choose; `KINJECT_BENCH_BIN=path` measures
+//! another build of kinject).
 //!
 //! Generates manifest streams of 100, 1k, 10k and 100k documents (Deployments, StatefulSets,
 //! DaemonSets and CronJobs, with Services, ConfigMaps and large CRDs passing through), and
@@ -7,11 +8,12 @@
 //! sidecar), of a pass-through run (a configuration that matches nothing), a parse-only
 //! baseline with granit-parser (the general YAML parser kinject falls back to) and with
 //! kinject's own reader, and `kubectl kustomize` with the equivalent JSON patch where it
-//! finishes in under a minute. Times are the best of several runs: each command runs at least a
-//! few times and, when it is quick, again until a second has passed (as hyperfine samples a
-//! command), so a moment of noise on the machine does not stand for its speed; kustomize runs
-//! again until five seconds have passed, three times at most. docs/performance.md records a
-//! run and how to read it.
+//! finishes in under a minute; then each output (`-o yaml`, `json`, `json-list`, `patch`)
+//! from a file and on standard input, its time and its peak memory against the input's size.
+//! Times are the best of several runs: each command runs at least a few times and, when it is
+//! quick, again until a second has passed (as hyperfine samples a command), so a moment of
+//! noise on the machine does not stand for its speed; kustomize runs again until five seconds
+//! have passed, three times at most. docs/performance.md records a run and how to read it.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -66,7 +68,12 @@ fn main() {
     } else {
         vec![100, 1_000, 10_000, 100_000]
     };
-    let kinject = PathBuf::from(env!("CARGO_BIN_EXE_kinject"));
+    // The binary measured: another build (`KINJECT_BENCH_BIN`, for an A/B in one session),
+    // else the one cargo built.
+    let kinject = std::env::var_os("KINJECT_BENCH_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_kinject")),
+        PathBuf::from,
+    );
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("throughput");
     std::fs::create_dir_all(&dir).expect("bench directory");
     std::fs::write(dir.join("sidecar.yaml"), SIDECAR).expect("write config");
@@ -235,6 +242,27 @@ fn main() {
             b / a
         );
     }
+    // Every output, from a file and on standard input: each is made as the documents are
+    // processed and held back until the run has succeeded, so memory stays near the input's
+    // size (a file) or a window's (standard input) whatever the format.
+    let sidecar = dir.join("sidecar.yaml");
+    for &n in &sizes {
+        let input = dir.join(format!("stream-{n}.yaml"));
+        let bytes = std::fs::metadata(&input).map_or(0, |m| m.len()) as f64;
+        for format in ["yaml", "json", "json-list", "patch"] {
+            let file = sample(3, || run_output(&kinject, &sidecar, &input, format, false)).best;
+            let piped = best(2, || run_output(&kinject, &sidecar, &input, format, true));
+            // Peak in MB (MiB, as elsewhere here), and as a multiple of the input's size.
+            let peak = |r: &Run| (r.peak_kb as f64 / 1024.0, r.peak_kb as f64 * 1024.0 / bytes);
+            let ((file_mb, file_x), (piped_mb, piped_x)) = (peak(&file), peak(&piped));
+            println!(
+                "{n} documents ({:.1} MB), -o {format:<9}: a file {:.3} s, peak {file_mb:.0} MB ({file_x:.1}×); standard input {:.3} s, peak {piped_mb:.0} MB ({piped_x:.1}×)",
+                bytes / 1e6,
+                file.time.as_secs_f64(),
+                piped.time.as_secs_f64(),
+            );
+        }
+    }
     // Standard input, a window of documents at a time: memory bounded by the largest
     // document, not by the stream.
     if let Some(&n) = sizes.last() {
@@ -364,6 +392,20 @@ fn run(program: &Path, args: &[&str]) -> Run {
     Run {
         time: Duration::from_nanos(nanos),
         peak_kb,
+    }
+}
+
+/// `kinject inject -q -o format -c config`, with `input` named, or written into its standard
+/// input (a pipe: `piped`).
+fn run_output(kinject: &Path, config: &Path, input: &Path, format: &str, piped: bool) -> Run {
+    let args = ["inject", "-q", "-o", format, "-c", p(config)];
+    if piped {
+        run(
+            Path::new("--stdin"),
+            &[&[p(input), p(kinject)], &args[..]].concat(),
+        )
+    } else {
+        run(kinject, &[&args[..], &[p(input)]].concat())
     }
 }
 

@@ -548,6 +548,87 @@ fn json_list_is_one_list_of_the_json_streams_documents() {
     }
 }
 
+/// Many files into one output, made as they are processed (small files side by side a chunk
+/// at a time, each into a part of its own; a large one alone, straight into the output): every
+/// output is each file's own put together in the order named, byte for byte, the `List` and
+/// the patches' array opened once and closed once; and nothing at all when a file fails.
+#[test]
+fn every_output_of_many_files_is_each_files_own_in_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("config.yaml"), CONFIG).expect("write");
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n";
+    let pair = format!("{DEPLOYMENT}---\n{service}---\n");
+    // 12 files of 100 KB (the side-by-side chunks hold 1 MiB), one of 1.5 MB in their
+    // middle, one with an empty document, one with only a comment.
+    let mut names = Vec::new();
+    for i in 0..14 {
+        let (name, text) = match i {
+            5 => ("large.yaml".to_owned(), pair.repeat(1_500_000 / pair.len())),
+            12 => ("empty.yaml".to_owned(), "---\n".to_owned()),
+            13 => ("comment.yaml".to_owned(), "# nothing here\n".to_owned()),
+            _ => (format!("small-{i}.yaml"), pair.repeat(100_000 / pair.len())),
+        };
+        std::fs::write(d.join(&name), text).expect("write");
+        names.push(name);
+    }
+    let run = |format: &str, files: &[String]| {
+        let mut args = vec!["inject", "-q", "-c", "config.yaml", "-o", format];
+        args.extend(files.iter().map(String::as_str));
+        let out = common::kinject_with_stdin(d, &args, b"");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let each = |format: &str| -> Vec<String> {
+        names
+            .iter()
+            .map(|n| run(format, std::slice::from_ref(n)))
+            .collect()
+    };
+    // `-o json`: the documents one after the other.
+    assert_eq!(run("json", &names), each("json").concat());
+    // `-o json-list` and `-o patch`: one value, printed as serde_json prints it.
+    for (format, items) in [("json-list", "/items"), ("patch", "")] {
+        let all: Vec<serde_json::Value> = each(format)
+            .iter()
+            .flat_map(|out| {
+                let value: serde_json::Value = serde_json::from_str(out).expect("one value");
+                value
+                    .pointer(items)
+                    .expect("items")
+                    .as_array()
+                    .expect("an array")
+                    .clone()
+            })
+            .collect();
+        assert!(all.len() > 1000, "{format}: {} items", all.len());
+        let whole = if format == "patch" {
+            serde_json::Value::Array(all)
+        } else {
+            serde_json::json!({"apiVersion": "v1", "items": all, "kind": "List", "metadata": {"resourceVersion": ""}})
+        };
+        let whole = serde_json::to_string_pretty(&whole).expect("JSON");
+        assert_eq!(run(format, &names), format!("{whole}\n"), "{format}");
+    }
+    // A file that fails after the large one was written into the output: nothing is written.
+    std::fs::write(d.join("broken.yaml"), "apiVersion: v1\nkind: [\n").expect("write");
+    names.insert(7, "broken.yaml".to_owned());
+    for format in ["json", "json-list", "patch"] {
+        let mut args = vec!["inject", "-q", "-c", "config.yaml", "-o", format];
+        args.extend(names.iter().map(String::as_str));
+        let out = common::kinject_with_stdin(d, &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert!(out.stdout.is_empty(), "{format}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("broken.yaml:2:"), "{format}: {stderr}");
+    }
+}
+
 /// `krm` takes `--set` and `--namespace-labels` as `inject` does, and `inject` handed a
 /// ResourceList passes its own on: both give the golden case's output (it used to load a
 /// configuration of `--set` alone, without the functionConfig).

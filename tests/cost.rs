@@ -356,3 +356,111 @@ fn memory_per_document_has_a_bound() {
         );
     }
 }
+
+/// A mixed stream of at least `bytes` bytes, as a CI pipeline's rendered manifests: of every
+/// ten documents, four Deployments (each gets the sidecar), a Service, four small ConfigMaps
+/// and one holding a 10 KB file (about 1.6 KB a document, as the benchmark's streams).
+fn mixed_stream(bytes: usize) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < bytes {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        let ns = i % 13;
+        let doc = match i % 10 {
+            0..=3 => format!(
+                "# the web tier of team {ns}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\n  namespace: team-{ns}\n  labels:\n    app.kubernetes.io/name: app-{i}\n    app.kubernetes.io/part-of: shop\nspec:\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: app-{i}\n  template:\n    metadata:\n      labels:\n        app.kubernetes.io/name: app-{i}\n        tier: web\n      annotations:\n        prometheus.io/scrape: \"true\"\n        prometheus.io/port: \"9102\"\n    spec:\n      serviceAccountName: app-{i}\n      containers:\n      - name: app\n        image: registry.example.com/app:1.{i}\n        args: [\"--port=8080\", \"--log-level=info\"]\n        ports:\n        - name: http\n          containerPort: 8080\n        env:\n        - name: MODE\n          value: production\n        - name: POD_NAME\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.name\n        resources:\n          requests: {{cpu: 100m, memory: 128Mi}}\n          limits: {{memory: 256Mi}}\n        readinessProbe:\n          httpGet: {{path: /healthz, port: http}}\n          periodSeconds: 10\n        volumeMounts:\n        - name: config\n          mountPath: /etc/app\n          readOnly: true\n      volumes:\n      - name: config\n        configMap:\n          name: app-{i}\n          defaultMode: 0644\n"
+            ),
+            4 => format!(
+                "apiVersion: v1\nkind: Service\nmetadata:\n  name: app-{i}\n  namespace: team-{ns}\nspec:\n  selector:\n    app.kubernetes.io/name: app-{i}\n  ports:\n  - name: http\n    port: 80\n    targetPort: http\n"
+            ),
+            5..=8 => format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-{i}\n  namespace: team-{ns}\ndata:\n  app.yaml: |\n    listen: \":8080\"\n    upstreams:\n      - http://inventory.team-{ns}.svc:80\n  LOG_FORMAT: json\n"
+            ),
+            _ => format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rules-{i}\n  namespace: team-{ns}\ndata:\n  rules.yaml: |\n{}",
+                "    - alert: HighErrorRate\n      expr: rate(http_errors_total[5m]) > 0.1\n"
+                    .repeat(130)
+            ),
+        };
+        out.push_str(&doc);
+        i += 1;
+    }
+    out
+}
+
+/// `n` small Deployments (about 210 bytes each), the stream the issue measured.
+fn small_deployments(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-{i}\nspec:\n  template:\n    metadata:\n      labels: {{app: web-{i}}}\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:{i}\n"))
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
+#[test]
+fn memory_of_every_output_is_near_the_input() {
+    // `-o json`, `json-list` and `patch` kept every parsed document of a file until the end
+    // and then rendered them all: about 25 KB a document (a 13.6 MB file peaked at 738 MB,
+    // its YAML output at 42 MB; 18–26 times the growth of the input here), and on standard
+    // input, read a window at a time, a window's (100–180 MB for small documents). Now every
+    // output is made as the documents are processed and held back in a spool (memory, then a
+    // temporary file), as the YAML output is. From a file: the growth of the peak between
+    // two sizes against the growth of the input, so that the process's own memory (and the
+    // spool's part held in memory) cancels out, at most 3 (the YAML output's is about 1.5).
+    // From standard input: the peak, which does not grow with the stream, at most the YAML
+    // output's and 16 MiB (the spool's 4 MiB in memory, and a window's output: pretty JSON
+    // is about 2.5 times the window's 1 MiB of text).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let config = config();
+    let config = config.to_str().expect("UTF-8");
+    // Both above 4 MiB, where the process uses small pages once its inputs are read.
+    let bytes = [4_500_000, 13_500_000];
+    for size in bytes {
+        std::fs::write(d.join(format!("mixed-{size}.yaml")), mixed_stream(size)).expect("write");
+    }
+    let small = small_deployments(12_000);
+    std::fs::write(d.join("small.yaml"), &small).expect("write");
+    let peak = |format: &str, name: &str, stdin: bool| {
+        let mut args = vec!["inject", "-q", "-o", format, "-c", config];
+        let from = if stdin {
+            std::fs::File::open(d.join(name)).expect("open").into()
+        } else {
+            args.push(name);
+            std::process::Stdio::null()
+        };
+        let (out, kb) = common::with_peak_memory_from(d, &args, from);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
+        // The patches of four Deployments in ten documents are about half the input.
+        let size = std::fs::metadata(d.join(name)).expect("input").len();
+        assert!(out.stdout.len() as u64 > size / 4, "-o {format}: no output");
+        kb << 10
+    };
+    let mb = |b: u64| b as f64 / f64::from(1 << 20);
+    let mut failures = Vec::new();
+    let yaml_stdin = peak("yaml", "small.yaml", true);
+    for format in ["yaml", "json", "json-list", "patch"] {
+        let peaks = bytes.map(|size| peak(format, &format!("mixed-{size}.yaml"), false));
+        let growth = peaks[1].saturating_sub(peaks[0]) as f64 / (bytes[1] - bytes[0]) as f64;
+        let stdin = peak(format, "small.yaml", true);
+        eprintln!(
+            "-o {format}: a file {:.1} → {:.1} MB ({growth:.2}× the growth), standard input {:.1} MB",
+            mb(peaks[0]),
+            mb(peaks[1]),
+            mb(stdin)
+        );
+        if growth > 3.0 {
+            failures.push(format!("-o {format} from a file: {growth:.2}× the growth"));
+        }
+        if stdin > yaml_stdin + (16 << 20) {
+            failures.push(format!(
+                "-o {format} from standard input: {:.1} MB, YAML {:.1} MB",
+                mb(stdin),
+                mb(yaml_stdin)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:?}");
+}

@@ -68,7 +68,7 @@ const CONFIG: &str = concat!(
 #[test]
 fn a_long_stream_gives_what_the_file_gives() {
     let stream = long_stream();
-    for format in ["yaml", "json", "patch"] {
+    for format in ["yaml", "json", "json-list", "patch"] {
         let out = same_as_file(&stream, &["inject", "-c", CONFIG, "-o", format]);
         assert!(
             out.status.success(),

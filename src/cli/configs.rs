@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::read::{self, InputError, Source};
 
-use super::run::{Loaded, Processed, process_with};
+use super::run::{Loaded, Prepared, Processed, prepare, process_with};
 use super::{ConfigArgs, ExitStatus, InputArgs, eprint, output};
 use crate::pipeline::Sink;
 use crate::tree::{Nearest, NotFound, Tree, repository, shown, shown_dir};
@@ -64,6 +64,23 @@ impl Configs {
         let (files, mut errors) = process_with(args, stdin, early, (&list, &index), mode, sink)?;
         errors.splice(0..0, unconfigured);
         Ok((files, errors))
+    }
+
+    /// `run::prepare` of `args`' inputs, each with its own configuration; the inputs that have
+    /// none come first among the errors.
+    pub(crate) fn prepare(
+        &mut self,
+        args: &InputArgs,
+        stdin: Option<Result<read::Input, InputError>>,
+        early: Option<Loaded>,
+        mode: crate::inject::Mode,
+    ) -> Result<Prepared<'_>, ExitStatus> {
+        let unconfigured = std::mem::take(&mut self.errors);
+        let list: Vec<&Config> = self.list.iter().collect();
+        let index = |s: &Source| self.index(s);
+        let mut prepared = prepare(args, stdin, early, (&list, &index), mode)?;
+        prepared.errors.splice(0..0, unconfigured);
+        Ok(prepared)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::config::{self, Config};
 use crate::inject::Mode;
-use crate::pipeline::{FileResult, Values};
+use crate::pipeline::FileResult;
 use crate::render;
 use crate::render::yaml::YamlStream;
 
@@ -263,21 +263,21 @@ fn run(
         Some(s) => Some(s.whole()),
         None => None,
     };
-    // YAML is made while processing, by the pipeline's sink; the other formats from the
-    // values the results keep.
+    // Every output is made while processing, by the pipeline's sink: YAML as pieces of the
+    // inputs' texts and of what the edits wrote, the other formats straight into one output
+    // held back.
     let processed = if output.output == Format::Yaml {
         configs
             .process(input, stdin, early, mode, YamlStream::new)
-            .map(|(files, errors)| (files.into_iter().unzip(), errors))
-    } else {
-        configs
-            .process(input, stdin, early, mode, Values::default)
             .map(|(files, errors)| {
-                let files = files.into_iter().map(|(f, ())| f).collect();
-                ((files, Vec::new()), errors)
+                let (files, made) = files.into_iter().unzip();
+                (files, errors, Made::Yaml(made))
             })
+    } else {
+        super::held::process_all(&mut configs, input, stdin, early, mode, output.output)
+            .map(|(files, errors, held)| (files, errors, Made::Held(held)))
     };
-    let ((files, made), input_errors): ((Vec<FileResult>, Vec<_>), _) = match processed {
+    let (files, input_errors, made): (Vec<FileResult>, _, _) = match processed {
         Ok(r) => r,
         Err(code) => return code,
     };
@@ -296,14 +296,24 @@ fn run(
         super::output::no_objects_in_stdin();
         failed = true;
     }
-    if edit.any() {
-        return super::edit::run(&files, made, edit, failed);
-    }
-    let (text, notes, render_errors) = render_all(&files, made, output.output);
-    failed |= !render_errors.is_empty();
-    for e in &render_errors {
-        report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
-    }
+    let (text, notes) = match made {
+        Made::Yaml(made) if edit.any() => return super::edit::run(&files, made, edit, failed),
+        Made::Yaml(made) => {
+            let (yaml, notes, render_errors) = yaml_all(&files, made);
+            failed |= !render_errors.is_empty();
+            for e in &render_errors {
+                report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
+            }
+            (Some(Output::Yaml(yaml)), notes)
+        }
+        Made::Held(held) => match held.finish() {
+            Ok(spool) => (Some(Output::Held(spool)), Vec::new()),
+            Err(e) => {
+                failed |= !super::stream::cannot_hold(&e, "output");
+                (None, Vec::new())
+            }
+        },
+    };
     if failed {
         report_sink::nothing_written();
     }
@@ -315,61 +325,49 @@ fn run(
     }
     let to = output.output_file.as_deref();
     match text {
-        Output::Yaml(yaml) => write_output(to, |out| write_slices(out, &yaml_slices(&yaml))),
-        Output::Text(text) => write_output(to, |out| out.write_all(text.as_bytes())),
+        Some(Output::Yaml(yaml)) => write_output(to, |out| write_slices(out, &yaml_slices(&yaml))),
+        Some(Output::Held(spool)) => write_output(to, |out| spool.copy_to(out)),
+        // Only when the output could not be held back: failed, returned above.
+        None => ExitStatus::Error,
     }
 }
 
-/// What goes to stdout.
-enum Output<'a> {
-    /// Each input's YAML output, in order, for one stream.
-    Yaml(Vec<(&'a crate::read::Input, render::yaml::YamlOutput)>),
-    Text(String),
+/// What the processing made of the inputs.
+enum Made {
+    /// Each input's YAML output (or why it could not be made), in order.
+    Yaml(Vec<Result<render::yaml::YamlOutput, render::RenderError>>),
+    /// One output of every input, held back (`-o json`, `json-list`, `patch`).
+    Held(super::held::Held),
 }
 
-/// Renders every file in `format`: (output, notes, errors). No input's text is copied: the
-/// YAML stream is written from the inputs and their edited documents.
-fn render_all(
+/// Each input's YAML output, in order, for one stream.
+type Yaml<'a> = Vec<(&'a crate::read::Input, render::yaml::YamlOutput)>;
+
+/// What goes to stdout.
+enum Output<'a> {
+    Yaml(Yaml<'a>),
+    Held(crate::cli::write::Spool),
+}
+
+/// Every file's YAML output, made while processing: (outputs, notes, errors). No input's
+/// text is copied: the stream is written from the inputs and their edited documents.
+fn yaml_all(
     files: &[FileResult],
     made: Vec<Result<render::yaml::YamlOutput, render::RenderError>>,
-    format: Format,
-) -> (Output<'_>, Vec<String>, Vec<render::RenderError>) {
+) -> (Yaml<'_>, Vec<String>, Vec<render::RenderError>) {
     let mut notes = Vec::new();
     let mut errors = Vec::new();
-    let text = match format {
-        Format::Yaml => {
-            let mut yaml = Vec::with_capacity(files.len());
-            for (f, y) in files.iter().zip(made) {
-                match y {
-                    Ok(mut y) => {
-                        notes.append(&mut y.notes);
-                        yaml.push((&f.input, y));
-                    }
-                    Err(e) => errors.push(e),
-                }
+    let mut yaml = Vec::with_capacity(files.len());
+    for (f, y) in files.iter().zip(made) {
+        match y {
+            Ok(mut y) => {
+                notes.append(&mut y.notes);
+                yaml.push((&f.input, y));
             }
-            Output::Yaml(yaml)
+            Err(e) => errors.push(e),
         }
-        Format::Json | Format::JsonList => {
-            let values: Vec<serde_json::Value> =
-                files.iter().flat_map(render::json::documents).collect();
-            Output::Text(if format == Format::Json {
-                render::json::render(&values)
-            } else {
-                render::json::list(&values)
-            })
-        }
-        Format::Patch => {
-            let mut out = String::new();
-            let mut array = render::json::PrettyArray::default();
-            for f in files.iter() {
-                array.push(&render::patch::entries(f), &mut out);
-            }
-            array.finish(&mut out);
-            Output::Text(out)
-        }
-    };
-    (text, notes, errors)
+    }
+    (yaml, notes, errors)
 }
 
 /// The inputs' YAML as one stream, in the pieces it is written in (of the inputs' texts and
@@ -378,7 +376,7 @@ fn render_all(
 /// starts with either marker or holds only comments (a `---` before it would add an empty
 /// document); an input with nothing but blanks adds nothing. (No input starts with a
 /// directive: they are refused, as Kubernetes refuses them.)
-fn yaml_slices<'a>(yaml: &'a [(&crate::read::Input, render::yaml::YamlOutput)]) -> Vec<&'a [u8]> {
+fn yaml_slices<'a>(yaml: &'a Yaml<'_>) -> Vec<&'a [u8]> {
     let mut slices = Vec::new();
     // Whether anything was written, and whether it ended a line.
     let (mut any, mut line_ended) = (false, false);

@@ -6,6 +6,7 @@ mod configs;
 mod edit;
 mod explain;
 mod format_flag;
+mod held;
 mod inject;
 mod krm;
 mod output;

@@ -155,6 +155,41 @@ pub(crate) fn process_with<S: Sink>(
 where
     S::Output: Send,
 {
+    let Prepared {
+        inputs,
+        errors,
+        settings,
+    } = prepare(args, stdin, early, configs, mode)?;
+    // Files side by side on every core; results in the order the files were named. One
+    // file is processed here (in parallel inside when it is large).
+    let process = |(i, s): (read::Input, usize)| crate::pipeline::process(i, &settings[s], sink());
+    let files = if inputs.len() == 1 {
+        inputs.into_iter().map(process).collect()
+    } else {
+        crate::pipeline::map_on_workers(inputs, process)
+    };
+    Ok((files, errors))
+}
+
+/// A run's inputs, read, and the settings they are processed with.
+pub(crate) struct Prepared<'c> {
+    /// Each input, in the order named, with the index of its settings.
+    pub inputs: Vec<(read::Input, usize)>,
+    /// Why the others could not be read.
+    pub errors: Vec<InputError>,
+    /// The settings of each configuration.
+    pub settings: Vec<crate::inject::Settings<'c>>,
+}
+
+/// Loads the inputs (or takes those read `early`) and makes the settings of each
+/// configuration (in `mode`). `Err` is the exit code when the settings are wrong.
+pub(crate) fn prepare<'c>(
+    args: &InputArgs,
+    stdin: Option<Result<read::Input, InputError>>,
+    early: Option<Loaded>,
+    configs: ConfigOf<'_, 'c>,
+    mode: crate::inject::Mode,
+) -> Result<Prepared<'c>, ExitStatus> {
     let (inputs, errors) = early.unwrap_or_else(|| load_inputs(args, stdin));
     small_pages_for(&inputs);
     let (list, index) = configs;
@@ -166,18 +201,18 @@ where
             super::eprint(&format!("error: {e}\n"));
             super::ExitStatus::Error
         })?;
-    // Files side by side on every core; results in the order the files were named. One
-    // file is processed here (in parallel inside when it is large).
-    let process = |i: read::Input| {
-        let settings = &settings[index(&i.source).min(settings.len() - 1)];
-        crate::pipeline::process(i, settings, sink())
-    };
-    let files = if inputs.len() == 1 {
-        inputs.into_iter().map(process).collect()
-    } else {
-        crate::pipeline::map_on_workers(inputs, process)
-    };
-    Ok((files, errors))
+    let inputs = inputs
+        .into_iter()
+        .map(|i| {
+            let s = index(&i.source).min(settings.len() - 1);
+            (i, s)
+        })
+        .collect();
+    Ok(Prepared {
+        inputs,
+        errors,
+        settings,
+    })
 }
 
 /// Standard input a window of documents at a time: the first window is read, the rest

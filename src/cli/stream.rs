@@ -4,23 +4,21 @@
 //! whole stream has been processed without an error, as it does for any other input; the
 //! report is held back too, and says what would have been done when nothing was written.
 
+use std::io::Write;
+
 use crate::cli::write::Spool;
 use crate::config::Config;
 use crate::inject::Mode;
-use crate::pipeline::FileResult;
-use crate::pipeline::{self, Values};
-use crate::render;
+use crate::pipeline::{self, FileResult};
 use crate::render::RenderError;
 use crate::render::report;
 use crate::render::yaml::{YamlOutput, YamlStream};
 
+use super::held::{self, SPOOL_IN_MEMORY};
 use super::output::{diagnostics, print_warnings, write_output};
 use super::run::StdinWindows;
 use super::{ExitStatus, Format, InputArgs, OutputArgs, report_sink};
 use crate::diagnostic::codes;
-
-/// Output kept in memory before it goes to a temporary file.
-const SPOOL_IN_MEMORY: usize = 4 << 20;
 
 pub(crate) fn run(
     config: &Config,
@@ -39,15 +37,12 @@ pub(crate) fn run(
     let StdinWindows { first, mut rest } = stdin;
     let mut first = Some(first);
     let mut held = Held {
-        output: Spool::new(SPOOL_IN_MEMORY),
-        patches: render::json::PrettyArray::default(),
-        list: render::json::PrettyList::default(),
+        output: held::held(output.output),
         // The report too is held back (it comes after the diagnostics, as for other inputs),
         // worded both ways: what was done, and what would have been had nothing failed.
         report: Spool::new(SPOOL_IN_MEMORY),
         report_unwritten: Spool::new(SPOOL_IN_MEMORY),
         objects: 0,
-        text: String::new(),
     };
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
@@ -61,15 +56,16 @@ pub(crate) fn run(
                 continue;
             }
         };
-        // YAML is made while processing, by the pipeline's sink.
+        // Every output is made while processing, by the pipeline's sink: the other formats'
+        // straight into the held output (there is nothing to write once anything failed).
         let (mut file, yaml) = if output.output == Format::Yaml {
             let (file, yaml) = pipeline::process(input, &settings, YamlStream::new());
             (file, Some(yaml))
+        } else if failed {
+            let mut unused = crate::render::json::Framed::part(held.output.framing());
+            (held::process(input, &settings, &mut unused), None)
         } else {
-            (
-                pipeline::process(input, &settings, Values::default()).0,
-                None,
-            )
+            (held::process(input, &settings, &mut held.output), None)
         };
         if !file.errors.is_empty() {
             failed = true;
@@ -81,21 +77,16 @@ pub(crate) fn run(
         if failed {
             continue;
         }
-        failed |= !held.output(&file, yaml, output.output, &mut notes);
+        if let Some(yaml) = yaml {
+            failed |= !held.yaml(&file, yaml, &mut notes);
+        }
     }
     if held.objects == 0 && !failed {
         super::output::no_objects_in_stdin();
         failed = true;
     }
-    if !failed {
-        held.text.clear();
-        match output.output {
-            Format::Patch => held.patches.finish(&mut held.text),
-            Format::JsonList => held.list.finish(&mut held.text),
-            Format::Yaml | Format::Json => {}
-        }
-        failed |= !hold(&mut held.output, &held.text, "output");
-    }
+    let spool = held.output.finish().map_err(|e| cannot_hold(&e, "output"));
+    failed |= spool.is_err();
     if failed {
         report_sink::nothing_written();
         report_sink::copy_to(|out| held.report_unwritten.copy_to(out));
@@ -105,29 +96,26 @@ pub(crate) fn run(
     if !output.quiet {
         print_warnings(warnings.iter().chain(&notes));
     }
-    if failed {
-        report_sink::people("error: nothing was written because of the errors above\n");
-        return ExitStatus::Error;
+    match spool {
+        Ok(spool) if !failed => {
+            write_output(output.output_file.as_deref(), |out| spool.copy_to(out))
+        }
+        _ => {
+            report_sink::people("error: nothing was written because of the errors above\n");
+            ExitStatus::Error
+        }
     }
-    write_output(output.output_file.as_deref(), |out| {
-        held.output.copy_to(out)
-    })
 }
 
 /// What is held back until the whole stream has been processed without an error.
 struct Held {
-    output: Spool,
-    /// The patches' array, open until the last window.
-    patches: render::json::PrettyArray,
-    /// The `List` of `-o json-list`, open until the last window.
-    list: render::json::PrettyList,
+    /// The output (its array or `List` open until the last window).
+    output: held::Held,
     report: Spool,
     /// The report as it reads when nothing is written.
     report_unwritten: Spool,
     /// Objects read so far.
     objects: usize,
-    /// Room for a window's text, reused.
-    text: String,
 }
 
 impl Held {
@@ -147,43 +135,26 @@ impl Held {
             && hold(&mut self.report_unwritten, &unwritten, "report")
     }
 
-    /// Holds back a window's output in `format`: its YAML (`yaml`, made while processing), its
-    /// JSON documents (or `List` items), or its patches; `false` when it cannot. Notes on the
-    /// YAML go to `notes`.
-    fn output(
+    /// Holds back a window's YAML output (made while processing); `false` when it cannot.
+    /// Notes on it go to `notes`.
+    fn yaml(
         &mut self,
         file: &FileResult,
-        yaml: Option<Result<YamlOutput, RenderError>>,
-        format: Format,
+        yaml: Result<YamlOutput, RenderError>,
         notes: &mut Vec<String>,
     ) -> bool {
-        self.text.clear();
         match yaml {
             // A window nothing changed is written from its own text, without a copy.
-            Some(Ok(y)) => {
-                let held = y
-                    .pieces(&file.input)
-                    .all(|piece| hold(&mut self.output, piece, "output"));
+            Ok(y) => {
+                for piece in y.pieces(&file.input) {
+                    self.output.push(piece);
+                }
                 notes.extend(y.notes);
-                held
+                true
             }
-            Some(Err(e)) => {
+            Err(e) => {
                 report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
                 false
-            }
-            None if format == Format::Json => {
-                self.text = render::json::render(&render::json::documents(file));
-                hold(&mut self.output, &self.text, "output")
-            }
-            None if format == Format::JsonList => {
-                let documents = render::json::documents(file);
-                self.list.push(&documents, &mut self.text);
-                hold(&mut self.output, &self.text, "output")
-            }
-            None => {
-                self.patches
-                    .push(&render::patch::entries(file), &mut self.text);
-                hold(&mut self.output, &self.text, "output")
             }
         }
     }
@@ -191,15 +162,18 @@ impl Held {
 
 /// Writes `text` to `spool`; says why not on stderr (`what` is held back).
 fn hold(spool: &mut Spool, text: &str, what: &str) -> bool {
-    match spool.write(text.as_bytes()) {
+    match spool.write_all(text.as_bytes()) {
         Ok(()) => true,
-        Err(e) => {
-            report_sink::error(
-                codes::OUTPUT_WRITE,
-                None,
-                &format!("cannot hold the {what} back in a temporary file: {e}"),
-            );
-            false
-        }
+        Err(e) => cannot_hold(&e, what),
     }
+}
+
+/// Says on stderr that `what` cannot be held back (`e`); `false`.
+pub(crate) fn cannot_hold(e: &std::io::Error, what: &str) -> bool {
+    report_sink::error(
+        codes::OUTPUT_WRITE,
+        None,
+        &format!("cannot hold the {what} back in a temporary file: {e}"),
+    );
+    false
 }

@@ -17,7 +17,7 @@ use crate::yaml::{NodeKind, ScalarKind};
 mod sink;
 
 pub use sink::Values;
-pub(crate) use sink::{Changed, Sink};
+pub(crate) use sink::{Changed, Done, Sink, checked};
 
 /// Who an object is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -94,7 +94,8 @@ pub struct ObjectResult {
     /// Line of the object in its input.
     pub line: usize,
     pub outcome: Result<Outcome, ObjectError>,
-    /// Operations on the object (relative to the object).
+    /// Operations on the object (relative to the object), when the sink keeps values
+    /// (`Sink::KEEPS_VALUES`; a sink that makes every document's output has them until then).
     pub ops: Vec<Op>,
 }
 
@@ -258,7 +259,7 @@ pub fn process<S: Sink>(
     let mut documents = std::mem::take(&mut input.documents);
     // Documents no rule can touch are only reported: when their output is their text as it
     // is, they are checked and identified, not read in full.
-    let shallow = !S::KEEPS_VALUES && settings.mode == inject::Mode::Inject;
+    let shallow = !S::READS_VALUES && settings.mode == inject::Mode::Inject;
     let config = settings.config;
     let json = input.is_json();
     // Small inputs are not worth the threads.
@@ -276,7 +277,7 @@ pub fn process<S: Sink>(
             .iter()
             .take_while(|d| {
                 bytes += d.range.len();
-                bytes <= CHUNK
+                bytes <= S::CHUNK
             })
             .count()
             .max(1);
@@ -336,7 +337,7 @@ pub(crate) static DONE: [std::sync::atomic::AtomicU64; 2] = [
 /// Above this many bytes of text an input is processed on several cores.
 pub(crate) const PARALLEL_BYTES: usize = 64 * 1024;
 
-/// How much text `process` processes at a time.
+/// How much text `process` processes at a time, by default (`Sink::CHUNK`).
 const CHUNK: usize = 4 << 20;
 
 /// One document's share of a `FileResult`, and what the sink made of it.
@@ -402,6 +403,21 @@ fn process_document<S: Sink>(
             objects: &objects,
         };
         (out.made, target) = sink.make(changed, planned, &mut out.errors);
+    }
+    if S::EVERY_DOCUMENT {
+        let done = sink::Done {
+            input,
+            doc,
+            value: target.as_deref().unwrap_or(&parsed.value),
+            objects: &objects,
+        };
+        out.made = sink.document(done, out.made.take());
+        if !S::KEEPS_VALUES {
+            target = None;
+            for o in &mut objects {
+                o.ops = Vec::new();
+            }
+        }
     }
     if !S::KEEPS_VALUES {
         // What the sink made is all that is needed of the operations.
@@ -491,7 +507,7 @@ fn plan_objects<S: Sink>(
                 .unwrap_or_default(),
             Err(_) => Vec::new(),
         };
-        if !S::KEEPS_VALUES {
+        if !S::KEEPS_VALUES && !S::EVERY_DOCUMENT {
             // Only the document's operations are needed, for the sink (the object's are
             // let go of, with their room: a report entry is kept per object).
             doc_ops.extend(

@@ -195,7 +195,18 @@ pub fn bounded(
 /// peak resident memory in KiB as the kernel counted it.
 #[allow(dead_code)]
 pub fn with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (std::process::Output, u64) {
-    let (out, text) = under_gnu_time(dir, args, "%M");
+    with_peak_memory_from(dir, args, std::process::Stdio::null())
+}
+
+/// `with_peak_memory` with `stdin` as kinject's standard input (a file: kinject reads it as
+/// it reads a pipe, a window at a time).
+#[allow(dead_code)]
+pub fn with_peak_memory_from(
+    dir: &std::path::Path,
+    args: &[&str],
+    stdin: std::process::Stdio,
+) -> (std::process::Output, u64) {
+    let (out, text) = under_gnu_time(dir, args, "%M", stdin);
     let kb = text
         .lines()
         .filter_map(|l| l.trim().parse().ok())
@@ -212,7 +223,7 @@ pub fn with_cpu_time(
     dir: &std::path::Path,
     args: &[&str],
 ) -> (std::process::Output, std::time::Duration) {
-    let (out, text) = under_gnu_time(dir, args, "%U %S");
+    let (out, text) = under_gnu_time(dir, args, "%U %S", std::process::Stdio::null());
     let seconds: f64 = text
         .lines()
         .next_back()
@@ -225,13 +236,14 @@ pub fn with_cpu_time(
     (out, std::time::Duration::from_secs_f64(seconds))
 }
 
-/// Runs kinject with `args` in `dir` (stdin empty) under GNU time with report `format`: its
+/// Runs kinject with `args` in `dir` and `stdin` under GNU time with report `format`: its
 /// output, and the report.
 #[allow(dead_code)]
 fn under_gnu_time(
     dir: &std::path::Path,
     args: &[&str],
     format: &str,
+    stdin: std::process::Stdio,
 ) -> (std::process::Output, String) {
     let report = tempfile::NamedTempFile::new().expect("temporary file");
     let out = std::process::Command::new("/usr/bin/time")
@@ -243,7 +255,7 @@ fn under_gnu_time(
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
+        .stdin(stdin)
         .output()
         .expect("GNU time runs kinject");
     let text = std::fs::read_to_string(report.path()).expect("time's report");

@@ -230,7 +230,8 @@ pub(crate) fn fail_writes_past_the_file_size_limit() {
 /// unlinked at once, so nothing is left behind whatever happens to the process).
 pub(crate) struct Spool {
     memory: Vec<u8>,
-    file: Option<fs::File>,
+    /// Written a buffer at a time: outputs are held back in many small pieces.
+    file: Option<io::BufWriter<fs::File>>,
     limit: usize,
 }
 
@@ -243,32 +244,42 @@ impl Spool {
         }
     }
 
-    pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.file.is_none() && self.memory.len() + bytes.len() > self.limit {
-            let mut file = Temp::create(&std::env::temp_dir(), "spool")?.unnamed()?;
-            file.write_all(&std::mem::take(&mut self.memory))?;
-            self.file = Some(file);
-        }
-        match &mut self.file {
-            Some(f) => f.write_all(bytes),
-            None => {
-                self.memory.extend_from_slice(bytes);
-                Ok(())
-            }
-        }
-    }
-
     /// Copies everything written to `out`.
     pub(crate) fn copy_to(self, out: &mut dyn Write) -> io::Result<()> {
         match self.file {
-            Some(mut f) => {
+            Some(f) => {
                 use std::io::Seek;
+                let mut f = f.into_inner().map_err(io::IntoInnerError::into_error)?;
                 f.seek(io::SeekFrom::Start(0))?;
                 io::copy(&mut io::BufReader::with_capacity(1 << 20, f), out)?;
             }
             None => out.write_all(&self.memory)?,
         }
         out.flush()
+    }
+}
+
+/// How much a spool writes to its file at a time.
+const SPOOL_BUFFER: usize = 256 << 10;
+
+impl Write for Spool {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.file.is_none() && self.memory.len() + bytes.len() > self.limit {
+            let file = Temp::create(&std::env::temp_dir(), "spool")?.unnamed()?;
+            let mut file = io::BufWriter::with_capacity(SPOOL_BUFFER, file);
+            file.write_all(&std::mem::take(&mut self.memory))?;
+            self.file = Some(file);
+        }
+        match &mut self.file {
+            Some(f) => f.write_all(bytes)?,
+            None => self.memory.extend_from_slice(bytes),
+        }
+        Ok(bytes.len())
+    }
+
+    /// Nothing: what is written is held until `copy_to`.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -294,7 +305,7 @@ mod tests {
         for limit in [0, 5, 1000] {
             let mut spool = super::Spool::new(limit);
             for piece in ["abc", "defg", "", "hij"] {
-                spool.write(piece.as_bytes()).unwrap();
+                spool.write_all(piece.as_bytes()).unwrap();
             }
             assert_eq!(spool.file.is_some(), limit < 10);
             let mut out = Vec::new();
