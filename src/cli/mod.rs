@@ -610,8 +610,9 @@ pub struct ServeArgs {
     /// `--max-connections` and the review limits; docs/serve.md says how much).
     #[arg(long, value_name = "BYTES", default_value_t = ServeArgs::MAX_IN_FLIGHT_BYTES)]
     pub max_in_flight_bytes: usize,
-    /// At most this many connections open at once: beyond, new ones wait in the kernel's
-    /// queue until one closes.
+    /// At most this many connections open at once: beyond, a new one ends the connection that
+    /// has done nothing for the longest (idle ones first), so that connections sending
+    /// nothing cannot keep others out.
     #[arg(long, value_name = "N", default_value_t = ServeArgs::MAX_CONNECTIONS)]
     pub max_connections: usize,
     /// A connection is closed when it has had no request in progress for this many seconds:

@@ -12,6 +12,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
 
 use super::budget::{Budget, Held};
 
@@ -23,6 +24,8 @@ pub(crate) struct Activity {
     requests: AtomicUsize,
     /// When `requests` last became 0 (milliseconds from `opened`).
     idle_since: AtomicU64,
+    /// When the last request began (milliseconds from `opened`).
+    last_begun: AtomicU64,
     /// The answers being handed to the connection: their number and when each was ready.
     answers: Mutex<VecDeque<(u64, Instant)>>,
     next_answer: AtomicU64,
@@ -33,6 +36,9 @@ pub(crate) struct Activity {
     http2: AtomicBool,
     /// The server is stopping: HTTP/1.1 answers say `Connection: close`.
     stopping: AtomicBool,
+    /// Asked to end, to make room for a new connection (`Connections::place`).
+    evicting: AtomicBool,
+    evicted: Notify,
 }
 
 impl Activity {
@@ -41,12 +47,15 @@ impl Activity {
             opened: Instant::now(),
             requests: AtomicUsize::new(0),
             idle_since: AtomicU64::new(0),
+            last_begun: AtomicU64::new(0),
             answers: Mutex::new(VecDeque::new()),
             next_answer: AtomicU64::new(0),
             unsent: AtomicUsize::new(0),
             budget: Arc::clone(budget),
             http2: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
+            evicting: AtomicBool::new(false),
+            evicted: Notify::new(),
         })
     }
 
@@ -57,6 +66,7 @@ impl Activity {
     /// A request begins; it is in progress until the guard is dropped, and what it holds of
     /// the budget (its headers, its state) held as long.
     pub(crate) fn begin(self: &Arc<Self>, held: Held) -> InProgress {
+        self.last_begun.store(self.millis(), Ordering::SeqCst);
         self.requests.fetch_add(1, Ordering::SeqCst);
         InProgress {
             activity: Arc::clone(self),
@@ -73,6 +83,41 @@ impl Activity {
         let idle = self.opened + Duration::from_millis(since);
         // A request that began between the two loads.
         (self.requests.load(Ordering::SeqCst) == 0).then_some(idle)
+    }
+
+    /// How long the connection has done nothing, for the choice of which to end when a new
+    /// one needs its place: idle (true) since when, else busy since its last request began.
+    /// An idle connection is staler than a busy one, and an older time staler than a newer.
+    pub(crate) fn staleness(&self) -> (bool, Instant) {
+        match self.idle_since() {
+            Some(idle) => (true, idle),
+            None => {
+                let begun = self.last_begun.load(Ordering::SeqCst);
+                (false, self.opened + Duration::from_millis(begun))
+            }
+        }
+    }
+
+    /// Asks the connection to end (once): a new one takes its place.
+    pub(crate) fn evict(&self) -> bool {
+        let first = !self.evicting.swap(true, Ordering::SeqCst);
+        if first {
+            self.evicted.notify_one();
+        }
+        first
+    }
+
+    pub(crate) fn is_evicted(&self) -> bool {
+        self.evicting.load(Ordering::SeqCst)
+    }
+
+    /// Returns once the connection is asked to end.
+    pub(crate) async fn evicted(&self) {
+        self.evicted.notified().await;
+    }
+
+    fn millis(&self) -> u64 {
+        u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// When the oldest answer still being handed to the connection was ready.
@@ -148,7 +193,7 @@ impl InProgress {
 impl Drop for InProgress {
     fn drop(&mut self) {
         let activity = &self.activity;
-        let millis = u64::try_from(activity.opened.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let millis = activity.millis();
         // Stamped before the count falls, so that a connection seen idle has its time.
         activity.idle_since.store(millis, Ordering::SeqCst);
         activity.requests.fetch_sub(1, Ordering::SeqCst);

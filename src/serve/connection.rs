@@ -2,11 +2,13 @@
 //! closes it when it has been idle `--header-timeout` (before its first request, between
 //! requests, whatever PINGs it answers), ends it when an answer is not written within
 //! `--write-timeout`, and on SIGTERM lets keep-alive HTTP/1.1 clients hear `Connection:
-//! close` rather than meet a closed socket. The server's count of connections, its cap
-//! (`--max-connections`) and its drain are here too.
+//! close` rather than meet a closed socket. The server's connections, their cap
+//! (`--max-connections`: at the cap, a new connection ends the one that has done nothing
+//! for the longest) and their drain are here too.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use hyper::header::{CONNECTION, HeaderValue};
@@ -62,10 +64,14 @@ fn headers_size<B>(request: &Request<B>) -> usize {
     headers + request.uri().to_string().len()
 }
 
-/// The connections of one listener: how many are open, at most how many.
+/// The connections of one listener: how many are open, at most how many, and what each is
+/// doing.
 pub(crate) struct Connections {
     open: AtomicUsize,
     max: usize,
+    /// The open connections' activity, by their place's number.
+    members: Mutex<HashMap<u64, Weak<Activity>>>,
+    next_place: AtomicU64,
     changed: Notify,
     /// `kinject_open_connections` (the webhook's listener; a gauge of its own for others).
     gauge: Gauge,
@@ -76,15 +82,21 @@ impl Connections {
         Arc::new(Connections {
             open: AtomicUsize::new(0),
             max: max.max(1),
+            members: Mutex::new(HashMap::new()),
+            next_place: AtomicU64::new(0),
             changed: Notify::new(),
             gauge,
         })
     }
 
-    /// A place for one more connection, once there is one: at the cap, the listener stops
-    /// accepting (new connections wait in the kernel's queue, in their order) until a
-    /// connection ends.
-    pub(crate) async fn place(self: &Arc<Self>) -> Place {
+    /// A place for the connection `activity` tells of. At the cap, the connection that has
+    /// done nothing for the longest is asked to end, and its place taken once it has: an
+    /// idle one first (in its handshake, before its first request, between requests), the
+    /// one idle the longest; else the one whose last request began first. Connections that
+    /// send nothing, slowly or not at all, cannot keep others out: before, the listener
+    /// stopped accepting at the cap, and 64 such connections to the probe port failed the
+    /// kubelet's probes.
+    pub(crate) async fn place(self: &Arc<Self>, activity: &Arc<Activity>) -> Place {
         loop {
             let changed = self.changed.notified();
             tokio::pin!(changed);
@@ -97,12 +109,29 @@ impl Connections {
                     .is_ok()
                 {
                     self.gauge.inc();
-                    return Place(Arc::clone(self));
+                    let number = self.next_place.fetch_add(1, Ordering::SeqCst);
+                    lock(&self.members).insert(number, Arc::downgrade(activity));
+                    return Place(Arc::clone(self), number);
                 }
                 continue;
             }
+            if let Some(stalest) = self.stalest() {
+                stalest.evict();
+            }
             changed.await;
         }
+    }
+
+    /// The open connection that has done nothing for the longest, not yet asked to end.
+    fn stalest(&self) -> Option<Arc<Activity>> {
+        lock(&self.members)
+            .values()
+            .filter_map(Weak::upgrade)
+            .filter(|a| !a.is_evicted())
+            .min_by_key(|a| {
+                let (idle, since) = a.staleness();
+                (!idle, since)
+            })
     }
 
     pub(crate) fn open(&self) -> usize {
@@ -123,11 +152,12 @@ impl Connections {
     }
 }
 
-/// One connection's place among its listener's, given back when dropped.
-pub(crate) struct Place(Arc<Connections>);
+/// One connection's place among its listener's (and its number), given back when dropped.
+pub(crate) struct Place(Arc<Connections>, u64);
 
 impl Drop for Place {
     fn drop(&mut self) {
+        lock(&self.0.members).remove(&self.1);
         self.0.open.fetch_sub(1, Ordering::SeqCst);
         self.0.gauge.dec();
         self.0.changed.notify_waiters();
@@ -203,6 +233,8 @@ pub(crate) async fn serve<I>(
                 activity.stop();
             }
             () = tokio::time::sleep_until(next) => {}
+            // A new connection needs its place (`Connections::place`).
+            () = activity.evicted() => return,
         }
         match verdict(&activity, &limits, stopping) {
             Verdict::Keep => {}
@@ -301,4 +333,8 @@ fn next_look(activity: &Activity, limits: &super::Limits, stopping: bool) -> Ins
         }
     }
     next.max(now + Duration::from_millis(5))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }

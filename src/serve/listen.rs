@@ -1,5 +1,6 @@
-//! Connections: accepted until the server stops, while the listener has room for them
-//! (`--max-connections`), each through TLS (when the server has it), then HTTP/1.1 or HTTP/2
+//! Connections: accepted until the server stops, each given a place among the listener's
+//! (`--max-connections`: at the cap, the connection that has done nothing for the longest
+//! ends to make room), each through TLS (when the server has it), then HTTP/1.1 or HTTP/2
 //! (`connection`).
 
 use std::sync::Arc;
@@ -20,10 +21,6 @@ pub(crate) async fn accept(
     mut stop: watch::Receiver<bool>,
 ) {
     loop {
-        let place = tokio::select! {
-            place = connections.place() => place,
-            _ = stop.wait_for(|s| *s) => return,
-        };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.wait_for(|s| *s) => return,
@@ -37,14 +34,19 @@ pub(crate) async fn accept(
                 continue;
             }
         };
+        let activity = Activity::new(&routes.shared.budget);
+        // At the cap, the connection that has done nothing for the longest makes room.
+        let place = tokio::select! {
+            place = connections.place(&activity) => place,
+            _ = stop.wait_for(|s| *s) => return,
+        };
         let _ = stream.set_nodelay(true);
         let routes = Arc::clone(&routes);
         let stop = stop.clone();
         tokio::spawn(async move {
             if secure {
-                secure_connection(stream, routes, place, stop).await;
+                secure_connection(stream, routes, activity, place, stop).await;
             } else {
-                let activity = Activity::new(&routes.shared.budget);
                 let io = Counted::new(stream, &activity);
                 connection::serve(io, routes, activity, false, stop).await;
                 drop(place);
@@ -57,18 +59,23 @@ pub(crate) async fn accept(
 async fn secure_connection(
     stream: TcpStream,
     routes: Arc<Routes>,
+    activity: Arc<Activity>,
     place: Place,
     stop: watch::Receiver<bool>,
 ) {
     let Some(config) = routes.shared.tls() else {
         return;
     };
-    let activity = Activity::new(&routes.shared.budget);
     // Under TLS: what is written to the socket is counted, past rustls' own buffer.
     let io = Counted::new(stream, &activity);
     let acceptor = tokio_rustls::TlsAcceptor::from(config);
     let handshake = tokio::time::timeout(routes.limits.header_timeout, acceptor.accept(io));
-    match handshake.await {
+    let handshake = tokio::select! {
+        handshake = handshake => handshake,
+        // A new connection needs its place.
+        () = activity.evicted() => return,
+    };
+    match handshake {
         Ok(Ok(tls)) => {
             let http2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
             connection::serve(tls, routes, activity, http2, stop).await;

@@ -589,43 +589,133 @@ fn reviews_past_their_deadline_are_abandoned_not_computed() {
     );
 }
 
+/// A review's request on `stream` whose body has begun and does not end: a request in
+/// progress.
+fn begin_slow_body(stream: &mut impl Write) {
+    stream
+        .write_all(head("POST", "/mutate", "application/json", 1000).as_bytes())
+        .expect("headers");
+    stream.write_all(b"{\"kind\":").expect("a first part");
+    stream.flush().expect("flush");
+}
+
+/// Runs `serve_one` on a thread: whether it was done within `within` (the connections that
+/// hold their places would keep it out for the 30 s of their timeouts), and its result.
+fn served_within<T: Send + 'static>(
+    within: Duration,
+    serve_one: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(serve_one());
+    });
+    rx.recv_timeout(within).ok()
+}
+
 #[test]
-fn connections_beyond_the_cap_wait_for_a_place() {
+fn connections_that_do_nothing_cannot_keep_a_client_out() {
+    // At the cap, a new connection ends the one that has done nothing for the longest: idle
+    // ones first (in their handshake, before their first request, between requests), then
+    // the one whose request began first. Before, new connections waited for a place, and
+    // 64 connections that sent nothing to the probe port failed the kubelet's probes (12 of
+    // 15 in 20 s, 1 s timeout), as 1,100 did on the webhook's port.
     let setup = Setup::new();
-    let server = setup.server(&["--max-connections", "4", "--header-timeout", "30"]);
+    let server = setup.server(&[
+        "--max-connections",
+        "4",
+        "--header-timeout",
+        "30",
+        "--request-timeout",
+        "30",
+    ]);
     let client = setup.client();
-    let mut open: Vec<serve::Tls> = (0..4)
-        .map(|_| connect(server.addr, &client).expect("handshake"))
-        .collect();
+    let within = Duration::from_secs(15);
     let addr = server.addr;
+    // Four connections that send nothing, the first the stalest.
+    let mut idle: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let tcp = serve::plain(addr);
+            std::thread::sleep(Duration::from_millis(50));
+            tcp
+        })
+        .collect();
     let fifth = {
         let client = std::sync::Arc::clone(&client);
-        std::thread::spawn(move || {
-            let started = std::time::Instant::now();
+        served_within(within, move || {
             let mut tls = connect(addr, &client).expect("handshake");
-            let waited = started.elapsed();
-            let r = serve::post(&mut tls, &pod_review("fifth")).expect("an answer");
-            (waited, r.status)
+            serve::post(&mut tls, &pod_review("fifth")).map(|r| r.status)
         })
     };
-    std::thread::sleep(Duration::from_millis(700));
-    assert!(
-        !fifth.is_finished(),
-        "a fifth connection was served with four open"
-    );
-    let metrics = server.probe("/metrics").text();
     assert_eq!(
-        gauge(&metrics, "kinject_open_connections"),
-        Some(4.0),
-        "{metrics}"
+        fifth.map(Result::ok),
+        Some(Some(200)),
+        "a client kept out by four idle connections"
     );
-    // One closes: the fifth is served.
-    let r = serve::post(&mut open[0], &pod_review("first")).expect("an answer");
-    assert_eq!(r.status, 200);
-    drop(open.remove(0));
-    let (waited, status) = fifth.join().expect("the fifth client");
-    assert!(waited >= Duration::from_millis(700), "{waited:?}");
-    assert_eq!(status, 200);
+    idle[0]
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    let ended = serve::closed_within(&mut idle[0], within);
+    assert!(ended.is_ok(), "the stalest idle connection: {ended:?}");
+    let open = |n: f64| {
+        eventually(within, || {
+            let metrics = server.probe("/metrics").text();
+            (gauge(&metrics, "kinject_open_connections") == Some(n)).then_some(())
+        })
+    };
+    // The fifth has closed: the other three idle ones are left.
+    assert!(open(3.0).is_some(), "not the three idle connections left");
+    drop(idle);
+    assert!(
+        open(0.0).is_some(),
+        "the connections closed are still counted"
+    );
+
+    // Four requests in progress whose bodies never end: the one begun first is ended.
+    let mut slow: Vec<serve::Tls> = (0..4)
+        .map(|_| {
+            let mut tls = connect(addr, &client).expect("handshake");
+            begin_slow_body(&mut tls);
+            std::thread::sleep(Duration::from_millis(50));
+            tls
+        })
+        .collect();
+    let in_progress = eventually(within, || {
+        let metrics = server.probe("/metrics").text();
+        (gauge(&metrics, "kinject_reviews_in_flight") == Some(4.0)).then_some(())
+    });
+    assert!(in_progress.is_some(), "four reviews in progress");
+    let fifth = {
+        let client = std::sync::Arc::clone(&client);
+        served_within(within, move || {
+            let mut tls = connect(addr, &client).expect("handshake");
+            serve::post(&mut tls, &pod_review("fifth")).map(|r| r.status)
+        })
+    };
+    assert_eq!(
+        fifth.map(Result::ok),
+        Some(Some(200)),
+        "a client kept out by four slow bodies"
+    );
+    slow[0]
+        .sock
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    let ended = serve::closed_within(&mut slow[0], within);
+    assert!(ended.is_ok(), "the slow body begun first: {ended:?}");
+    drop(slow);
+
+    // The probe port's 64 places, taken by connections that send nothing: the kubelet's
+    // probe is answered.
+    let probes = server.probes.expect("a probe port");
+    let _held: Vec<TcpStream> = (0..64).map(|_| serve::plain(probes)).collect();
+    let probe = served_within(within, move || {
+        serve::get(&mut serve::plain(probes), "/healthz").map(|r| r.status)
+    });
+    assert_eq!(
+        probe.map(Result::ok),
+        Some(Some(200)),
+        "the kubelet's probe kept out by 64 idle connections"
+    );
 }
 
 /// A pod whose JSON holds `values` values, in objects of one member (the costliest to read
