@@ -1,7 +1,8 @@
 //! `kinject serve`'s speed, measured: `cargo bench --bench serve` (a few minutes).
 //!
 //! Starts the `kinject serve` cargo built for the benchmark (release profile) on loopback TLS,
-//! with a certificate made at start (rcgen, ECDSA P-256, as tests do), its log (one JSON line
+//! with certificates made at start (ECDSA P-256 by rcgen, as tests make; RSA 2048 by `openssl`,
+//! cert-manager's default; `KINJECT_BENCH_SERVE_KEYS=ecdsa,rsa`), its log (one JSON line
 //! per review) written to a file, and sends it a typical review: a Pod CREATE as the API
 //! server sends it (defaults filled in, a service-account token volume, managed fields, about
 //! 4 KB), which the configuration gives a sidecar with a volume (the README's log-shipper). The
@@ -33,6 +34,9 @@
 //!
 //! `KINJECT_BENCH_SERVE_LOG=null` sends the server's log to /dev/null instead of a file;
 //! `KINJECT_BENCH_SERVE_BIN=PATH` runs another kinject (an A/B of two builds in one session).
+//! The parts over TLS run once per key kind; a calibration line at the start and at the end
+//! (serde_json reading the review on one core) says how fast the machine was meanwhile, so
+//! the figures scale to another machine.
 //! docs/performance.md (`kinject serve`) records a run and how to read it.
 
 use std::io::{Read, Write};
@@ -103,43 +107,60 @@ fn main() {
     std::fs::write(&config, CONFIG).expect("write config");
     let request = Bytes::from(serde_json::to_vec(&pod_review()).expect("request"));
     std::fs::write(dir.join("request.json"), &request).expect("write request");
-    let certified =
-        rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
-            .expect("certificate");
-    std::fs::write(dir.join("tls.crt"), certified.cert.pem()).expect("write certificate");
-    std::fs::write(dir.join("tls.key"), certified.signing_key.serialize_pem()).expect("write key");
-    let mut roots = RootCertStore::empty();
-    roots.add(certified.cert.der().clone()).expect("root");
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let client_config = |alpn: &[u8], resume: bool| {
-        let mut c = ClientConfig::builder_with_provider(Arc::clone(&provider))
-            .with_safe_default_protocol_versions()
-            .expect("protocol versions")
-            .with_root_certificates(roots.clone())
-            .with_no_client_auth();
-        c.alpn_protocols = vec![alpn.to_vec()];
-        if !resume {
-            c.resumption = rustls::client::Resumption::disabled();
+    let bench_with = |key: Key| {
+        let roots = key.certificate(&dir);
+        let client_config = |alpn: &[u8], resume: bool| {
+            let mut c = ClientConfig::builder_with_provider(Arc::clone(&provider))
+                .with_safe_default_protocol_versions()
+                .expect("protocol versions")
+                .with_root_certificates(roots.clone())
+                .with_no_client_auth();
+            c.alpn_protocols = vec![alpn.to_vec()];
+            if !resume {
+                c.resumption = rustls::client::Resumption::disabled();
+            }
+            Arc::new(c)
+        };
+        Bench {
+            kinject: kinject.clone(),
+            dir: dir.clone(),
+            key,
+            log_to_null,
+            request: request.clone(),
+            http1: client_config(b"http/1.1", false),
+            h2: client_config(b"h2", false),
+            resuming: client_config(b"http/1.1", true),
         }
-        Arc::new(c)
     };
-    let bench = Bench {
-        kinject: kinject.clone(),
-        dir: dir.clone(),
-        log_to_null,
-        request: request.clone(),
-        http1: client_config(b"http/1.1", false),
-        h2: client_config(b"h2", false),
-        resuming: client_config(b"http/1.1", true),
-    };
+    let keys: Vec<Key> = env_or("KINJECT_BENCH_SERVE_KEYS", "ecdsa,rsa".to_owned())
+        .split(',')
+        .filter_map(|k| match k.trim() {
+            "ecdsa" => Some(Key::Ecdsa),
+            "rsa" => Some(Key::Rsa),
+            _ => None,
+        })
+        .collect();
+    let benches: Vec<Bench> = keys.into_iter().map(bench_with).collect();
+    let bench = benches
+        .first()
+        .expect("KINJECT_BENCH_SERVE_KEYS names ecdsa or rsa");
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "kinject serve ({cores} cores, load average {}): TLS 1.3 (ECDSA P-256), log to {}, request {} bytes (a Pod CREATE), client on one thread in this process",
+        "kinject serve ({cores} cores, load average {}): TLS 1.3 ({}), log to {}, request {} bytes (a Pod CREATE), client on one thread in this process",
         load_average(),
+        benches
+            .iter()
+            .map(|b| b.key.name())
+            .collect::<Vec<_>>()
+            .join(", then "),
         if log_to_null { "/dev/null" } else { "a file" },
         request.len()
     );
+    // A figure of this machine at this moment, to scale the others by: the same fixed work
+    // on one core at the start and at the end of the run.
+    calibration("at the start", &request);
     let expected = admission_answer(&kinject, &config, &request);
 
     let client = || {
@@ -149,10 +170,14 @@ fn main() {
             .expect("client runtime")
     };
     let wanted = |p: &str| parts.contains(&p);
-    if wanted("keepalive") || wanted("h2") || wanted("open") || wanted("fresh") {
+    for bench in benches
+        .iter()
+        .filter(|_| wanted("keepalive") || wanted("h2") || wanted("open") || wanted("fresh"))
+    {
+        println!("  {}:", bench.key.name());
         let server = bench.start(None);
         let rt = client();
-        let answer = rt.block_on(server.one(&bench));
+        let answer = rt.block_on(server.one(bench));
         assert_eq!(
             serde_json::from_slice::<Value>(&answer).expect("the server's answer is JSON"),
             expected,
@@ -164,25 +189,24 @@ fn main() {
         );
         if wanted("keepalive") {
             for &n in &connections {
-                let r = rt.block_on(server.closed_loop(&bench, n, run, Transport::Http1));
+                let r = rt.block_on(server.closed_loop(bench, n, run, Transport::Http1));
                 r.print(&format!("keep-alive HTTP/1.1, {n:>2} connections"));
             }
         }
         if wanted("h2") {
             for &n in &connections {
-                let r = rt.block_on(server.closed_loop(&bench, n, run, Transport::H2));
+                let r = rt.block_on(server.closed_loop(bench, n, run, Transport::H2));
                 r.print(&format!("HTTP/2, 1 connection, {n:>2} streams"));
             }
         }
         if wanted("open") {
             let r =
-                rt.block_on(server.open_loop(&bench, rate, 16, run.max(Duration::from_secs(10))));
+                rt.block_on(server.open_loop(bench, rate, 16, run.max(Duration::from_secs(10))));
             r.print(&format!("open loop {rate:.0}/s, 16 connections"));
         }
         if wanted("fresh") {
             for (resume, name) in [(false, "full handshake"), (true, "TLS 1.3 resumption")] {
-                let r =
-                    rt.block_on(server.closed_loop(&bench, 4, run, Transport::Fresh { resume }));
+                let r = rt.block_on(server.closed_loop(bench, 4, run, Transport::Fresh { resume }));
                 r.print(&format!("new connection per request, 4 clients, {name}"));
             }
         }
@@ -195,13 +219,13 @@ fn main() {
             s.spawn(|| {
                 pin_to(1);
                 let rt = client();
-                rt.block_on(server.one(&bench));
+                rt.block_on(server.one(bench));
                 connections
                     .iter()
                     .map(|&n| {
                         (
                             n,
-                            rt.block_on(server.closed_loop(&bench, n, run, Transport::Http1)),
+                            rt.block_on(server.closed_loop(bench, n, run, Transport::Http1)),
                         )
                     })
                     .collect::<Vec<_>>()
@@ -221,7 +245,7 @@ fn main() {
     if wanted("memory") {
         let server = bench.start(None);
         let rt = client();
-        rt.block_on(server.one(&bench));
+        rt.block_on(server.one(bench));
         let warm_up = Duration::from_secs(5).min(memory_run / 4);
         let samples = Arc::new(std::sync::Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
@@ -245,7 +269,7 @@ fn main() {
                 }
             })
         };
-        let r = rt.block_on(server.open_loop(&bench, rate, 16, memory_run));
+        let r = rt.block_on(server.open_loop(bench, rate, 16, memory_run));
         stop.store(true, Ordering::Relaxed);
         sampler.join().expect("sampler");
         let samples = samples.lock().expect("samples").clone();
@@ -286,9 +310,104 @@ fn main() {
         server.stop();
     }
     if wanted("limits") {
-        limits::run(&kinject, &dir, &bench.http1);
+        limits::run(&kinject, &dir, &bench.key.dir(&dir), &bench.http1);
     }
+    calibration("at the end", &request);
     println!("load average at the end: {}", load_average());
+}
+
+/// The kind of key the server's certificate has (`KINJECT_BENCH_SERVE_KEYS`): ECDSA P-256, as
+/// the tests make, or RSA 2048, cert-manager's default and what most clusters' webhooks have.
+#[derive(Clone, Copy)]
+enum Key {
+    Ecdsa,
+    Rsa,
+}
+
+impl Key {
+    fn name(self) -> &'static str {
+        match self {
+            Key::Ecdsa => "ECDSA P-256",
+            Key::Rsa => "RSA 2048",
+        }
+    }
+
+    /// Where its `tls.crt` and `tls.key` are.
+    fn dir(self, dir: &Path) -> PathBuf {
+        dir.join(match self {
+            Key::Ecdsa => "ecdsa",
+            Key::Rsa => "rsa",
+        })
+    }
+
+    /// Makes a self-signed certificate for localhost with a key of this kind (rcgen for
+    /// ECDSA; `openssl` for RSA, which ring cannot generate) and returns it as the client's
+    /// only root.
+    fn certificate(self, dir: &Path) -> RootCertStore {
+        let at = self.dir(dir);
+        std::fs::create_dir_all(&at).expect("certificate directory");
+        let (crt, key) = (at.join("tls.crt"), at.join("tls.key"));
+        match self {
+            Key::Ecdsa => {
+                let certified = rcgen::generate_simple_self_signed(vec![
+                    "localhost".to_owned(),
+                    "127.0.0.1".to_owned(),
+                ])
+                .expect("certificate");
+                std::fs::write(&crt, certified.cert.pem()).expect("write certificate");
+                std::fs::write(&key, certified.signing_key.serialize_pem()).expect("write key");
+            }
+            Key::Rsa => {
+                let status = Command::new("openssl")
+                    .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"])
+                    .args(["-subj", "/CN=localhost"])
+                    .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+                    .arg("-keyout")
+                    .arg(&key)
+                    .arg("-out")
+                    .arg(&crt)
+                    .stderr(Stdio::null())
+                    .status()
+                    .expect("openssl makes the RSA certificate (KINJECT_BENCH_SERVE_KEYS=ecdsa without it)");
+                assert!(status.success(), "openssl req: {status}");
+            }
+        }
+        let pem = std::fs::read(&crt).expect("certificate");
+        use rustls_pki_types::pem::PemObject;
+        let der = rustls_pki_types::CertificateDer::pem_slice_iter(&pem)
+            .next()
+            .expect("a certificate")
+            .expect("PEM");
+        let mut roots = RootCertStore::empty();
+        roots.add(der).expect("root");
+        roots
+    }
+}
+
+/// Prints the calibration line: serde_json reading `request` (the review every part sends)
+/// 20,000 times on one core, best of five: how fast this machine is at this moment at the
+/// kind of work a review is, for scaling the other figures to another machine.
+fn calibration(when: &str, request: &[u8]) {
+    const READS: u32 = 20_000;
+    let best = (0..5)
+        .map(|_| {
+            let started = Instant::now();
+            for _ in 0..READS {
+                let v: Value = serde_json::from_slice(std::hint::black_box(request))
+                    .expect("the request is JSON");
+                std::hint::black_box(v);
+            }
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    println!(
+        "calibration {when}: serde_json reads the {}-byte request {READS} times in {:.0} ms on one core ({:.1} us each), load average {}",
+        request.len(),
+        best.as_secs_f64() * 1000.0,
+        best.as_secs_f64() * 1e6 / f64::from(READS),
+        load_average()
+    );
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -403,6 +522,8 @@ fn pod_review() -> Value {
 struct Bench {
     kinject: PathBuf,
     dir: PathBuf,
+    /// The server's key, and so the certificate the handshakes sign with.
+    key: Key,
     log_to_null: bool,
     request: Bytes,
     http1: Arc<ClientConfig>,
@@ -438,9 +559,9 @@ impl Bench {
             .arg("-c")
             .arg(self.dir.join("config.yaml"))
             .arg("--tls-cert-file")
-            .arg(self.dir.join("tls.crt"))
+            .arg(self.key.dir(&self.dir).join("tls.crt"))
             .arg("--tls-private-key-file")
-            .arg(self.dir.join("tls.key"))
+            .arg(self.key.dir(&self.dir).join("tls.key"))
             .arg("--listen")
             .arg(address.to_string())
             .stdin(Stdio::null())

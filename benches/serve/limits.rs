@@ -37,7 +37,9 @@ struct Limited {
 }
 
 impl Limited {
-    fn start(kinject: &Path, dir: &Path, tls: bool, extra: &[&str]) -> Limited {
+    /// Starts the server with `dir`'s `config.yaml`, over TLS with the certificate in `tls`
+    /// (`tls.crt`, `tls.key`) or plain.
+    fn start(kinject: &Path, dir: &Path, tls: Option<&Path>, extra: &[&str]) -> Limited {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -50,12 +52,12 @@ impl Limited {
             .arg(dir.join("config.yaml"))
             .args(["--listen", &address.to_string()])
             .args(extra);
-        if tls {
+        if let Some(tls) = tls {
             command
                 .arg("--tls-cert-file")
-                .arg(dir.join("tls.crt"))
+                .arg(tls.join("tls.crt"))
                 .arg("--tls-private-key-file")
-                .arg(dir.join("tls.key"));
+                .arg(tls.join("tls.key"));
         } else {
             command.arg("--insecure-plain-http");
         }
@@ -248,7 +250,7 @@ fn tls_connection(
 }
 
 /// The part: prints what it measures.
-pub(crate) fn run(kinject: &Path, dir: &Path, tls: &Arc<ClientConfig>) {
+pub(crate) fn run(kinject: &Path, dir: &Path, certificate: &Path, tls: &Arc<ClientConfig>) {
     let help = Command::new(kinject)
         .args(["serve", "--help"])
         .output()
@@ -273,7 +275,7 @@ pub(crate) fn run(kinject: &Path, dir: &Path, tls: &Arc<ClientConfig>) {
     // Each measurement on a server of its own: memory an earlier one freed would be counted
     // again (the allocator keeps it) or reused.
     let fresh = || {
-        let server = Limited::start(kinject, dir, false, &[]);
+        let server = Limited::start(kinject, dir, None, &[]);
         post(
             server.address,
             &review(pod(json!([{"name": "app", "image": "x"}]), json!({}))),
@@ -320,7 +322,7 @@ pub(crate) fn run(kinject: &Path, dir: &Path, tls: &Arc<ClientConfig>) {
     drop(held);
     drop(server);
 
-    let server = Limited::start(kinject, dir, true, &[]);
+    let server = Limited::start(kinject, dir, Some(certificate), &[]);
     post_tls_warm(&server, tls);
     let before = server.rss();
     let idle_connections: Vec<_> = (0..1000)
