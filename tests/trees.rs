@@ -549,3 +549,67 @@ fn emit_kustomize_reads_no_resource_outside_its_base() {
         assert_eq!(out.status.code(), Some(2), "{resource}: {}", stderr(&out));
     }
 }
+
+/// The repository's `.git` directory is not part of its tree, though it lies inside it: it
+/// holds what CI put there, not what a pull request committed (actions/checkout's token in
+/// `.git/config`, a credential store's file). A committed symlink into it is refused as one
+/// out of the tree is: as a configuration found, as what one `inherits:`, as a manifest of a
+/// walk, and as `--output-file` or `--report-file` (a committed `rendered/all.yaml` linked to
+/// `.git/config` replaced the checkout's git configuration).
+#[test]
+fn nothing_is_read_or_written_in_the_git_directory() {
+    let secret = |w: &World| {
+        w.write(
+            "repo/.git/credentials",
+            &format!("password: {SECRET}\nkey: [unclosed\n"),
+        );
+    };
+    let tumblr = "name: x\ninherits: ../.git/credentials\ncontainers:\n- name: x\n  image: x\n";
+    for (what, plant, args) in [
+        (
+            "a configuration found",
+            "link k8s/.kinject.yaml",
+            vec!["inject", "--check", "k8s/app.yaml"],
+        ),
+        (
+            "what it inherits",
+            "inherits",
+            vec!["inject", "--check", "k8s/app.yaml"],
+        ),
+        (
+            "a manifest of a walk",
+            "link k8s/x.yaml",
+            vec!["inject", "--check", "."],
+        ),
+    ] {
+        let w = World::new();
+        secret(&w);
+        match plant {
+            "inherits" => w.write("repo/k8s/.kinject.yaml", tumblr),
+            link => w.link(
+                &format!("repo/{}", link.trim_start_matches("link ")),
+                "../.git/credentials",
+            ),
+        }
+        let out = run(&w.repo(), &args, "");
+        no_secret(&out, what);
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
+        assert!(stderr(&out).contains(".git"), "{what}: {}", stderr(&out));
+    }
+    for flag in ["--output-file", "--report-file"] {
+        let w = World::new();
+        let config = std::fs::read(w.path("repo/.git/config")).expect("git config");
+        w.link("repo/rendered/all.yaml", "../.git/config");
+        let out = run(
+            &w.repo(),
+            &["inject", "k8s/", flag, "rendered/all.yaml"],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read(w.path("repo/.git/config")).expect("git config"),
+            config,
+            "{flag}"
+        );
+    }
+}
