@@ -613,3 +613,54 @@ fn nothing_is_read_or_written_in_the_git_directory() {
         );
     }
 }
+
+/// Outside a git repository (a tarball, an artifact, `GIT_STRATEGY: none`), a configuration
+/// found beside the manifests is looked for up to the current directory, and what it
+/// `inherits:` stays there too: a planted `.kinject.yaml` inheriting
+/// `../../outside/broken.yaml` printed its lines. A configuration named with `-c` is trusted
+/// and inherits where it says.
+#[test]
+fn inherits_outside_a_repository_stays_in_the_tree_it_was_found_in() {
+    for inherits in [
+        "../../outside/broken.yaml",
+        "../../outside/config.json",
+        "/../../../../../../../proc/self/environ",
+    ] {
+        let w = World::new();
+        std::fs::remove_dir_all(w.path("repo/.git")).expect("rm .git");
+        std::fs::remove_file(w.path("repo/.kinject.yaml")).expect("rm config");
+        w.write(
+            "repo/k8s/.kinject.yaml",
+            &format!("name: x\ninherits: \"{inherits}\"\ncontainers:\n- name: x\n  image: x\n"),
+        );
+        let out = run(&w.repo(), &["inject", "--check", "k8s/app.yaml"], "");
+        no_secret(&out, inherits);
+        assert_eq!(out.status.code(), Some(2), "{inherits}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("outside"),
+            "{inherits}: {}",
+            stderr(&out)
+        );
+    }
+    let w = World::new();
+    std::fs::remove_dir_all(w.path("repo/.git")).expect("rm .git");
+    w.write(
+        "outside/base.yaml",
+        "name: base\ncontainers:\n- name: b\n  image: b\n",
+    );
+    w.write(
+        "outside/tumblr/sidecar.yaml",
+        "name: x\ninherits: ../base.yaml\ncontainers:\n- name: x\n  image: x\n",
+    );
+    let out = run(
+        &w.repo(),
+        &[
+            "inject",
+            "-c",
+            "../outside/tumblr/sidecar.yaml",
+            "k8s/app.yaml",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 pub(crate) use discover::{
-    CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, repository, shown, shown_dir,
+    CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, boundary, repository, shown, shown_dir,
 };
 
 use crate::diagnostic::printable_name;
