@@ -664,3 +664,40 @@ fn inherits_outside_a_repository_stays_in_the_tree_it_was_found_in() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// `--in-place`, `--check` and `--diff` keep to the tree a name is in, for the names they are
+/// given too: those come from `git ls-files '*.yaml' | xargs kinject inject -i --` (the
+/// README's) or pre-commit, so a committed symlink among them is a pull request's. A file
+/// linked out of the tree is not read (its lines were printed by `--diff` and by a syntax
+/// error's excerpt), and a directory linked out (`k8s/evil.yaml -> ../../outside/manifests`)
+/// is not walked (its manifests were rewritten). Printing to stdout still reads a name where
+/// it leads (`bazel-bin/…`, Nix's `result`): the command line names it.
+#[test]
+fn edits_read_no_named_link_out_of_the_tree() {
+    let w = World::new();
+    w.write("outside/manifests/victim.yaml", DEPLOYMENT);
+    w.write(
+        "outside/manifests/broken.yaml",
+        &format!("a: {SECRET}\nb: [x\n"),
+    );
+    w.link("repo/k8s/b.yaml", "../../outside/broken.yaml");
+    w.link("repo/k8s/p.yaml", "../../outside/static-pod.yaml");
+    w.link("repo/k8s/evil.yaml", "../../outside/manifests");
+    let before = w.outside();
+    let names = ["k8s/app.yaml", "k8s/b.yaml", "k8s/evil.yaml", "k8s/p.yaml"];
+    for mode in ["-i", "--check", "--diff"] {
+        let mut args = vec!["inject", mode, "--"];
+        args.extend(names);
+        let out = run(&w.repo(), &args, "");
+        no_secret(&out, mode);
+        assert_eq!(out.status.code(), Some(2), "{mode}: {}", stderr(&out));
+        assert_eq!(w.outside(), before, "{mode}");
+        let err = stderr(&out);
+        for name in &names[1..] {
+            assert!(err.contains(name), "{mode} {name}: {err}");
+        }
+    }
+    let out = run(&w.repo(), &["inject", "k8s/p.yaml"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("example.com/s:1"));
+}
