@@ -642,6 +642,15 @@ fn inherits_outside_a_repository_stays_in_the_tree_it_was_found_in() {
             stderr(&out)
         );
     }
+    // A KRM function's `functionConfig` comes from a kustomization, which a pull request can
+    // commit: its `inherits:` stays below the current directory too.
+    let w = World::new();
+    std::fs::remove_dir_all(w.path("repo/.git")).expect("rm .git");
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  name: x\n  inherits: ../outside/broken.yaml\n  containers:\n  - name: x\n    image: x\nitems: []\n";
+    let out = run(&w.repo(), &["krm"], list);
+    no_secret(&out, "krm functionConfig");
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("outside"), "{}", stderr(&out));
     let w = World::new();
     std::fs::remove_dir_all(w.path("repo/.git")).expect("rm .git");
     w.write(

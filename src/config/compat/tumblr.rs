@@ -554,12 +554,13 @@ fn clean(path: &Path) -> PathBuf {
 
 /// The tree the `inherits` chain of the configuration `file` may not leave: the git
 /// repository it is in (by its path as named, not where a symlink leads); outside a
-/// repository, when it is named as a configuration found beside the manifests is
-/// (`.kinject.yaml`, `kinject.yaml`), the directory it was looked for up to (the current
-/// one, or its own). A configuration a pull request adds could otherwise read any file of the
-/// CI runner (`inherits: ../../../proc/self/environ`) and show it in a diagnostic, in a
-/// repository or in a checkout without one (a tarball, `GIT_STRATEGY: none`). Otherwise,
-/// `None`: the configuration was named on the command line, which is trusted.
+/// repository, the directory a configuration found beside the manifests was looked for up to
+/// (the current one, or its own) — for a file named as one is (`.kinject.yaml`,
+/// `kinject.yaml`), and for a text that is no file (a KRM function's `functionConfig`, which a
+/// committed kustomization holds). A configuration a pull request adds could otherwise read
+/// any file of the CI runner (`inherits: ../../../proc/self/environ`) and show it in a
+/// diagnostic, in a repository or in a checkout without one (a tarball, `GIT_STRATEGY:
+/// none`). Otherwise, `None`: the file was named with `-c`, which is trusted.
 fn inherits_tree(file: &Path) -> Option<crate::tree::Tree> {
     let cwd = std::env::current_dir().ok()?;
     let absolute = crate::tree::normalize(&cwd.join(file));
@@ -571,7 +572,7 @@ fn inherits_tree(file: &Path) -> Option<crate::tree::Tree> {
     let found_name = absolute
         .file_name()
         .is_some_and(|n| crate::tree::CONFIG_NAMES.iter().any(|c| n == *c));
-    if !found_name {
+    if !found_name && absolute.is_file() {
         return None;
     }
     let top = crate::tree::boundary(dir, &cwd);
