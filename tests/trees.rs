@@ -549,3 +549,164 @@ fn emit_kustomize_reads_no_resource_outside_its_base() {
         assert_eq!(out.status.code(), Some(2), "{resource}: {}", stderr(&out));
     }
 }
+
+/// The repository's `.git` directory is not part of its tree, though it lies inside it: it
+/// holds what CI put there, not what a pull request committed (actions/checkout's token in
+/// `.git/config`, a credential store's file). A committed symlink into it is refused as one
+/// out of the tree is: as a configuration found, as what one `inherits:`, as a manifest of a
+/// walk, and as `--output-file` or `--report-file` (a committed `rendered/all.yaml` linked to
+/// `.git/config` replaced the checkout's git configuration).
+#[test]
+fn nothing_is_read_or_written_in_the_git_directory() {
+    let secret = |w: &World| {
+        w.write(
+            "repo/.git/credentials",
+            &format!("password: {SECRET}\nkey: [unclosed\n"),
+        );
+    };
+    let tumblr = "name: x\ninherits: ../.git/credentials\ncontainers:\n- name: x\n  image: x\n";
+    for (what, plant, args) in [
+        (
+            "a configuration found",
+            "link k8s/.kinject.yaml",
+            vec!["inject", "--check", "k8s/app.yaml"],
+        ),
+        (
+            "what it inherits",
+            "inherits",
+            vec!["inject", "--check", "k8s/app.yaml"],
+        ),
+        (
+            "a manifest of a walk",
+            "link k8s/x.yaml",
+            vec!["inject", "--check", "."],
+        ),
+    ] {
+        let w = World::new();
+        secret(&w);
+        match plant {
+            "inherits" => w.write("repo/k8s/.kinject.yaml", tumblr),
+            link => w.link(
+                &format!("repo/{}", link.trim_start_matches("link ")),
+                "../.git/credentials",
+            ),
+        }
+        let out = run(&w.repo(), &args, "");
+        no_secret(&out, what);
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
+        assert!(stderr(&out).contains(".git"), "{what}: {}", stderr(&out));
+    }
+    for flag in ["--output-file", "--report-file"] {
+        let w = World::new();
+        let config = std::fs::read(w.path("repo/.git/config")).expect("git config");
+        w.link("repo/rendered/all.yaml", "../.git/config");
+        let out = run(
+            &w.repo(),
+            &["inject", "k8s/", flag, "rendered/all.yaml"],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read(w.path("repo/.git/config")).expect("git config"),
+            config,
+            "{flag}"
+        );
+    }
+}
+
+/// Outside a git repository (a tarball, an artifact, `GIT_STRATEGY: none`), a configuration
+/// found beside the manifests is looked for up to the current directory, and what it
+/// `inherits:` stays there too: a planted `.kinject.yaml` inheriting
+/// `../../outside/broken.yaml` printed its lines. A configuration named with `-c` is trusted
+/// and inherits where it says.
+#[test]
+fn inherits_outside_a_repository_stays_in_the_tree_it_was_found_in() {
+    for inherits in [
+        "../../outside/broken.yaml",
+        "../../outside/config.json",
+        "/../../../../../../../proc/self/environ",
+    ] {
+        let w = World::new();
+        std::fs::remove_dir_all(w.path("repo/.git")).expect("rm .git");
+        std::fs::remove_file(w.path("repo/.kinject.yaml")).expect("rm config");
+        w.write(
+            "repo/k8s/.kinject.yaml",
+            &format!("name: x\ninherits: \"{inherits}\"\ncontainers:\n- name: x\n  image: x\n"),
+        );
+        let out = run(&w.repo(), &["inject", "--check", "k8s/app.yaml"], "");
+        no_secret(&out, inherits);
+        assert_eq!(out.status.code(), Some(2), "{inherits}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("outside"),
+            "{inherits}: {}",
+            stderr(&out)
+        );
+    }
+    // A KRM function's `functionConfig` comes from a kustomization, which a pull request can
+    // commit: its `inherits:` stays below the current directory too.
+    let w = World::new();
+    std::fs::remove_dir_all(w.path("repo/.git")).expect("rm .git");
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  name: x\n  inherits: ../outside/broken.yaml\n  containers:\n  - name: x\n    image: x\nitems: []\n";
+    let out = run(&w.repo(), &["krm"], list);
+    no_secret(&out, "krm functionConfig");
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("outside"), "{}", stderr(&out));
+    let w = World::new();
+    std::fs::remove_dir_all(w.path("repo/.git")).expect("rm .git");
+    w.write(
+        "outside/base.yaml",
+        "name: base\ncontainers:\n- name: b\n  image: b\n",
+    );
+    w.write(
+        "outside/tumblr/sidecar.yaml",
+        "name: x\ninherits: ../base.yaml\ncontainers:\n- name: x\n  image: x\n",
+    );
+    let out = run(
+        &w.repo(),
+        &[
+            "inject",
+            "-c",
+            "../outside/tumblr/sidecar.yaml",
+            "k8s/app.yaml",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// `--in-place`, `--check` and `--diff` keep to the tree a name is in, for the names they are
+/// given too: those come from `git ls-files '*.yaml' | xargs kinject inject -i --` (the
+/// README's) or pre-commit, so a committed symlink among them is a pull request's. A file
+/// linked out of the tree is not read (its lines were printed by `--diff` and by a syntax
+/// error's excerpt), and a directory linked out (`k8s/evil.yaml -> ../../outside/manifests`)
+/// is not walked (its manifests were rewritten). Printing to stdout still reads a name where
+/// it leads (`bazel-bin/…`, Nix's `result`): the command line names it.
+#[test]
+fn edits_read_no_named_link_out_of_the_tree() {
+    let w = World::new();
+    w.write("outside/manifests/victim.yaml", DEPLOYMENT);
+    w.write(
+        "outside/manifests/broken.yaml",
+        &format!("a: {SECRET}\nb: [x\n"),
+    );
+    w.link("repo/k8s/b.yaml", "../../outside/broken.yaml");
+    w.link("repo/k8s/p.yaml", "../../outside/static-pod.yaml");
+    w.link("repo/k8s/evil.yaml", "../../outside/manifests");
+    let before = w.outside();
+    let names = ["k8s/app.yaml", "k8s/b.yaml", "k8s/evil.yaml", "k8s/p.yaml"];
+    for mode in ["-i", "--check", "--diff"] {
+        let mut args = vec!["inject", mode, "--"];
+        args.extend(names);
+        let out = run(&w.repo(), &args, "");
+        no_secret(&out, mode);
+        assert_eq!(out.status.code(), Some(2), "{mode}: {}", stderr(&out));
+        assert_eq!(w.outside(), before, "{mode}");
+        let err = stderr(&out);
+        for name in &names[1..] {
+            assert!(err.contains(name), "{mode} {name}: {err}");
+        }
+    }
+    let out = run(&w.repo(), &["inject", "k8s/p.yaml"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("example.com/s:1"));
+}

@@ -127,11 +127,7 @@ pub(crate) fn plan(
         uninject,
         trusting,
     } = mode;
-    let intent = if input.rewrite {
-        read::Intent::Rewrite
-    } else {
-        read::Intent::Read
-    };
+    let intent = input.intent();
     let (mut sources, errors) = read::discover(&input.all_paths(), intent);
     let cwd = std::env::current_dir().ok()?;
     let mut nearest = Nearest::default();

@@ -150,6 +150,10 @@ pub struct InputArgs {
     /// are read; a FIFO is refused before it is opened).
     #[arg(skip)]
     pub rewrite: bool,
+    /// Not a flag: whether the command rewrites the inputs or says how it would (`-i`,
+    /// `--check`, `--diff`): then no name leading out of its tree is read (`read::Intent`).
+    #[arg(skip)]
+    pub edit: bool,
     /// Not a flag: the inputs, when already found (`configs::plan`); else the paths are
     /// walked when the inputs are read.
     #[arg(skip)]
@@ -320,10 +324,20 @@ impl InputArgs {
         Ok(settings.with_namespace_labels(inputs, given))
     }
 
+    /// What the inputs are read for.
+    pub(crate) fn intent(&self) -> crate::read::Intent {
+        match (self.rewrite, self.edit) {
+            (true, _) => crate::read::Intent::Rewrite,
+            (false, true) => crate::read::Intent::Preview,
+            (false, false) => crate::read::Intent::Read,
+        }
+    }
+
     /// These arguments, for the files `edit` says what to do with.
     fn for_edit(&self, edit: &EditArgs) -> Self {
         InputArgs {
             rewrite: edit.in_place,
+            edit: edit.in_place || edit.check || edit.diff,
             ..self.clone()
         }
     }

@@ -13,11 +13,7 @@ pub(crate) fn load_inputs(
     args: &InputArgs,
     stdin: Option<Result<read::Input, InputError>>,
 ) -> (Vec<read::Input>, Vec<InputError>) {
-    let intent = if args.rewrite {
-        read::Intent::Rewrite
-    } else {
-        read::Intent::Read
-    };
+    let intent = args.intent();
     let (sources, mut errors) = match &args.sources {
         Some(sources) => (sources.clone(), Vec::new()),
         None => read::discover(&args.all_paths(), intent),

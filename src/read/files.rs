@@ -15,9 +15,17 @@ use crate::tree::{Outside, Tree, is_manifest};
 /// What the inputs are read for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Intent {
-    /// To print a result: a FIFO named on the command line is read, as `cat` reads one.
+    /// To print a result: a FIFO named on the command line is read, as `cat` reads one, and
+    /// a name is followed wherever it leads (`bazel-bin/…`, Nix's `result`).
     Read,
-    /// To rewrite them in place: regular files only.
+    /// To say how they would be rewritten (`--check`, `--diff`): as `Rewrite`, but a FIFO is
+    /// read.
+    Preview,
+    /// To rewrite them in place: regular files only, and a name (a file or a directory) is
+    /// read only when it stays in the tree it is named in (`Tree::of_name`): the names come
+    /// from `git ls-files | xargs` and pre-commit, so a committed symlink among them (to a
+    /// credential file, to a directory of another checkout) is a pull request's. Such a file
+    /// could not be written back anyway.
     Rewrite,
 }
 
@@ -74,6 +82,15 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
             found.sources.push(Source::stdin());
             continue;
         }
+        if intent != Intent::Read
+            && let Some(outside) = Tree::of_name(path).and_then(|t| t.check(path).err())
+        {
+            let why = format!(
+                "{outside}, not read: --in-place, --check and --diff keep to the tree a name is in (name the file it leads to, to read it)"
+            );
+            found.error(path, io::Error::other(why));
+            continue;
+        }
         match fs::metadata(path) {
             Ok(m) if m.is_dir() => walk(path, &mut found),
             Ok(m) => match refused(m.file_type(), intent) {
@@ -125,7 +142,7 @@ impl Found {
 fn refused(file_type: fs::FileType, intent: Intent) -> Option<String> {
     let what = match kind(file_type) {
         None => return None,
-        Some("a FIFO") if intent == Intent::Read => return None,
+        Some("a FIFO") if intent != Intent::Rewrite => return None,
         Some(what) => what,
     };
     Some(format!("not a regular file ({what})"))

@@ -136,7 +136,7 @@ fn boundary_said(top: &Path, cwd: &Path) -> String {
 }
 
 /// The highest directory a configuration of a file in `dir` is looked for in.
-fn boundary<'a>(dir: &'a Path, cwd: &'a Path) -> &'a Path {
+pub(crate) fn boundary<'a>(dir: &'a Path, cwd: &'a Path) -> &'a Path {
     match repository(dir) {
         Some(root) => root,
         None if dir.starts_with(cwd) => cwd,

@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 pub(crate) use discover::{
-    CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, repository, shown, shown_dir,
+    CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, boundary, repository, shown, shown_dir,
 };
 
 use crate::diagnostic::printable_name;
@@ -31,22 +31,28 @@ pub(crate) struct Tree {
     shown: String,
 }
 
-/// A path that leads out of its tree: where it leads, and whether a symlink takes it there
-/// (else a `..` does).
+/// A path that leads out of its tree: where it leads, whether a symlink takes it there
+/// (else a `..` does), and whether it is a `.git` directory inside the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Outside {
     pub target: PathBuf,
     pub link: bool,
     pub tree: String,
+    pub git: bool,
 }
 
 impl std::fmt::Display for Outside {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let target = printable_name(&self.target.display().to_string()).into_owned();
-        if self.link {
-            write!(f, "a symlink to {target}, outside {}", self.tree)
+        let place = if self.git {
+            format!("in a .git directory of {}", self.tree)
         } else {
-            write!(f, "{target} is outside {}", self.tree)
+            format!("outside {}", self.tree)
+        };
+        if self.link {
+            write!(f, "a symlink to {target}, {place}")
+        } else {
+            write!(f, "{target} is {place}")
         }
     }
 }
@@ -97,16 +103,21 @@ impl Tree {
 
     /// Whether the file at `path` lies in the tree once symlinks are resolved: `Err` says
     /// where it leads when that is outside. A path that does not exist is resolved as far
-    /// as it does, the rest as written.
+    /// as it does, the rest as written. A `.git` directory below the root is not part of the
+    /// tree (a path written through one too: `inherits: ../.git/config` is written so): it holds what git and CI put there (actions/checkout's token in `.git/config`),
+    /// not what was committed, and a committed symlink into it read that token or replaced
+    /// the checkout's git configuration.
     pub(crate) fn check(&self, path: &Path) -> Result<PathBuf, Outside> {
         let target = resolved(path);
-        if target.starts_with(&self.root) {
+        let git = target.strip_prefix(&self.root).is_ok_and(in_git_directory);
+        if target.starts_with(&self.root) && !git {
             return Ok(target);
         }
         Err(Outside {
             target,
             link: fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()),
             tree: self.shown.clone(),
+            git,
         })
     }
 }
@@ -129,6 +140,13 @@ pub(crate) fn resolved(path: &Path) -> PathBuf {
         }
     }
     absolute
+}
+
+/// Whether the path `rel` (relative to a tree's root) goes through a `.git` directory (any
+/// case: `.GIT` is `.git` on a case-insensitive file system).
+fn in_git_directory(rel: &Path) -> bool {
+    rel.components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
 }
 
 /// `p` with `.` removed and `..` resolved lexically (without reading the file system).
@@ -235,6 +253,15 @@ mod tests {
             Ok(root.join("repo/k8s/new.yaml"))
         );
         assert!(tree.check(&root.join("repo/k8s/../k8s/x/y")).is_ok());
+        // Inside, but in a `.git` directory (the repository's, a submodule's): refused.
+        fs::create_dir_all(root.join("repo/.git")).unwrap();
+        fs::write(root.join("repo/.git/config"), "x").unwrap();
+        std::os::unix::fs::symlink("../.git/config", root.join("repo/k8s/git")).unwrap();
+        let out = tree.check(&root.join("repo/k8s/git")).unwrap_err();
+        assert!(out.git && out.link, "{out}");
+        assert!(out.to_string().contains("in a .git directory of"), "{out}");
+        assert!(tree.check(&root.join("repo/sub/.GIT/hooks/x")).is_err());
+        assert!(tree.check(&root.join("repo/k8s/.gitignore")).is_ok());
     }
 
     #[test]

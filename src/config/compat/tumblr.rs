@@ -100,7 +100,8 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
     }
     let file = Path::new(ctx.file);
     let mut chain = vec![(canonical(file), clean(file))];
-    let merged = resolve(value, file, &mut chain, &[], ctx)?;
+    let within = inherits_tree(file);
+    let merged = resolve(value, file, within.as_ref(), &mut chain, &[], ctx)?;
     native(&[(merged, ctx.file.to_owned())], ctx)
 }
 
@@ -173,11 +174,14 @@ pub(crate) fn config_map_to_native(
     native(&configs, ctx)
 }
 
-/// `value` with what it inherits merged under it. `chain` holds the files being read (as the
-/// file system resolves them, and as shown), to stop at a cycle; `shown` is the inheriting file's text (for errors).
+/// `value` with what it inherits merged under it, none of it read outside `within` (the
+/// tree of the file the chain starts from, `inherits_tree`). `chain` holds the files being
+/// read (as the file system resolves them, and as shown), to stop at a cycle; `shown` is the
+/// inheriting file's text (for errors).
 fn resolve(
     value: &Value,
     file: &Path,
+    within: Option<&crate::tree::Tree>,
     chain: &mut Vec<(PathBuf, PathBuf)>,
     shown: &[(String, Arc<str>, usize)],
     ctx: &Context<'_>,
@@ -188,7 +192,7 @@ fn resolve(
     // tumblr joins the path onto the file's directory (an absolute one too).
     let dir = file.parent().unwrap_or(Path::new(""));
     let parent_path = clean(&dir.join(inherits.trim_start_matches('/')));
-    if let Some(tree) = repository_of(file)
+    if let Some(tree) = within
         && let Err(outside) = tree.check(&parent_path)
     {
         return Err(refusal(shown, format!("`inherits`: {outside}: not read")));
@@ -206,7 +210,7 @@ fn resolve(
     chain.push((key.clone(), parent_path.clone()));
     let mut shown = shown.to_vec();
     shown.push((parent.name, Arc::clone(&parent.text), parent.inherits_at));
-    let base = resolve(&parent.value, &parent_path, chain, &shown, ctx)?;
+    let base = resolve(&parent.value, &parent_path, within, chain, &shown, ctx)?;
     chain.pop();
     ctx.inherited.borrow_mut().insert(key, base.clone());
     Ok(merge(base, value))
@@ -548,16 +552,31 @@ fn clean(path: &Path) -> PathBuf {
     out.iter().collect()
 }
 
-/// The git repository the configuration `file` is in (by its path as named, not where a
-/// symlink leads), which its `inherits` may not leave: a configuration a pull request adds
-/// could otherwise read any file of the CI runner (`inherits: ../../../proc/self/environ`), and
-/// show it in a diagnostic. Outside a repository, `None`: the configuration was named on the
-/// command line, which is trusted.
-fn repository_of(file: &Path) -> Option<crate::tree::Tree> {
+/// The tree the `inherits` chain of the configuration `file` may not leave: the git
+/// repository it is in (by its path as named, not where a symlink leads); outside a
+/// repository, the directory a configuration found beside the manifests was looked for up to
+/// (the current one, or its own) — for a file named as one is (`.kinject.yaml`,
+/// `kinject.yaml`), and for a text that is no file (a KRM function's `functionConfig`, which a
+/// committed kustomization holds). A configuration a pull request adds could otherwise read
+/// any file of the CI runner (`inherits: ../../../proc/self/environ`) and show it in a
+/// diagnostic, in a repository or in a checkout without one (a tarball, `GIT_STRATEGY:
+/// none`). Otherwise, `None`: the file was named with `-c`, which is trusted.
+fn inherits_tree(file: &Path) -> Option<crate::tree::Tree> {
     let cwd = std::env::current_dir().ok()?;
     let absolute = crate::tree::normalize(&cwd.join(file));
-    let root = crate::tree::repository(absolute.parent()?)?;
-    crate::tree::Tree::shown_as(root, format!("the repository {}", root.display())).ok()
+    let dir = absolute.parent()?;
+    if let Some(root) = crate::tree::repository(dir) {
+        return crate::tree::Tree::shown_as(root, format!("the repository {}", root.display()))
+            .ok();
+    }
+    let found_name = absolute
+        .file_name()
+        .is_some_and(|n| crate::tree::CONFIG_NAMES.iter().any(|c| n == *c));
+    if !found_name && absolute.is_file() {
+        return None;
+    }
+    let top = crate::tree::boundary(dir, &cwd);
+    crate::tree::Tree::shown_as(top, crate::tree::shown_dir(top, &cwd)).ok()
 }
 
 /// The path as the file system resolves it (for cycle detection), or as written.
