@@ -358,18 +358,35 @@ impl Key {
                 std::fs::write(&key, certified.signing_key.serialize_pem()).expect("write key");
             }
             Key::Rsa => {
+                // ring signs with an RSA key but cannot make one: openssl makes the key
+                // (PKCS #8), rcgen the certificate, as for ECDSA.
                 let status = Command::new("openssl")
-                    .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"])
-                    .args(["-subj", "/CN=localhost"])
-                    .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
-                    .arg("-keyout")
-                    .arg(&key)
+                    .args([
+                        "genpkey",
+                        "-algorithm",
+                        "RSA",
+                        "-pkeyopt",
+                        "rsa_keygen_bits:2048",
+                    ])
                     .arg("-out")
-                    .arg(&crt)
+                    .arg(&key)
                     .stderr(Stdio::null())
                     .status()
-                    .expect("openssl makes the RSA certificate (KINJECT_BENCH_SERVE_KEYS=ecdsa without it)");
-                assert!(status.success(), "openssl req: {status}");
+                    .expect(
+                        "openssl makes the RSA key (KINJECT_BENCH_SERVE_KEYS=ecdsa without it)",
+                    );
+                assert!(status.success(), "openssl genpkey: {status}");
+                let pem = std::fs::read_to_string(&key).expect("the RSA key");
+                let signing_key =
+                    rcgen::KeyPair::from_pem_and_sign_algo(&pem, &rcgen::PKCS_RSA_SHA256)
+                        .expect("an RSA key rcgen signs with");
+                let cert = rcgen::CertificateParams::new(vec![
+                    "localhost".to_owned(),
+                    "127.0.0.1".to_owned(),
+                ])
+                .and_then(|params| params.self_signed(&signing_key))
+                .expect("certificate");
+                std::fs::write(&crt, cert.pem()).expect("write certificate");
             }
         }
         let pem = std::fs::read(&crt).expect("certificate");

@@ -189,7 +189,7 @@ pub(crate) fn output_refused(
         && let Err(outside) = tree.check(output)
     {
         return Some(format!(
-            "{flag} {name} is {outside}: not written through (name a file inside it)"
+            "{flag} {name}: {outside}: not written through (name a file inside it)"
         ));
     }
     let target = resolved(output);
