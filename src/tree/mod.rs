@@ -192,6 +192,15 @@ pub(crate) fn output_refused(
             "{flag} {name}: {outside}: not written through (name a file inside it)"
         ));
     }
+    // A link that leads nowhere is not written through (`write::create_new`): said here,
+    // where it is, rather than as the write's "File exists".
+    if fs::symlink_metadata(output).is_ok_and(|m| m.is_symlink()) && fs::metadata(output).is_err() {
+        let to = fs::read_link(output).unwrap_or_default();
+        let to = printable_name(&to.display().to_string()).into_owned();
+        return Some(format!(
+            "{flag} {name} is a symlink to {to}, which does not exist: no file is made through a link (name the file itself)"
+        ));
+    }
     let target = resolved(output);
     for config in configs {
         if resolved(config) == target {
