@@ -521,14 +521,8 @@ fn the_report_file_is_never_an_input_nor_written_out_of_the_tree() {
 /// `../../outside/creds.yaml` gets it refused unread.
 #[test]
 fn emit_kustomize_reads_no_resource_outside_its_base() {
-    for resource in ["../../outside/broken.yaml", "../../outside/static-pod.yaml"] {
-        let w = World::new();
-        w.write(
-            "repo/base/kustomization.yaml",
-            &format!("resources:\n- app.yaml\n- {resource}\n"),
-        );
-        w.write("repo/base/app.yaml", DEPLOYMENT);
-        let out = run(
+    let emit = |w: &World| {
+        run(
             &w.repo(),
             &[
                 "inject",
@@ -539,7 +533,16 @@ fn emit_kustomize_reads_no_resource_outside_its_base() {
                 "base",
             ],
             "",
+        )
+    };
+    for resource in ["../../outside/broken.yaml", "../../outside/static-pod.yaml"] {
+        let w = World::new();
+        w.write(
+            "repo/base/kustomization.yaml",
+            &format!("resources:\n- app.yaml\n- {resource}\n"),
         );
+        w.write("repo/base/app.yaml", DEPLOYMENT);
+        let out = emit(&w);
         no_secret(&out, resource);
         assert_eq!(out.status.code(), Some(2), "{resource}: {}", stderr(&out));
         assert!(stderr(&out).contains("not in or below"), "{}", stderr(&out));
@@ -551,18 +554,7 @@ fn emit_kustomize_reads_no_resource_outside_its_base() {
         );
         w.write("repo/base/app.yaml", DEPLOYMENT);
         w.link("repo/base/ext.yaml", resource);
-        let out = run(
-            &w.repo(),
-            &[
-                "inject",
-                "-c",
-                ".kinject.yaml",
-                "--emit-kustomize",
-                "overlay",
-                "base",
-            ],
-            "",
-        );
+        let out = emit(&w);
         no_secret(&out, resource);
         assert_eq!(out.status.code(), Some(2), "{resource}: {}", stderr(&out));
     }
