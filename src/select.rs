@@ -8,6 +8,7 @@ mod selector;
 
 pub(crate) use criterion::Criterion;
 pub(crate) use criterion::Trace;
+pub(crate) use label_syntax::kubectl_selector;
 pub(crate) use selector::Selector;
 
 use globset::{Glob, GlobMatcher};

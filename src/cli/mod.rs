@@ -317,7 +317,7 @@ impl InputArgs {
         let namespace = self.scope.namespace.clone();
         let mut settings = crate::inject::Settings::new(config, namespace, mode);
         if let Some(text) = &self.selector {
-            let selector = crate::select::Selector::parse_kubectl(text)
+            let selector = crate::select::kubectl_selector(text)
                 .map_err(|e| format!("-l/--selector `{text}`: {e}"))?;
             settings.selector = Some(selector);
         }

@@ -17,10 +17,16 @@
 //! once each. `>` and `<` take exactly one value that is a 64-bit integer.
 
 use super::label_rules::{label_key_errors, label_value_errors};
-use super::selector::{Operator, Requirement};
+use super::selector::{Operator, Requirement, Selector};
 
 #[cfg(test)]
 mod tests;
+
+/// Reads kubectl's `-l/--selector` syntax as Kubernetes does; an empty selector selects
+/// everything. The error says what is wrong and where.
+pub(crate) fn kubectl_selector(text: &str) -> Result<Selector, String> {
+    parse(text).map(Selector::of)
+}
 
 /// The requirements of selector `text` (none for an empty one), or what is wrong with it.
 pub(super) fn parse(text: &str) -> Result<Vec<Requirement>, String> {

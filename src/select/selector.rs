@@ -128,10 +128,9 @@ impl Selector {
         Ok(s)
     }
 
-    /// Reads kubectl's `-l/--selector` syntax as Kubernetes does (`label_syntax`); an empty
-    /// selector selects everything. The error says what is wrong and where.
-    pub(crate) fn parse_kubectl(text: &str) -> Result<Self, String> {
-        super::label_syntax::parse(text).map(|requirements| Selector { requirements })
+    /// The selector of `requirements`, all of which must hold (none: it selects everything).
+    pub(super) fn of(requirements: Vec<Requirement>) -> Self {
+        Selector { requirements }
     }
 
     pub(crate) fn matches(&self, labels: &Map<String, Value>) -> bool {

@@ -336,8 +336,7 @@ fn selectors_match_the_labels_kubernetes_matches() {
     ];
     let mut failures = Vec::new();
     for (text, set, want) in cases {
-        let selector =
-            super::super::Selector::parse_kubectl(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        let selector = super::kubectl_selector(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
         if selector.matches(&labels(set.clone())) != *want {
             failures.push(format!("{text:?} on {set}: want {want}"));
         }
