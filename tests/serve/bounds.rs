@@ -631,6 +631,21 @@ fn connections_that_do_nothing_cannot_keep_a_client_out() {
     let client = setup.client();
     let within = Duration::from_secs(15);
     let addr = server.addr;
+    // A fifth client's review, and whether it was answered within the time.
+    let fifth = || {
+        let client = std::sync::Arc::clone(&client);
+        served_within(within, move || {
+            let mut tls = connect(addr, &client).expect("handshake");
+            serve::post(&mut tls, &pod_review("fifth")).map(|r| r.status)
+        })
+    };
+    // Whether the gauge `name` reads `n` within the time.
+    let gauge_reads = |name: &str, n: f64| {
+        eventually(within, || {
+            let metrics = server.probe("/metrics").text();
+            (gauge(&metrics, name) == Some(n)).then_some(())
+        })
+    };
     // Four connections that send nothing, the first the stalest.
     let mut idle: Vec<TcpStream> = (0..4)
         .map(|_| {
@@ -639,15 +654,8 @@ fn connections_that_do_nothing_cannot_keep_a_client_out() {
             tcp
         })
         .collect();
-    let fifth = {
-        let client = std::sync::Arc::clone(&client);
-        served_within(within, move || {
-            let mut tls = connect(addr, &client).expect("handshake");
-            serve::post(&mut tls, &pod_review("fifth")).map(|r| r.status)
-        })
-    };
     assert_eq!(
-        fifth.map(Result::ok),
+        fifth().map(Result::ok),
         Some(Some(200)),
         "a client kept out by four idle connections"
     );
@@ -656,12 +664,7 @@ fn connections_that_do_nothing_cannot_keep_a_client_out() {
         .expect("timeout");
     let ended = serve::closed_within(&mut idle[0], within);
     assert!(ended.is_ok(), "the stalest idle connection: {ended:?}");
-    let open = |n: f64| {
-        eventually(within, || {
-            let metrics = server.probe("/metrics").text();
-            (gauge(&metrics, "kinject_open_connections") == Some(n)).then_some(())
-        })
-    };
+    let open = |n: f64| gauge_reads("kinject_open_connections", n);
     // The fifth has closed: the other three idle ones are left.
     assert!(open(3.0).is_some(), "not the three idle connections left");
     drop(idle);
@@ -679,20 +682,10 @@ fn connections_that_do_nothing_cannot_keep_a_client_out() {
             tls
         })
         .collect();
-    let in_progress = eventually(within, || {
-        let metrics = server.probe("/metrics").text();
-        (gauge(&metrics, "kinject_reviews_in_flight") == Some(4.0)).then_some(())
-    });
+    let in_progress = gauge_reads("kinject_reviews_in_flight", 4.0);
     assert!(in_progress.is_some(), "four reviews in progress");
-    let fifth = {
-        let client = std::sync::Arc::clone(&client);
-        served_within(within, move || {
-            let mut tls = connect(addr, &client).expect("handshake");
-            serve::post(&mut tls, &pod_review("fifth")).map(|r| r.status)
-        })
-    };
     assert_eq!(
-        fifth.map(Result::ok),
+        fifth().map(Result::ok),
         Some(Some(200)),
         "a client kept out by four slow bodies"
     );
