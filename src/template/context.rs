@@ -9,7 +9,7 @@
 //! the same entries in the same order, the same kinds, lengths, comparisons and printing.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, ValueKind};
 use serde_json::{Map, Value};
@@ -100,10 +100,12 @@ fn trusted_map(map: &Map<String, Value>) -> minijinja::Value {
 /// A JSON value shared by the views into it, and the template values made of its parts so
 /// far, by the address of the JSON each was made of: a part is made once however often
 /// templates read it (a loop that reads a 3 MB annotation copies it once, as the copied
-/// context did).
+/// context did), and a mapping or list read again while its view is held is the same object
+/// (`is sameas`), as in the copied context. Views are kept weakly: each holds its `Json`.
 struct Json {
     root: Arc<Value>,
-    made: Mutex<HashMap<usize, minijinja::Value>>,
+    strings: Mutex<HashMap<usize, minijinja::Value>>,
+    views: Mutex<HashMap<usize, Weak<View>>>,
 }
 
 impl std::fmt::Debug for Json {
@@ -120,7 +122,8 @@ impl Json {
     fn new(root: Arc<Value>) -> Arc<Json> {
         Arc::new(Json {
             root,
-            made: Mutex::new(HashMap::new()),
+            strings: Mutex::default(),
+            views: Mutex::default(),
         })
     }
 
@@ -128,35 +131,46 @@ impl Json {
     /// mapping or list as a view, anything else as minijinja makes it.
     fn value(self: &Arc<Self>, json: &Value, path: impl FnOnce() -> Path) -> minijinja::Value {
         match json {
-            Value::Object(_) | Value::Array(_) => self.kept(json, || {
-                minijinja::Value::from_object(View(Node {
-                    json: self.clone(),
-                    path: path(),
-                }))
-            }),
+            Value::Object(_) | Value::Array(_) => {
+                let mut views = self.views.lock().unwrap_or_else(PoisonError::into_inner);
+                let slot = views.entry(address(json)).or_default();
+                let view = slot.upgrade().unwrap_or_else(|| {
+                    let view = Arc::new(View(Node {
+                        json: self.clone(),
+                        path: path(),
+                    }));
+                    *slot = Arc::downgrade(&view);
+                    view
+                });
+                minijinja::Value::from_dyn_object(view)
+            }
             Value::String(s) if s.len() > INLINE => {
-                self.kept(json, || minijinja::Value::from(s.as_str()))
+                self.string(json, || minijinja::Value::from(s.as_str()))
             }
             scalar => super::ser(scalar),
         }
     }
 
     /// A mapping's key (of `root`) as a template value. A key and a value are distinct
-    /// places in the JSON: their addresses never meet in `made`.
+    /// places in the JSON: their addresses never meet in `strings`.
     fn key(&self, key: &String) -> minijinja::Value {
         if key.len() > INLINE {
-            self.kept(key, || minijinja::Value::from(key.as_str()))
+            self.string(key, || minijinja::Value::from(key.as_str()))
         } else {
             minijinja::Value::from(key.as_str())
         }
     }
 
-    /// The value made of the JSON at `place` (in `root`), made by `make` the first time.
-    fn kept<T>(&self, place: &T, make: impl FnOnce() -> minijinja::Value) -> minijinja::Value {
-        let at = std::ptr::from_ref(place) as usize;
-        let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
-        made.entry(at).or_insert_with(make).clone()
+    /// The string made of the JSON at `place` (in `root`), made by `make` the first time.
+    fn string<T>(&self, place: &T, make: impl FnOnce() -> minijinja::Value) -> minijinja::Value {
+        let mut strings = self.strings.lock().unwrap_or_else(PoisonError::into_inner);
+        strings.entry(address(place)).or_insert_with(make).clone()
     }
+}
+
+/// Where `place` is, as a number (a key of what a `Json` has made).
+fn address<T>(place: &T) -> usize {
+    std::ptr::from_ref(place) as usize
 }
 
 /// How to reach a part of a `Json` from its root.
@@ -624,6 +638,31 @@ mod tests {
             format!("{:?}", want.map(|r| r.map_err(|e| e.message))),
             format!("{:?}", got.map(|r| r.map_err(|e| e.message)))
         );
+    }
+
+    /// A context and what it made are freed with it (views hold their JSON, which holds
+    /// them only weakly).
+    #[test]
+    fn a_context_frees_what_it_made() {
+        let object = Arc::new(deployment());
+        let ctx = context_of(
+            Source::Shared(&object, "/spec/template"),
+            Source::Shared(&object, ""),
+            "",
+            &Map::new(),
+        );
+        let t = Templates::new();
+        let out = t
+            .env
+            .render_str(
+                "{{ pod.spec.containers|tojson }}{{ annotations|items|list }}",
+                &ctx,
+            )
+            .unwrap();
+        assert!(out.contains("nginx"), "{out}");
+        assert!(Arc::strong_count(&object) > 1);
+        drop(ctx);
+        assert_eq!(Arc::strong_count(&object), 1, "a view outlived its context");
     }
 
     #[test]
