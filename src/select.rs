@@ -12,6 +12,8 @@ pub(crate) use label_syntax::kubectl_selector;
 pub(crate) use selector::Selector;
 
 use globset::{Glob, GlobMatcher};
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -367,7 +369,8 @@ impl Matcher {
             stop(t.note(miss, ok, d))?;
         }
         if let Some(sel) = &self.annotation_selector {
-            walk_selector(t, miss, "annotationSelector", sel, &s.annotations(), None)?;
+            let read = s.annotations_read_by(sel);
+            walk_selector(t, miss, "annotationSelector", sel, &read, None)?;
         }
         Some(())
     }
@@ -432,11 +435,11 @@ pub struct Subject<'a> {
     /// A rule's `namespaceSelector` holds whatever the labels: the webhook configuration
     /// that sent the object selects its namespace with it (`kinject serve`).
     pub namespace_selector_holds: bool,
-    /// Pod template labels.
-    pub labels: Map<String, Value>,
+    /// Pod template labels (the object's own: a pod's may hold a request's worth).
+    pub labels: Cow<'a, Map<String, Value>>,
     /// Annotations by precedence: pod template first, then any intermediate template
     /// (a CronJob's `jobTemplate`), then the workload.
-    pub annotation_levels: Vec<Map<String, Value>>,
+    pub annotation_levels: Vec<Cow<'a, Map<String, Value>>>,
     pub host_network: bool,
     pub runs_to_completion: bool,
 }
@@ -450,15 +453,32 @@ impl Subject<'_> {
             .and_then(Value::as_str)
     }
 
-    /// Every annotation, each from the nearest level that has it.
-    pub fn annotations(&self) -> Map<String, Value> {
-        let mut all = Map::new();
-        for level in self.annotation_levels.iter().rev() {
-            for (k, v) in level {
-                all.insert(k.clone(), v.clone());
-            }
-        }
-        all
+    /// The keys of every annotation, in the order of a mapping of the levels from the
+    /// workload's to the pod template's.
+    pub fn annotation_keys(&self) -> Vec<&str> {
+        let mut seen = std::collections::HashSet::new();
+        self.annotation_levels
+            .iter()
+            .rev()
+            .flat_map(|level| level.keys())
+            .map(String::as_str)
+            .filter(|k| seen.insert(*k))
+            .collect()
+    }
+
+    /// The annotations `selector` reads, each from the nearest level that has it.
+    fn annotations_read_by(&self, selector: &Selector) -> Map<String, Value> {
+        selector
+            .requirements()
+            .iter()
+            .filter_map(|r| {
+                let value = self
+                    .annotation_levels
+                    .iter()
+                    .find_map(|m| m.field(r.key()))?;
+                Some((r.key().to_owned(), value.clone()))
+            })
+            .collect()
     }
 }
 
@@ -555,8 +575,10 @@ mod tests {
             namespace: "prod",
             namespace_labels: None,
             namespace_selector_holds: false,
-            labels: labels.as_object().cloned().unwrap_or_default(),
-            annotation_levels: vec![annotations.as_object().cloned().unwrap_or_default()],
+            labels: Cow::Owned(labels.as_object().cloned().unwrap_or_default()),
+            annotation_levels: vec![Cow::Owned(
+                annotations.as_object().cloned().unwrap_or_default(),
+            )],
             host_network: false,
             runs_to_completion: false,
         }
@@ -607,14 +629,16 @@ mod tests {
         assert_eq!(m.check(&s), None);
         // The pod template's value wins over the workload's; a key only the workload has
         // counts too.
-        s.annotation_levels.push(
+        s.annotation_levels.push(Cow::Owned(
             json!({"x/inject": "false", "x/status": "pending"})
                 .as_object()
                 .cloned()
                 .unwrap(),
-        );
+        ));
         assert_eq!(m.check(&s), None);
-        s.annotation_levels[1].insert("x/status".into(), json!("injected"));
+        s.annotation_levels[1]
+            .to_mut()
+            .insert("x/status".into(), json!("injected"));
         assert_eq!(m.check(&s), Some(Miss::AnnotationsNotMatched));
     }
 

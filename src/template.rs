@@ -21,7 +21,9 @@ use crate::json::Pointer;
 use crate::json::patch::{self};
 use crate::model::schema::is_template;
 
+mod context;
 mod trial;
+pub(crate) use context::{Source, context_of};
 pub(crate) use trial::{Fault, suggest_value};
 
 const RENDER: &str = codes::TEMPLATE_RENDER;
@@ -884,57 +886,20 @@ fn service_account(state: &minijinja::State) -> minijinja::Value {
         .unwrap_or_else(|| minijinja::Value::from("default"))
 }
 
-/// The template context for one object. `values` are the configuration's (trusted: printed
-/// as they are in whole templates); everything read from the object is untrusted.
+/// The template context for one object, read from `pod` (its pod template) and `workload`
+/// (the object), copied once (`context_of` reads them in place when their holder shares them).
 pub(crate) fn context(
     pod: &Value,
     workload: &Value,
     namespace: &str,
     values: &Map<String, Value>,
 ) -> minijinja::Value {
-    let metadata = pod
-        .get("metadata")
-        .cloned()
-        .unwrap_or(Value::Object(Map::new()));
-    let workload_meta = workload.get("metadata");
-    // A label or annotation written without a value (`key:`, `!!null`) is the empty string
-    // Kubernetes stores for it, not a none a template would print as `none` or a typed field
-    // take for "unset".
-    let as_stored = |v: &Value| match v {
-        Value::Null => Value::String(String::new()),
-        v => v.clone(),
-    };
-    let merged = |field: &str| {
-        let mut out: Map<String, Value> = workload_meta
-            .and_then(|m| m.get(field))
-            .and_then(Value::as_object)
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), as_stored(v))).collect())
-            .unwrap_or_default();
-        if let Some(own) = metadata.get(field).and_then(Value::as_object) {
-            for (k, v) in own {
-                out.insert(k.clone(), as_stored(v));
-            }
-        }
-        Value::Object(out)
-    };
-    let name = workload_meta
-        .and_then(|m| m.get("name"))
-        .cloned()
-        .unwrap_or(Value::String(String::new()));
-    let workload_view = serde_json::json!({
-        "apiVersion": workload.get("apiVersion"),
-        "kind": workload.get("kind"),
-        "metadata": workload_meta,
-    });
-    minijinja::Value::from_pairs([
-        ("pod", ser(pod)),
-        ("workload", ser(&workload_view)),
-        ("namespace", minijinja::Value::from(namespace)),
-        ("name", ser(&name)),
-        ("labels", ser(merged("labels"))),
-        ("annotations", ser(merged("annotations"))),
-        ("values", trusted(&Value::Object(values.clone()))),
-    ])
+    context_of(
+        Source::Borrowed(pod),
+        Source::Borrowed(workload),
+        namespace,
+        values,
+    )
 }
 
 /// A template error: an operation that cannot be done on its operand.
@@ -944,20 +909,6 @@ fn invalid(message: impl std::fmt::Display) -> minijinja::Error {
 
 fn ser<T: serde::Serialize>(value: T) -> minijinja::Value {
     minijinja::Value::from(minijinja::value::Serde(value))
-}
-
-/// Configuration values: strings marked safe so whole templates print them as written.
-fn trusted(value: &Value) -> minijinja::Value {
-    match value {
-        Value::String(s) => minijinja::Value::from_safe_string(s.clone()),
-        Value::Array(items) => {
-            minijinja::Value::from(items.iter().map(trusted).collect::<Vec<_>>())
-        }
-        Value::Object(map) => {
-            minijinja::Value::from_pairs(map.iter().map(|(k, v)| (k.clone(), trusted(v))))
-        }
-        other => ser(other),
-    }
 }
 
 /// `{{ expr }}` and nothing else: the expression, to render with its type.

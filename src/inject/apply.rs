@@ -140,22 +140,29 @@ pub(crate) fn apply(
         return Err(conflict("the pod template is not a mapping".to_owned()));
     };
     let mut owners = Owners::default();
-    let metadata = pod.field("metadata").cloned().unwrap_or(Value::Null);
+    // Lent out of the pod while its spec is edited, and put back in its place: a pod's
+    // metadata may hold a request's worth of annotations, not to be copied.
+    let metadata = pod.get_mut("metadata").map(std::mem::take);
     let ctx = Ctx {
-        metadata: &metadata,
+        metadata: metadata.as_ref().unwrap_or(&Value::Null),
         sort_inits,
         warnings: std::cell::RefCell::default(),
     };
-    let mut records = add_to_spec(
+    let records = add_to_spec(
         object_field(pod, "spec", &mut false),
         sidecars,
         &mut owners,
         &ctx,
-    )?;
+    );
+    let warnings = ctx.warnings.into_inner();
+    if let (Some(lent), Some(slot)) = (metadata, pod.get_mut("metadata")) {
+        *slot = lent;
+    }
+    let mut records = records?;
     for (s, rec) in sidecars.iter().zip(records.iter_mut()) {
         add_metadata(pod, s, &mut owners, rec)?;
     }
-    Ok((records, ctx.warnings.into_inner()))
+    Ok((records, warnings))
 }
 
 /// What the spec work reads besides the spec.

@@ -3,7 +3,9 @@
 //! (of what it can decline), the skips, and what a pod that runs to completion does with
 //! long-running sidecars.
 
-use serde_json::Value;
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
 
 use super::{InjectError, Settings};
 use crate::config::{Config, JobPolicy, RuleDef, SidecarDef};
@@ -139,12 +141,15 @@ impl Notes {
 /// The warnings for annotations of the subject that the chosen sidecars' formats would read
 /// into them, left unread (the configuration's `formats` does not turn that on).
 fn unread_annotations(chosen: &[Chosen<'_>], s: &Subject<'_>) -> Vec<String> {
-    let annotations = s.annotations();
+    if chosen.iter().all(|c| c.def.unread.is_empty()) {
+        return Vec::new();
+    }
+    let annotations = s.annotation_keys();
     let mut out = Vec::new();
     for c in chosen {
         for unread in &c.def.unread {
             let keys: Vec<String> = annotations
-                .keys()
+                .iter()
                 .filter(|k| unread.keys.holds(k))
                 .map(|k| format!("`{k}`"))
                 .collect();
@@ -346,11 +351,15 @@ fn skip_reason(s: &Subject<'_>, host_network: bool, namespaces: &[String]) -> Op
 
 fn subject<'a>(
     object: &'a Value,
-    pod: &Value,
+    pod: &'a Value,
     wk: &'a WorkloadKind,
     namespace: &'a str,
 ) -> Subject<'a> {
-    let map = |v: Option<&Value>| v.and_then(Value::as_object).cloned().unwrap_or_default();
+    // Borrowed, not copied: a pod's labels and annotations may hold a request's worth.
+    let map = |v: Option<&'a Value>| {
+        v.and_then(Value::as_object)
+            .map_or_else(|| Cow::Owned(Map::new()), Cow::Borrowed)
+    };
     let mut levels = vec![map(pod.at_pointer("/metadata/annotations"))];
     if wk.kind == "CronJob" {
         levels.push(map(

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 pub(crate) use apply::Rendered;
-pub(crate) use plan::plan_in_text;
+pub(crate) use plan::{plan_in_text, plan_shared};
 pub(crate) use sidecar::StaticRenders;
 pub(crate) use status::{Record, STATUS_ANNOTATION, Status};
 

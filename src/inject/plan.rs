@@ -1,9 +1,10 @@
 //! One object through injection: find its pod template, check and strip what an earlier run
 //! added, choose and render the sidecars, add them, and record what was added.
 
-use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::{WorkloadKind, workload_kind};
 use crate::select::{Reason, Verdicts};
-use crate::template;
+use crate::template::{self, Source};
 
 /// Decides and performs injection (or uninjection) for one object read from text:
 /// `null_text` gives, for a pointer of the object, how a null there is written when that is
@@ -23,6 +24,27 @@ use crate::template;
 /// rule's verdict on the object (`kinject explain`).
 pub(crate) fn plan_in_text(
     object: &Value,
+    settings: &Settings<'_>,
+    explain: bool,
+    null_text: &dyn Fn(&str) -> Option<String>,
+) -> Result<Outcome, InjectError> {
+    plan(object, None, settings, explain, null_text)
+}
+
+/// `plan_in_text` for an object its holder shares: templates read it in place, where
+/// otherwise the parts they read are copied (`kinject admission` and `serve`, whose object
+/// may be as large as the request).
+pub(crate) fn plan_shared(
+    object: &Arc<Value>,
+    settings: &Settings<'_>,
+    null_text: &dyn Fn(&str) -> Option<String>,
+) -> Result<Outcome, InjectError> {
+    plan(object, Some(object), settings, false, null_text)
+}
+
+fn plan(
+    object: &Value,
+    shared: Option<&Arc<Value>>,
     settings: &Settings<'_>,
     explain: bool,
     null_text: &dyn Fn(&str) -> Option<String>,
@@ -36,7 +58,7 @@ pub(crate) fn plan_in_text(
         }
     }
     let found = match find_pod_template(object, settings)? {
-        Ok(found) => found,
+        Ok(found) => Found { shared, ..found },
         Err(outcome) => return Ok(outcome),
     };
     let wk = &found.wk;
@@ -58,13 +80,10 @@ pub(crate) fn plan_in_text(
         check_status(&found, st, settings)?;
     }
     let earlier = strip_earlier(pod, status.as_ref(), settings);
-    // The pod template without sidecars of earlier runs: the object's own when there were
-    // none (nothing was taken out).
-    let pod0 = if status.is_some() {
-        Cow::Owned(pod.clone())
-    } else {
-        Cow::Borrowed(found.pod)
-    };
+    if status.is_some() {
+        let _ = found.stripped.set(Arc::new(pod.clone()));
+    }
+    let pod0 = found.before();
     // Only the pod template is edited: the rest of the object need not be compared.
     let changed = |target: &Value| {
         !target
@@ -92,7 +111,7 @@ pub(crate) fn plan_in_text(
     }
     let spelling = Spelling {
         respelled: &respelled,
-        before: &pod0,
+        before: pod0,
         text: found.pod,
         prefix: &wk.pod_template,
         null_text,
@@ -100,7 +119,7 @@ pub(crate) fn plan_in_text(
     };
     let (verdicts, selection, warnings) = match chosen {
         Some(c) => c,
-        None => choose(object, &pod0, wk, &found.namespace, settings, explain)?,
+        None => choose(object, pod0, wk, &found.namespace, settings, explain)?,
     };
     let mut outcome = match selection {
         Err(reason) => {
@@ -191,6 +210,32 @@ struct Found<'a> {
     namespace: String,
     /// Whether the pod template holds a status annotation (an earlier run's record).
     has_status: bool,
+    /// The object, when its holder shares it: templates read it in place.
+    shared: Option<&'a Arc<Value>>,
+    /// The pod template without an earlier run's sidecars, once they are taken out (when
+    /// there were some).
+    stripped: OnceCell<Arc<Value>>,
+}
+
+impl Found<'_> {
+    /// The pod template as templates read it: without sidecars of earlier runs (the
+    /// object's own when there were none).
+    fn before(&self) -> &Value {
+        self.stripped.get().map_or(self.pod, |p| p.as_ref())
+    }
+
+    /// The template context for the object, with its pod template as `before` has it.
+    fn context(&self, values: &serde_json::Map<String, Value>) -> minijinja::Value {
+        let pod = match (self.stripped.get(), self.shared) {
+            (Some(stripped), _) => Source::Shared(stripped, ""),
+            (None, Some(object)) => Source::Shared(object, &self.wk.pod_template),
+            (None, None) => Source::Borrowed(self.pod),
+        };
+        let workload = self
+            .shared
+            .map_or(Source::Borrowed(self.object), |o| Source::Shared(o, ""));
+        template::context_of(pod, workload, &self.namespace, values)
+    }
 }
 
 /// The pod template of `object`, or the outcome of an object that has none (or none
@@ -260,6 +305,8 @@ fn find_pod_template<'a>(
         containers,
         namespace,
         has_status,
+        shared: None,
+        stripped: OnceCell::new(),
     }))
 }
 
@@ -292,12 +339,8 @@ fn check_status(
 ) -> Result<(), InjectError> {
     let config = settings.config;
     let at = status_at(&found.wk.pod_template);
-    let ctx = std::cell::OnceCell::new();
-    let ctx = || {
-        ctx.get_or_init(|| {
-            template::context(found.pod, found.object, &found.namespace, &config.values)
-        })
-    };
+    let ctx = OnceCell::new();
+    let ctx = || ctx.get_or_init(|| found.context(&config.values));
     let mut adds = |name: &str| -> Result<Option<trust::Adds>, InjectError> {
         let Some(def) = config.sidecar(name) else {
             return Ok(None);
@@ -386,17 +429,8 @@ fn add_sidecars(
     let config = settings.config;
     let pod_template = &found.wk.pod_template;
     // The template context, made only when a sidecar has templates.
-    let ctx = std::cell::OnceCell::new();
-    let ctx = || {
-        ctx.get_or_init(|| {
-            template::context(
-                spelling.before,
-                found.object,
-                &found.namespace,
-                &config.values,
-            )
-        })
-    };
+    let ctx = OnceCell::new();
+    let ctx = || ctx.get_or_init(|| found.context(&config.values));
     let mut rendered = Vec::with_capacity(selected.len());
     for c in &selected {
         let (def, native) = (c.def, c.native);

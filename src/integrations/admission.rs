@@ -163,7 +163,9 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     // How a null of the object is written, for the status to record as `inject` does from
     // the same text: in a JSON review (the API server's), always `null`.
     let spelled = |_: &str| json.then(|| "null".to_owned());
-    let planned = inject::plan_in_text(&object, &settings, false, &spelled);
+    // Shared with the template context, which reads the object in place.
+    let object = std::sync::Arc::new(object);
+    let planned = inject::plan_shared(&object, &settings, &spelled);
     if policy.late() {
         return abandoned(&api_version, &uid, facts);
     }

@@ -40,8 +40,7 @@ impl Requirement {
         Requirement { key, op, values }
     }
 
-    #[cfg(test)]
-    pub(super) fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         &self.key
     }
 

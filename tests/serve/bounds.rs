@@ -726,19 +726,51 @@ fn annotated_review(uid: &str, bytes: usize) -> Vec<u8> {
     serde_json::to_vec(&serve::review(&object, Some("shop"), uid)).expect("JSON")
 }
 
+/// A pod with `n` more annotations (or labels) than the test's, each a short key and a 40-byte
+/// value: two counted values each, the most metadata the defaults accept (3.9 MB).
+fn metadata_review(uid: &str, field: &str, n: usize) -> Vec<u8> {
+    let mut object = pod(uid);
+    let entries = object["metadata"]
+        .as_object_mut()
+        .expect("metadata")
+        .entry(field)
+        .or_insert_with(|| json!({}));
+    for i in 0..n {
+        entries[format!("{}{i}", &field[..1])] = json!("v".repeat(40));
+    }
+    serde_json::to_vec(&serve::review(&object, Some("shop"), uid)).expect("JSON")
+}
+
+/// The test's configuration with a template, so that every review is rendered for: what a
+/// template may read of the pod (its labels, its annotations) is the other way a review
+/// grows.
+fn templated(setup: &Setup) {
+    std::fs::write(
+        setup.dir.path().join("config.yaml"),
+        super::config_text("\"curl:{{ values.tag }}\"") + "values:\n  tag: \"1\"\n",
+    )
+    .expect("write");
+}
+
 /// The server at its limits, measured against the memory limit of the Deployment
 /// `--print-manifests` prints: the budget filled with bodies being read, and the two threads
 /// that compute reviews each on one of the costliest reviews the defaults accept (the most
-/// values, in objects; the largest body) — docs/performance.md has the figures.
+/// values, in objects; the largest body; the most annotations, the most labels), with a
+/// configuration that has a template — docs/performance.md has the figures.
 #[test]
 fn the_costliest_reviews_and_a_full_budget_fit_the_printed_memory_limit() {
     let setup = Setup::new();
+    templated(&setup);
     let server = plain_server(&setup, &[]);
     let costliest = [
         objects_review("objects-1", 149_000),
         objects_review("objects-2", 149_000),
         annotated_review("annotated-1", MAX_REQUEST_BYTES),
         annotated_review("annotated-2", MAX_REQUEST_BYTES),
+        metadata_review("annotations-1", "annotations", 74_900),
+        metadata_review("annotations-2", "annotations", 74_900),
+        metadata_review("labels-1", "labels", 74_900),
+        metadata_review("labels-2", "labels", 74_900),
     ];
     // Beyond the limits, refused before it costs: the review's F7, a pod of 80,000 containers
     // (2.4 MB: the API server lets it through) peaked at 306-326 MB.
