@@ -1,4 +1,6 @@
-//! kinject over every real manifest in `testdata/corpus/manifests/` (real manifests others wrote; its SOURCES.md).
+//! kinject over every corpus folder: `testdata/corpus/manifests/` (real manifests others wrote;
+//! its SOURCES.md) and `testdata/corpus/templated-data/` (other tools' `{{ }}` as data, written
+//! here; its README.md), which must never be refused as a Helm template.
 //!
 //! With a configuration that matches nothing, output is the input byte for byte. With one that
 //! injects into every workload (default skips off): exit 0 (or a clean diagnostic for files
@@ -12,7 +14,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::common::{self, corpus_files, objects};
+use crate::common::{self, objects};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_owned()
@@ -50,18 +52,47 @@ fn has_probe(object: &Value, pointer: &str) -> bool {
         })
 }
 
+/// A corpus folder the checks run over: its files, and how much of it the run must cover.
+struct Corpus {
+    /// Its folder, as failures name it.
+    name: &'static str,
+    /// Its files (each folder's listing checks them against its index).
+    files: fn() -> Vec<PathBuf>,
+    /// The fewest files injection must go through.
+    injected_at_least: usize,
+    /// The fewest input resources kubernetes-validate must pass.
+    validated_at_least: usize,
+}
+
+/// Every corpus folder.
+const CORPORA: [Corpus; 2] = [
+    Corpus {
+        name: "testdata/corpus/manifests",
+        files: common::corpus_files,
+        injected_at_least: 251,
+        validated_at_least: 101,
+    },
+    Corpus {
+        name: "testdata/corpus/templated-data",
+        files: common::templated_data_files,
+        injected_at_least: 24,
+        validated_at_least: 10,
+    },
+];
+
 struct Injected {
     path: PathBuf,
     input: String,
     output: String,
 }
 
-/// Runs the all-workloads injection over the corpus, checking everything but validation.
-fn inject_corpus(failures: &mut Vec<String>) -> Vec<Injected> {
+/// Runs the all-workloads injection over the `files` of a corpus, checking everything but
+/// validation.
+fn inject_corpus(files: Vec<PathBuf>, failures: &mut Vec<String>) -> Vec<Injected> {
     let all = config("inject-all.yaml");
     let nothing = config("inject-nothing.yaml");
     let mut done = Vec::new();
-    for path in corpus_files() {
+    for path in files {
         let name = path.display().to_string();
         let p = path.to_str().expect("utf-8 path");
         let out = kinject(&["inject", "-q", "-c", &nothing, p], None);
@@ -181,20 +212,35 @@ fn removed_line(input: &str, output: &str) -> Option<String> {
         .map(|c| c.value().to_owned())
 }
 
-/// The corpus run, shared by the tests of this file (they run in parallel threads).
-fn corpus_run() -> &'static (Vec<Injected>, Vec<String>) {
-    static RUN: std::sync::OnceLock<(Vec<Injected>, Vec<String>)> = std::sync::OnceLock::new();
+/// The run over every corpus, in the order of `CORPORA`: each one's files injected and its
+/// failures. Shared by the tests of this file (they run in parallel threads).
+fn corpus_run() -> &'static [(Vec<Injected>, Vec<String>)] {
+    static RUN: std::sync::OnceLock<Vec<(Vec<Injected>, Vec<String>)>> = std::sync::OnceLock::new();
     RUN.get_or_init(|| {
-        let mut failures = Vec::new();
-        let done = inject_corpus(&mut failures);
-        (done, failures)
+        CORPORA
+            .iter()
+            .map(|corpus| {
+                let mut failures = Vec::new();
+                let done = inject_corpus((corpus.files)(), &mut failures);
+                (done, failures)
+            })
+            .collect()
     })
 }
 
 #[test]
 fn corpus_inject_and_uninject() {
-    let (done, failures) = corpus_run();
-    assert!(done.len() > 250, "only {} files injected", done.len());
+    let mut failures = Vec::new();
+    for (corpus, (done, failed)) in CORPORA.iter().zip(corpus_run()) {
+        if done.len() < corpus.injected_at_least {
+            failures.push(format!(
+                "{}: only {} files injected",
+                corpus.name,
+                done.len()
+            ));
+        }
+        failures.extend(failed.iter().cloned());
+    }
     assert!(
         failures.is_empty(),
         "{} failure(s):\n{}",
@@ -240,7 +286,20 @@ fn validation(files: &[PathBuf]) -> HashMap<String, Vec<(String, bool)>> {
 #[test]
 fn corpus_output_validates_wherever_input_did() {
     let mut failures = Vec::new();
-    let done = &corpus_run().0;
+    for (corpus, (done, _)) in CORPORA.iter().zip(corpus_run()) {
+        validate_corpus(corpus, done, &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Runs kubernetes-validate over the inputs and outputs of a corpus's run (`done`): every
+/// resource that passed before injection passes after.
+fn validate_corpus(corpus: &Corpus, done: &[Injected], failures: &mut Vec<String>) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut inputs = Vec::new();
     let mut outputs = Vec::new();
@@ -272,14 +331,81 @@ fn corpus_output_validates_wherever_input_did() {
             }
         }
     }
-    assert!(
-        checked > 100,
-        "kubernetes-validate passed only {checked} input resources"
-    );
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    if checked < corpus.validated_at_least {
+        failures.push(format!(
+            "{}: kubernetes-validate passed only {checked} input resources",
+            corpus.name
+        ));
+    }
+}
+
+/// Helm's templates, beside the corpus of other tools' `{{ }}`: each is still refused as a
+/// template (exit 2, `kinject::input::template`), not injected as a manifest.
+#[test]
+fn corpus_helm_templates_still_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let chart = tmp.path().join("web");
+    std::fs::create_dir_all(chart.join("templates")).expect("mkdir");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .expect("write");
+    let deployment = |name: &str, image: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  \
+             selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      \
+             labels: {{app: web}}\n    spec:\n      containers:\n      - name: web\n        \
+             image: {image}\n"
+        )
+    };
+    let files = [
+        (
+            tmp.path().join("values.yaml"),
+            deployment(
+                "web",
+                "\"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"",
+            ),
+        ),
+        (
+            tmp.path().join("release.yaml"),
+            deployment(
+                "\"{{ .Release.Name }}-web\"",
+                "registry.example.com/web:1.0",
+            ),
+        ),
+        (
+            tmp.path().join("include.yaml"),
+            deployment(
+                "'{{ include \"web.fullname\" . }}'",
+                "registry.example.com/web:1.0",
+            ),
+        ),
+        (
+            tmp.path().join("tpl.yaml"),
+            deployment("web", "\"{{ tpl .Values.imageTemplate . }}\""),
+        ),
+        (
+            chart.join("templates/deployment.yaml"),
+            deployment("\"{{ $fullname }}-web\"", "registry.example.com/web:1.0"),
+        ),
+    ];
+    let config = config("inject-all.yaml");
+    let mut failures = Vec::new();
+    for (path, text) in &files {
+        std::fs::write(path, text).expect("write");
+        let out = kinject(
+            &["inject", "-c", &config, path.to_str().expect("utf-8")],
+            None,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() != Some(2) || !stderr.contains("kinject::input::template") {
+            failures.push(format!(
+                "{}: exit {:?}, not refused as a template: {stderr}",
+                path.display(),
+                out.status.code()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

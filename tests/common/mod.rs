@@ -105,12 +105,11 @@ pub fn is_root() -> bool {
     probe.as_file().metadata().expect("metadata").uid() == 0
 }
 
-/// Every manifest file of the corpus, `testdata/corpus/manifests/`, sorted.
+/// Every manifest file (`.yaml`, `.yml`, `.json`) under `dir`, at any depth, sorted.
 #[allow(dead_code)]
-pub fn corpus_files() -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus/manifests");
+pub fn manifest_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
-    let mut stack = vec![dir.clone()];
+    let mut stack = vec![dir.to_owned()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d)
             .expect("corpus dir")
@@ -128,6 +127,36 @@ pub fn corpus_files() -> Vec<std::path::PathBuf> {
         }
     }
     files.sort();
+    files
+}
+
+/// The corpus of `{{ }}` as other tools' data, `testdata/corpus/templated-data/` (written
+/// here; its README.md says which tool each file imitates): every file the README lists.
+#[allow(dead_code)]
+pub fn templated_data_files() -> Vec<std::path::PathBuf> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus/templated-data");
+    let files = manifest_files(&dir);
+    let readme = std::fs::read_to_string(dir.join("README.md")).expect("README.md");
+    let mut listed: Vec<std::path::PathBuf> = readme
+        .lines()
+        .filter_map(|line| line.strip_prefix("| ")?.split(" |").next())
+        .filter(|name| name.ends_with(".yaml"))
+        .map(|name| dir.join(name))
+        .collect();
+    listed.sort();
+    assert_eq!(
+        files, listed,
+        "testdata/corpus/templated-data against its README.md"
+    );
+    files
+}
+
+/// Every manifest file of the corpus, `testdata/corpus/manifests/`, sorted.
+#[allow(dead_code)]
+pub fn corpus_files() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus/manifests");
+    let files = manifest_files(&dir);
     // Every file SOURCES.md lists is here, and nothing else: a file lost in a copy or a move
     // fails here, not as a smaller run.
     let sources = std::fs::read_to_string(dir.join("SOURCES.md")).expect("SOURCES.md");
