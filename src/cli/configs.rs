@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::read::{self, InputError, Source};
 
+use super::args::{ConfigArgs, DiscoveryArgs};
+use super::discover;
+use super::inputs::Inputs;
+use super::report::{self, eprint};
 use super::run::{Loaded, Prepared, Processed, prepare, process_with};
-use super::{ConfigArgs, ExitStatus, InputArgs, eprint, output};
+use super::status::ExitStatus;
 use crate::pipeline::Sink;
 use crate::tree::{Nearest, NotFound, Tree, repository, shown, shown_dir};
 
@@ -49,7 +53,7 @@ impl Configs {
     /// that have none come first among the errors.
     pub(crate) fn process<S: Sink>(
         &mut self,
-        args: &InputArgs,
+        args: &Inputs,
         stdin: Option<Result<read::Input, InputError>>,
         early: Option<Loaded>,
         mode: crate::inject::Mode,
@@ -70,7 +74,7 @@ impl Configs {
     /// none come first among the errors.
     pub(crate) fn prepare(
         &mut self,
-        args: &InputArgs,
+        args: &Inputs,
         stdin: Option<Result<read::Input, InputError>>,
         early: Option<Loaded>,
         mode: crate::inject::Mode,
@@ -112,30 +116,30 @@ pub(crate) struct Plan {
     tried: bool,
 }
 
-/// Decides the configurations of an `inject` run over files, and the inputs to read: the
+/// Decides the configurations of an `inject` run over files (`given` with `-c`, else each
+/// file's nearest, unless `discovery` says none is looked for), and the inputs to read: the
 /// sources the arguments name (and, see the header, those a configuration among them applies
 /// to) go into the returned arguments. `None` when the configuration of standard input
 /// cannot be found (said).
 pub(crate) fn plan(
-    config: &ConfigArgs,
-    input: &InputArgs,
+    given: &[PathBuf],
+    discovery: &DiscoveryArgs,
+    input: &Inputs,
     mode: Planned,
-) -> Option<(Plan, InputArgs)> {
+) -> Option<(Plan, Inputs)> {
     let Planned {
         edit,
         quiet,
         uninject,
         trusting,
     } = mode;
-    let intent = input.intent();
-    let (mut sources, errors) = read::discover(&input.all_paths(), intent);
+    let (mut sources, errors) = read::discover(&input.paths, input.intent);
     let cwd = std::env::current_dir().ok()?;
     let mut nearest = Nearest::default();
-    let given = &config.configs;
     let checked = if given.is_empty() {
-        config.discovery.allowed()
+        discover::allowed(discovery)
     } else {
-        config.paths(input.reads_stdin()).map(|_| ())
+        discover::files(given, discovery, input.reads_stdin()).map(|_| ())
     };
     if let Err(e) = checked {
         eprint(&format!("error: {e}\n"));
@@ -174,21 +178,21 @@ pub(crate) fn plan(
                     continue;
                 }
             },
-            (None, true) if uninject => match super::nearest_here() {
+            (None, true) if uninject => match discover::nearest_here() {
                 Ok(found) => found.into_iter().collect(),
                 Err(e) => {
                     eprint(&format!("error: {e}\n"));
                     return None;
                 }
             },
-            (None, true) => match config.paths(true) {
+            (None, true) => match discover::files(given, discovery, true) {
                 Ok(found) => found,
                 Err(e) => {
                     eprint(&format!("error: {e}\n"));
                     return None;
                 }
             },
-            (_, false) => given.clone(),
+            (_, false) => given.to_vec(),
         };
         let index = match plan.groups.iter().position(|(f, _)| *f == files) {
             Some(i) => i,
@@ -205,7 +209,7 @@ pub(crate) fn plan(
     }
     if plan.groups.is_empty() && !given.is_empty() {
         // Nothing to read: the configuration still loads, so that its mistakes are said.
-        plan.groups.push((given.clone(), 0));
+        plan.groups.push((given.to_vec(), 0));
     }
     if plan.found && !quiet {
         for (files, count) in &plan.groups {
@@ -214,7 +218,7 @@ pub(crate) fn plan(
             }
         }
     }
-    let args = InputArgs {
+    let args = Inputs {
         sources: Some(kept),
         ..input.clone()
     };
@@ -245,16 +249,30 @@ impl Plan {
     }
 }
 
+/// Loads the one configuration of a run not planned per file (`config`), or reports why it cannot be loaded and returns
+/// `None`. `stdin_read`: whether standard input holds the run's manifests (or request), which
+/// a configuration read from it would take.
+pub(crate) fn load_one(config: &ConfigArgs, stdin_read: bool) -> Option<crate::config::Config> {
+    let paths = match discover::paths(config, stdin_read) {
+        Ok(p) => p,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return None;
+        }
+    };
+    load(&paths, &config.overrides())
+}
+
 /// Loads one configuration, saying its warnings, or its errors and `None`.
 pub(crate) fn load(files: &[PathBuf], sets: &[crate::config::Set]) -> Option<Config> {
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     match crate::config::load(&paths, sets) {
         Ok(mut c) => {
-            output::diagnostics(std::mem::take(&mut c.warnings));
+            report::diagnostics(std::mem::take(&mut c.warnings));
             Some(c)
         }
         Err(errors) => {
-            output::diagnostics(errors);
+            report::diagnostics(errors);
             None
         }
     }
@@ -266,11 +284,11 @@ fn load_untried(files: &[PathBuf]) -> Option<Config> {
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     match crate::config::load_untried(&paths) {
         Ok(mut c) => {
-            output::diagnostics(std::mem::take(&mut c.warnings));
+            report::diagnostics(std::mem::take(&mut c.warnings));
             Some(c)
         }
         Err(errors) => {
-            output::diagnostics(errors);
+            report::diagnostics(errors);
             None
         }
     }

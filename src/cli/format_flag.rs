@@ -6,7 +6,19 @@ use clap::ValueEnum;
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
 
-use super::Format;
+/// `-o`: what a run writes on its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The manifests, edited in place: comments, order, quoting and indentation kept.
+    Yaml,
+    /// One JSON document per input document.
+    Json,
+    /// Per object: identity, source, and RFC 6902 operations.
+    Patch,
+    /// One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o
+    /// json` prints several objects).
+    JsonList,
+}
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FormatParser;

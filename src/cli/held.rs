@@ -20,8 +20,10 @@ use crate::render::json::{Framed, Framing, JsonStream};
 use crate::render::patch::PatchStream;
 
 use super::configs::Configs;
+use super::format_flag::Format;
+use super::inputs::Inputs;
 use super::run::{Loaded, Prepared};
-use super::{ExitStatus, Format, InputArgs};
+use super::status::ExitStatus;
 
 /// Output kept in memory before it goes to a temporary file.
 pub(crate) const SPOOL_IN_MEMORY: usize = 4 << 20;
@@ -67,7 +69,7 @@ pub(crate) fn process<W: Write + Send + Sync>(
 /// not be read, and the output.
 pub(crate) fn process_all(
     configs: &mut Configs,
-    args: &InputArgs,
+    args: &Inputs,
     stdin: Option<Result<Input, InputError>>,
     early: Option<Loaded>,
     mode: crate::inject::Mode,

@@ -1,13 +1,12 @@
-//! Writing to the terminal: data to stdout (a closed pipe is a quiet success), diagnostics,
-//! the report and warnings to stderr.
+//! The run's output: data to stdout (a closed pipe is a quiet success) or to `--output-file`
+//! (which must be neither an input nor a configuration), and what the terminal can show.
 
 use std::io::Write;
 
+use super::args::Command;
+use super::report;
+use super::status::ExitStatus;
 use crate::diagnostic::codes;
-use crate::pipeline::FileResult;
-use crate::render::report;
-
-use super::{ExitStatus, report_sink};
 
 /// Writes `text` to stdout; returns the exit code (0, or 0 on a broken pipe, 2 otherwise).
 pub(crate) fn stdout(text: &str) -> ExitStatus {
@@ -22,7 +21,7 @@ pub(crate) fn write_stdout(
         Ok(()) => ExitStatus::Success,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
         Err(e) => {
-            report_sink::error(
+            report::error(
                 codes::OUTPUT_WRITE,
                 None,
                 &format!("cannot write output: {e}"),
@@ -44,7 +43,7 @@ pub(crate) fn write_output(
     match super::write::write_file_with(path, write) {
         Ok(()) => ExitStatus::Success,
         Err(e) => {
-            super::eprint(&format!(
+            report::eprint(&format!(
                 "error: cannot write {}: {e} (it is unchanged)\n",
                 crate::diagnostic::printable_name(&path.display().to_string())
             ));
@@ -80,118 +79,47 @@ pub(crate) fn write_slices(out: &mut dyn Write, slices: &[&[u8]]) -> std::io::Re
     out.flush()
 }
 
-/// Where a diagnostic points, for `--report json`.
-pub(crate) trait Positioned {
-    fn position(&self) -> report_sink::Position;
-}
-
-impl Positioned for crate::diagnostic::Located {
-    fn position(&self) -> report_sink::Position {
-        let (file, line, column) = crate::diagnostic::Located::position(self);
-        Some((file.to_owned(), Some(line), Some(column)))
-    }
-}
-
-impl Positioned for crate::read::InputError {
-    fn position(&self) -> report_sink::Position {
-        use crate::read::InputError;
-        Some(match self {
-            InputError::Io { name, .. }
-            | InputError::OptionAfterSeparator { name }
-            | InputError::EmptyDirectory { name }
-            | InputError::NoConfiguration { name, .. }
-            | InputError::ConfigurationRefused { name, .. } => (name.clone(), None, None),
-            InputError::Encoding {
-                name, line, column, ..
-            }
-            | InputError::Template {
-                name, line, column, ..
-            } => (name.clone(), Some(*line), Some(*column)),
-        })
-    }
-}
-
-/// Prints diagnostics to stderr (or writes them into the JSON report).
-pub(crate) fn diagnostics<D>(errors: Vec<D>)
-where
-    D: miette::Diagnostic + Positioned + Send + Sync + 'static,
-{
-    for e in errors {
-        let at = e.position();
-        report_sink::diagnostic(e, at);
-    }
-}
-
-/// How many documents' entries of the report are made and printed at a time.
-const REPORT_PART: usize = 4096;
-
-/// Prints the report; the objects of the files in `unwritten` (name, why) are errors.
-pub(crate) fn report(files: &[FileResult], notes: &[String], unwritten: &[(String, String)]) {
-    // The inputs were read, objects or none: the summary says so.
-    report_sink::count(&[]);
-    // `-q`: nothing of the report is shown, not even its summary; its entries are not made,
-    // only counted (whether anything was injected is still said).
-    if report_sink::quiet() {
-        for f in files {
-            report_sink::count_results(&f.docs);
+/// Why the command's `--output-file` or `--report-file` cannot be written
+/// (`tree::output_refused`): they are neither inputs nor the configuration, nor a file a
+/// configuration would be found as.
+pub(crate) fn refused(command: &Command) -> Option<String> {
+    let (outputs, input, configs) = match command {
+        Command::Inject(a) => (
+            [
+                ("--output-file", a.output.output_file.as_deref()),
+                ("--report-file", a.output.report_file.as_deref()),
+            ],
+            &a.input,
+            &a.config.configs,
+        ),
+        Command::Uninject(a) => (
+            [
+                ("--output-file", a.output.output_file.as_deref()),
+                ("--report-file", a.output.report_file.as_deref()),
+            ],
+            &a.input,
+            &a.configs,
+        ),
+        Command::Explain(a) => (
+            [("--output-file", a.output_file.as_deref()), ("", None)],
+            &a.input,
+            &a.config.configs,
+        ),
+        _ => return None,
+    };
+    outputs.iter().find_map(|(flag, file)| {
+        let file = (*file)?;
+        let found_as_configuration = file
+            .file_name()
+            .is_some_and(|n| crate::tree::CONFIG_NAMES.iter().any(|c| n == *c));
+        if found_as_configuration {
+            return Some(format!(
+                "{flag} {}: a configuration file's name (kinject would find it as one): write the output elsewhere",
+                crate::diagnostic::printable_name(&file.display().to_string())
+            ));
         }
-        return;
-    }
-    // A part at a time, so that the report of a million documents is not held whole.
-    for f in files {
-        for docs in f.docs.chunks(REPORT_PART) {
-            let mut entries = report::entries_of(f, docs);
-            for e in &mut entries {
-                if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
-                    && matches!(e.action, "injected" | "uninjected")
-                {
-                    e.not_written(codes::OUTPUT_WRITE, why);
-                }
-            }
-            report_sink::text(&report_sink::entries(&mut entries));
-        }
-    }
-    print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
-}
-
-/// Whether a terminal that is `is_terminal` is shown colour: not with `NO_COLOR`, nor on a
-/// terminal that says it has none (`TERM=dumb`).
-pub(crate) fn colour(is_terminal: bool) -> bool {
-    is_terminal && std::env::var_os("NO_COLOR").is_none() && !dumb_terminal()
-}
-
-/// Whether diagnostics may draw with Unicode (boxes, `×`): not on a `TERM=dumb` terminal, nor
-/// when the locale says its text is not UTF-8 (`LC_ALL=C`; no locale set at all draws them).
-pub(crate) fn unicode() -> bool {
-    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|l| !l.is_empty()));
-    let utf8 = locale.is_none_or(|l| {
-        let l = l.to_ascii_lowercase();
-        l.contains("utf-8") || l.contains("utf8")
-    });
-    utf8 && !dumb_terminal()
-}
-
-fn dumb_terminal() -> bool {
-    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
-}
-
-/// Refuses standard input that held no object: `kustomize build … | kinject inject` after a
-/// render that failed would otherwise write an empty file without a word (`kubectl apply -f
-/// -` refuses the same: "no objects passed to apply").
-pub(crate) fn no_objects_in_stdin() {
-    report_sink::error(
-        codes::INPUT_NO_OBJECTS,
-        Some("<stdin>"),
-        "standard input holds no Kubernetes object (it is empty, or only comments and `---`): nothing to inject; did the command before kinject fail?",
-    );
-}
-
-pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
-    for w in warnings {
-        report_sink::warning(codes::WARNING, w);
-    }
+        crate::tree::output_refused(flag, file, &input.all_paths(), configs)
+    })
 }
 
 #[cfg(test)]

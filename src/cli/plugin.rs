@@ -1,4 +1,6 @@
-//! kustomize's legacy exec plugin mode: which file the configuration came from.
+//! kinject run as another tool's plugin: as kubectl's (`kubectl-kinject`, named so in help
+//! and errors), and as kustomize's legacy exec plugin (`InjectionConfig <config file>`), with
+//! which file the configuration came from.
 //!
 //! kustomize hands a plugin its configuration as a temporary copy, re-serialised (other line
 //! numbers, other quoting), and deletes it afterwards: a diagnostic located in that copy
@@ -10,7 +12,10 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use clap::CommandFactory;
 use serde_json::Value;
+
+use super::args::Cli;
 
 /// The user's file holding the configuration kustomize copied to `copy`, when one of the
 /// kustomization's `transformers:` holds exactly it; else `copy`.
@@ -52,6 +57,48 @@ fn read_value(path: &Path) -> Option<Value> {
     }
     let text = std::fs::read_to_string(path).ok()?;
     crate::yaml::parse_value(&text).ok()
+}
+
+/// The name kubectl runs a plugin by: installed as `kubectl-kinject`, kinject is `kubectl
+/// kinject`.
+const KUBECTL_PLUGIN_NAME: &str = "kubectl-kinject";
+
+/// The command line's definition, named as the user ran it: `kubectl kinject` as kubectl's
+/// plugin (help and errors then show what to type), else `kinject`.
+pub(crate) fn command_as_run() -> clap::Command {
+    let argv0 = std::env::args_os().next().map(PathBuf::from);
+    let as_plugin = argv0
+        .as_deref()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == KUBECTL_PLUGIN_NAME);
+    let command = Cli::command();
+    if as_plugin {
+        command.bin_name("kubectl kinject")
+    } else {
+        command
+    }
+}
+
+/// The file name kustomize gives a legacy exec transformer plugin of kind `InjectionConfig`.
+const KUSTOMIZE_PLUGIN_NAME: &str = "InjectionConfig";
+
+/// Installed (or symlinked) as kustomize's plugin file `InjectionConfig`, kinject is run as
+/// `InjectionConfig <config file> [args…]` with the resources on stdin: that is
+/// `kinject inject -c <config file> [args…] -`. Its report says what was injected, and
+/// warns when nothing was: kustomize (v4 and later) shows a plugin's stderr when it fails;
+/// `KINJECT_REPORT_FILE` (`--report-file`) keeps the report of a build that succeeds.
+pub(crate) fn plugin_args() -> Option<Vec<OsString>> {
+    let mut args = std::env::args_os();
+    let argv0 = PathBuf::from(args.next()?);
+    if argv0.file_name()? != KUSTOMIZE_PLUGIN_NAME {
+        return None;
+    }
+    let config = args.next()?;
+    let mut out: Vec<OsString> = ["kinject", "inject", "-c"].iter().map(Into::into).collect();
+    out.push(config_file(config));
+    out.extend(args);
+    out.push("-".into());
+    Some(out)
 }
 
 #[cfg(test)]

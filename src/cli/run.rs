@@ -5,18 +5,20 @@ use crate::diagnostic::Located;
 use crate::pipeline::{FileResult, Sink};
 use crate::read::{self, InputError};
 
-use super::{ExitStatus, InputArgs};
+use super::inputs::Inputs;
+use super::report::eprint;
+use super::status::ExitStatus;
 
 /// Reads every input the arguments name (stdin at most once: `stdin` when already read).
 /// Inputs that cannot be read are reported; the others are still returned.
 pub(crate) fn load_inputs(
-    args: &InputArgs,
+    args: &Inputs,
     stdin: Option<Result<read::Input, InputError>>,
 ) -> (Vec<read::Input>, Vec<InputError>) {
-    let intent = args.intent();
+    let intent = args.intent;
     let (sources, mut errors) = match &args.sources {
         Some(sources) => (sources.clone(), Vec::new()),
-        None => read::discover(&args.all_paths(), intent),
+        None => read::discover(&args.paths, intent),
     };
     let mut stdin = stdin;
     let mut stdin_used = false;
@@ -53,10 +55,10 @@ pub(crate) type Loaded = (Vec<read::Input>, Vec<InputError>);
 /// waited, and then came back from sleep slower than new ones start; 1000 Deployments, 100
 /// runs each: median 24.6 ms started here, 22.3 ms started with the work.)
 pub(crate) fn read_while<T: Send>(
-    args: &InputArgs,
+    args: &Inputs,
     work: impl FnOnce() -> T + Send,
 ) -> (T, Option<Loaded>) {
-    let paths = args.all_paths();
+    let paths = &args.paths;
     let large = !paths.iter().any(|p| p.as_os_str() == "-")
         && paths.iter().any(|p| {
             std::fs::metadata(p)
@@ -120,7 +122,7 @@ pub(crate) type Processed<O> = (Vec<(FileResult, O)>, Vec<InputError>);
 /// Loads the inputs (or takes those read `early`) and runs injection (in `mode`) over each,
 /// into a sink of its own made by `sink`. `Err` is the exit code when the settings are wrong.
 pub(crate) fn process_inputs<S: Sink>(
-    args: &InputArgs,
+    args: &Inputs,
     stdin: Option<Result<read::Input, InputError>>,
     early: Option<Loaded>,
     config: &crate::config::Config,
@@ -141,7 +143,7 @@ pub(crate) type ConfigOf<'a, 'c> = (
 
 /// `process_inputs`, each input with its own configuration (`configs`).
 pub(crate) fn process_with<S: Sink>(
-    args: &InputArgs,
+    args: &Inputs,
     stdin: Option<Result<read::Input, InputError>>,
     early: Option<Loaded>,
     configs: ConfigOf<'_, '_>,
@@ -180,7 +182,7 @@ pub(crate) struct Prepared<'c> {
 /// Loads the inputs (or takes those read `early`) and makes the settings of each
 /// configuration (in `mode`). `Err` is the exit code when the settings are wrong.
 pub(crate) fn prepare<'c>(
-    args: &InputArgs,
+    args: &Inputs,
     stdin: Option<Result<read::Input, InputError>>,
     early: Option<Loaded>,
     configs: ConfigOf<'_, 'c>,
@@ -194,8 +196,8 @@ pub(crate) fn prepare<'c>(
         .map(|config| args.settings(config, mode, &inputs))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| {
-            super::eprint(&format!("error: {e}\n"));
-            super::ExitStatus::Error
+            eprint(&format!("error: {e}\n"));
+            ExitStatus::Error
         })?;
     let inputs = inputs
         .into_iter()

@@ -4,7 +4,10 @@
 //! `--injectConfigFile`: clap said to pass it after `--`, which makes it a file name); and
 //! `kinject serve` without certificates, which can be tried without them.
 
+use clap::CommandFactory;
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
+
+use super::args::Cli;
 
 /// Flags of other injectors' commands, and what kinject says instead.
 const FOREIGN: [(&str, &str); 7] = [
@@ -71,4 +74,16 @@ pub(crate) fn with_tip(mut error: Error, subcommand: Option<&str>) -> Error {
         ContextValue::StyledStrs(vec![tip.into()]),
     );
     error
+}
+
+/// The subcommand of a command line (its first argument that is one), if any.
+pub(crate) fn subcommand_given(args: &[std::ffi::OsString]) -> Option<&str> {
+    let names: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_owned())
+        .collect();
+    args.iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find(|a| names.iter().any(|n| n == a))
 }

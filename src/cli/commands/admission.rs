@@ -6,9 +6,13 @@ use crate::config::Config;
 use crate::diagnostic::Located;
 use crate::integrations::admission;
 
-use super::output::{diagnostics, stdout};
-use super::run::read_stdin;
-use super::{AdmissionArgs, ExitStatus, eprint};
+use crate::cli::args::AdmissionArgs;
+use crate::cli::discover;
+use crate::cli::inputs::parse_namespace_labels;
+use crate::cli::output::stdout;
+use crate::cli::report::{diagnostics, eprint};
+use crate::cli::run::read_stdin;
+use crate::cli::status::ExitStatus;
 
 /// The status code of a refusal because kinject's own configuration is broken: the webhook's
 /// fault, not the request's (docs/admission.md).
@@ -34,7 +38,7 @@ pub(crate) fn run(args: &AdmissionArgs) -> ExitStatus {
         Err(message) => return refuse(&bytes, message),
     };
     let mut labels = crate::inject::NamespaceLabels::new();
-    if let Err(e) = super::parse_namespace_labels(&args.namespace_labels, &mut labels) {
+    if let Err(e) = parse_namespace_labels(&args.namespace_labels, &mut labels) {
         eprint(&format!("error: {e}\n"));
         return refuse(&bytes, e);
     }
@@ -71,7 +75,7 @@ fn read(path: Option<&PathBuf>) -> Result<Vec<u8>, String> {
 /// The configuration, its warnings and errors said on stderr; on error, what they say, for
 /// the refusal's message.
 fn load(args: &AdmissionArgs, from_stdin: bool) -> Result<Config, String> {
-    let paths = args.config.paths(from_stdin).inspect_err(|e| {
+    let paths = discover::paths(&args.config, from_stdin).inspect_err(|e| {
         eprint(&format!("error: {e}\n"));
     })?;
     let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();

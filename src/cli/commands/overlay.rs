@@ -8,16 +8,14 @@ use crate::integrations::kustomize;
 use crate::pipeline;
 use crate::read;
 
-use super::output::diagnostics;
-use super::{ExitStatus, InputArgs, OutputArgs, eprint};
+use crate::cli::args::OutputArgs;
+use crate::cli::inputs::Inputs;
+use crate::cli::report::{self, diagnostics, eprint};
+use crate::cli::status::ExitStatus;
+use crate::cli::write;
 
-pub(crate) fn run(
-    config: &Config,
-    input: &InputArgs,
-    dir: &Path,
-    output: &OutputArgs,
-) -> ExitStatus {
-    let bases = input.all_paths();
+pub(crate) fn run(config: &Config, input: &Inputs, dir: &Path, output: &OutputArgs) -> ExitStatus {
+    let bases = input.paths.clone();
     if bases.is_empty() {
         eprint("error: --emit-kustomize needs the base directories to patch\n");
         return ExitStatus::Error;
@@ -86,12 +84,12 @@ pub(crate) fn run(
         failed = true;
     }
     if failed {
-        super::report_sink::nothing_written();
+        report::nothing_written();
     }
     let mut entries = crate::render::report::entries(&files);
-    super::report_sink::text(&super::report_sink::entries(&mut entries));
+    report::text(&report::entries(&mut entries));
     if failed {
-        super::report_sink::people("error: nothing was written because of the errors above\n");
+        report::people("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
     let text = kustomize::kustomization(&resources, &patches);
@@ -129,14 +127,14 @@ fn write_kustomization(dir: &Path, text: &str) -> Result<PathBuf, String> {
         }
     }
     match stamp {
-        None => super::write::create_new(&path, text.as_bytes()).map_err(cannot)?,
+        None => write::create_new(&path, text.as_bytes()).map_err(cannot)?,
         Some(stamp) => {
             let within = std::fs::canonicalize(dir).map_err(cannot)?;
-            let expected = super::write::Expected {
+            let expected = write::Expected {
                 stamp: Some(stamp),
                 within: Some(&within),
             };
-            super::write::atomic_write(&path, text.as_bytes(), &expected).map_err(cannot)?;
+            write::atomic_write(&path, text.as_bytes(), &expected).map_err(cannot)?;
         }
     }
     Ok(path)

@@ -2,7 +2,9 @@
 //! JSON Lines (`--report json`) — one object per line, written as the run goes, every one
 //! with a `code`: the objects' entries, the diagnostics, errors and warnings, and a summary
 //! last — on stderr, or in the file `--report-file` names (stderr is then for people, as
-//! with `-q`). It also counts what the report says, for the summary line.
+//! with `-q`). It also counts what the report says, for the summary line. Every command says
+//! its errors, warnings and located diagnostics here (`eprint`, `diagnostics`), so that
+//! `--report json` holds them all and a progress line is cleared first.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -11,12 +13,14 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::diagnostic::codes;
+use crate::pipeline::FileResult;
 use crate::render::report::{self, Entry, Files, Groups, Tally, Wording};
 
-use super::{ExitStatus, OutputArgs, ReportFormat};
+use super::args::{Command, OutputArgs, ReportFormat};
+use super::status::ExitStatus;
 
 /// The report being written, for `inject` and `uninject`.
-struct Sink {
+struct Reporter {
     json: bool,
     quiet: bool,
     verbose: bool,
@@ -34,11 +38,49 @@ struct Sink {
     groups: [Groups; 2],
 }
 
-static SINK: Mutex<Option<Sink>> = Mutex::new(None);
+static REPORTER: Mutex<Option<Reporter>> = Mutex::new(None);
 
-fn sink() -> std::sync::MutexGuard<'static, Option<Sink>> {
-    SINK.lock()
+fn reporter() -> std::sync::MutexGuard<'static, Option<Reporter>> {
+    REPORTER
+        .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Draws located diagnostics as this terminal can show them: without Unicode or colour
+/// where it has none (`terminal::unicode`, `terminal::colour`), a line broken at spaces only.
+pub(crate) fn style_diagnostics() {
+    let _ = miette::set_hook(Box::new(|_| {
+        let mut opts = miette::MietteHandlerOpts::new();
+        if !super::terminal::unicode() {
+            opts = opts.unicode(false);
+        }
+        if !super::terminal::colour(true) {
+            opts = opts.color(false);
+        }
+        Box::new(
+            opts.width(100)
+                .terminal_links(false)
+                // A line breaks at a space, never inside a name (`log-\nshipper`).
+                .word_separator(textwrap::WordSeparator::AsciiSpace)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation)
+                .break_words(false)
+                .build(),
+        )
+    }));
+}
+
+/// Starts the report of a command that has one (`inject`, `uninject`), worded for it.
+pub(crate) fn start_for(command: &Command) -> Result<(), String> {
+    let (output, edit, uninject) = match command {
+        Command::Inject(args) => (&args.output, &args.edit, false),
+        Command::Uninject(args) => (&args.output, &args.edit, true),
+        _ => return Ok(()),
+    };
+    let wording = Wording {
+        uninject,
+        dry_run: (edit.check || edit.diff) && !edit.in_place,
+    };
+    start(output, wording)
 }
 
 /// From now on, the run's report goes where `output` says, worded as `wording` says.
@@ -54,7 +96,7 @@ pub(crate) fn start(output: &OutputArgs, wording: Wording) -> Result<(), String>
         )),
         None => None,
     };
-    *sink() = Some(Sink {
+    *reporter() = Some(Reporter {
         json: output.report == ReportFormat::Json,
         quiet: output.quiet,
         verbose: output.verbose,
@@ -68,7 +110,7 @@ pub(crate) fn start(output: &OutputArgs, wording: Wording) -> Result<(), String>
     Ok(())
 }
 
-impl Sink {
+impl Reporter {
     /// Whether stderr is for people (it is not when it carries the JSON report).
     fn people_on_stderr(&self) -> bool {
         !self.json || self.file.is_some()
@@ -80,7 +122,7 @@ impl Sink {
             Some(f) => {
                 let _ = f.write_all(text.as_bytes());
             }
-            None => super::write_stderr(text),
+            None => write_stderr(text),
         }
     }
 
@@ -95,14 +137,14 @@ impl Sink {
 /// Whether a progress line may go on stderr: the report is not left out (`-q`) and stderr
 /// does not carry a JSON report.
 pub(crate) fn progress_allowed() -> bool {
-    sink()
+    reporter()
         .as_ref()
         .is_some_and(|s| !s.quiet && s.people_on_stderr())
 }
 
 /// Whether the report is left out (`-q`).
 pub(crate) fn quiet() -> bool {
-    sink().as_ref().is_some_and(|s| s.quiet)
+    reporter().as_ref().is_some_and(|s| s.quiet)
 }
 
 /// The report of `entries`: counted, and returned as the text to write where the report goes
@@ -110,13 +152,13 @@ pub(crate) fn quiet() -> bool {
 /// dry run, or of a run that wrote nothing, say what would be done.
 pub(crate) fn entries(entries: &mut [Entry]) -> String {
     count(entries);
-    let written = sink().as_ref().is_none_or(|s| s.written);
+    let written = reporter().as_ref().is_none_or(|s| s.written);
     worded(entries, written)
 }
 
 /// Counts `entries` for the summary: the inputs were read.
 pub(crate) fn count(entries: &[Entry]) {
-    if let Some(s) = sink().as_mut() {
+    if let Some(s) = reporter().as_mut() {
         s.reported = true;
         s.tally.add(entries);
     }
@@ -125,7 +167,7 @@ pub(crate) fn count(entries: &[Entry]) {
 /// Counts the objects of `docs` for the summary, as `count` counts their entries, without
 /// making them (`-q`).
 pub(crate) fn count_results(docs: &[crate::pipeline::DocResult]) {
-    if let Some(s) = sink().as_mut() {
+    if let Some(s) = reporter().as_mut() {
         s.reported = true;
         s.tally.add_results(docs);
     }
@@ -134,7 +176,7 @@ pub(crate) fn count_results(docs: &[crate::pipeline::DocResult]) {
 /// The report text of `entries` (`entries`, uncounted), for a run whose output is `written`
 /// or not.
 pub(crate) fn worded(entries: &mut [Entry], written: bool) -> String {
-    let mut guard = sink();
+    let mut guard = reporter();
     let Some(s) = guard.as_mut() else {
         return report::text(entries, true, None);
     };
@@ -159,22 +201,22 @@ pub(crate) fn worded(entries: &mut [Entry], written: bool) -> String {
 
 /// From now on, the run's entries say that nothing was written (an error stopped the output).
 pub(crate) fn nothing_written() {
-    if let Some(s) = sink().as_mut() {
+    if let Some(s) = reporter().as_mut() {
         s.written = false;
     }
 }
 
 /// Writes the text of a report (made by `entries`) where the report goes.
 pub(crate) fn text(text: &str) {
-    match sink().as_mut() {
+    match reporter().as_mut() {
         Some(s) => s.write(text),
-        None => super::write_stderr(text),
+        None => write_stderr(text),
     }
 }
 
 /// Runs `copy` on where the report goes.
 pub(crate) fn copy_to(copy: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
-    let _ = match sink().as_mut().and_then(|s| s.file.as_mut()) {
+    let _ = match reporter().as_mut().and_then(|s| s.file.as_mut()) {
         Some(f) => copy(f),
         None => {
             super::progress::clear();
@@ -185,7 +227,7 @@ pub(crate) fn copy_to(copy: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) 
 
 /// The files `--in-place`, `--check` or `--diff` compared, for the summary.
 pub(crate) fn files(files: Files) {
-    if let Some(s) = sink().as_mut() {
+    if let Some(s) = reporter().as_mut() {
         s.tally.files = Some(files);
     }
 }
@@ -202,9 +244,9 @@ pub(crate) fn warning(code: &'static str, message: &str) {
 
 fn said_with(action: &str, code: &'static str, file: Option<&str>, message: &str) {
     let one_line = crate::diagnostic::one_line(message);
-    let mut guard = sink();
+    let mut guard = reporter();
     let Some(s) = guard.as_mut() else {
-        super::write_stderr(&format!("{action}: {one_line}\n"));
+        write_stderr(&format!("{action}: {one_line}\n"));
         return;
     };
     if action == "error" {
@@ -212,7 +254,7 @@ fn said_with(action: &str, code: &'static str, file: Option<&str>, message: &str
     }
     let line = format!("{action}: {one_line}\n");
     if s.people_on_stderr() {
-        super::write_stderr(&line);
+        write_stderr(&line);
     }
     // A text report in a file has its warnings and errors too.
     if !s.json && s.file.is_some() {
@@ -242,8 +284,8 @@ pub(crate) fn said(text: &str) {
 
 /// Text only for people: on stderr, unless stderr carries the JSON report.
 pub(crate) fn people(text: &str) {
-    if sink().as_ref().is_none_or(Sink::people_on_stderr) {
-        super::write_stderr(text);
+    if reporter().as_ref().is_none_or(Reporter::people_on_stderr) {
+        write_stderr(text);
     }
 }
 
@@ -251,7 +293,7 @@ pub(crate) fn people(text: &str) {
 /// and `column`, message and help) in a JSON report.
 pub(crate) fn diagnostic<D: miette::Diagnostic + Send + Sync + 'static>(d: D, at: Position) {
     let warning = d.severity() == Some(miette::Severity::Warning);
-    let mut guard = sink();
+    let mut guard = reporter();
     if let Some(s) = guard.as_mut() {
         if !warning {
             s.tally.errors += 1;
@@ -260,8 +302,8 @@ pub(crate) fn diagnostic<D: miette::Diagnostic + Send + Sync + 'static>(d: D, at
             s.line(&diagnostic_item(&d, warning, at));
         }
     }
-    if guard.as_ref().is_none_or(Sink::people_on_stderr) {
-        super::write_stderr(&format!("{:?}\n", miette::Report::new(d)));
+    if guard.as_ref().is_none_or(Reporter::people_on_stderr) {
+        write_stderr(&format!("{:?}\n", miette::Report::new(d)));
     }
 }
 
@@ -293,7 +335,7 @@ pub(crate) type Position = Option<(String, Option<usize>, Option<usize>)>;
 /// report file in place. The run's exit status, an error when the report file could not be
 /// written.
 pub(crate) fn finish(exit: ExitStatus) -> ExitStatus {
-    let (warn, wording) = match sink().as_ref() {
+    let (warn, wording) = match reporter().as_ref() {
         // `-q` leaves the report out, not this warning: a CI step that injects nothing would
         // otherwise pass in silence.
         Some(s) if s.reported && !s.wording.uninject => (s.tally.nothing_injected(), s.wording),
@@ -303,7 +345,7 @@ pub(crate) fn finish(exit: ExitStatus) -> ExitStatus {
     if let Some(w) = warn {
         warning(codes::NOTHING_INJECTED, &w);
     }
-    let mut guard = sink();
+    let mut guard = reporter();
     let Some(mut s) = guard.take() else {
         return exit;
     };
@@ -353,8 +395,110 @@ pub(crate) fn finish(exit: ExitStatus) -> ExitStatus {
     match written {
         Ok(()) => exit,
         Err(e) => {
-            super::write_stderr(&format!("error: --report-file: not written: {e}\n"));
+            write_stderr(&format!("error: --report-file: not written: {e}\n"));
             ExitStatus::Error
         }
     }
+}
+
+/// Where a diagnostic points, for `--report json`.
+pub(crate) trait Positioned {
+    fn position(&self) -> Position;
+}
+
+impl Positioned for crate::diagnostic::Located {
+    fn position(&self) -> Position {
+        let (file, line, column) = crate::diagnostic::Located::position(self);
+        Some((file.to_owned(), Some(line), Some(column)))
+    }
+}
+
+impl Positioned for crate::read::InputError {
+    fn position(&self) -> Position {
+        use crate::read::InputError;
+        Some(match self {
+            InputError::Io { name, .. }
+            | InputError::OptionAfterSeparator { name }
+            | InputError::EmptyDirectory { name }
+            | InputError::NoConfiguration { name, .. }
+            | InputError::ConfigurationRefused { name, .. } => (name.clone(), None, None),
+            InputError::Encoding {
+                name, line, column, ..
+            }
+            | InputError::Template {
+                name, line, column, ..
+            } => (name.clone(), Some(*line), Some(*column)),
+        })
+    }
+}
+
+/// Prints diagnostics to stderr (or writes them into the JSON report).
+pub(crate) fn diagnostics<D>(errors: Vec<D>)
+where
+    D: miette::Diagnostic + Positioned + Send + Sync + 'static,
+{
+    for e in errors {
+        let at = e.position();
+        diagnostic(e, at);
+    }
+}
+
+/// How many documents' entries of the report are made and printed at a time.
+const REPORT_PART: usize = 4096;
+
+/// Prints the report of the objects of `files`; the objects of the files in `unwritten` (name, why) are errors.
+pub(crate) fn results(files: &[FileResult], notes: &[String], unwritten: &[(String, String)]) {
+    // The inputs were read, objects or none: the summary says so.
+    count(&[]);
+    // `-q`: nothing of the report is shown, not even its summary; its entries are not made,
+    // only counted (whether anything was injected is still said).
+    if quiet() {
+        for f in files {
+            count_results(&f.docs);
+        }
+        return;
+    }
+    // A part at a time, so that the report of a million documents is not held whole.
+    for f in files {
+        for docs in f.docs.chunks(REPORT_PART) {
+            let mut part = report::entries_of(f, docs);
+            for e in &mut part {
+                if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
+                    && matches!(e.action, "injected" | "uninjected")
+                {
+                    e.not_written(codes::OUTPUT_WRITE, why);
+                }
+            }
+            text(&entries(&mut part));
+        }
+    }
+    print_warnings(files.iter().flat_map(|f| &f.warnings).chain(notes));
+}
+
+/// Refuses standard input that held no object: `kustomize build … | kinject inject` after a
+/// render that failed would otherwise write an empty file without a word (`kubectl apply -f
+/// -` refuses the same: "no objects passed to apply").
+pub(crate) fn no_objects_in_stdin() {
+    error(
+        codes::INPUT_NO_OBJECTS,
+        Some("<stdin>"),
+        "standard input holds no Kubernetes object (it is empty, or only comments and `---`): nothing to inject; did the command before kinject fail?",
+    );
+}
+
+pub(crate) fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
+    for w in warnings {
+        warning(codes::WARNING, w);
+    }
+}
+
+/// Says `text` (`error: …` and `warning: …` lines) on stderr, or in the JSON report.
+pub(crate) fn eprint(text: &str) {
+    said(text);
+}
+
+/// `text` on stderr as it is (a progress line cleared first).
+pub(crate) fn write_stderr(text: &str) {
+    super::progress::clear();
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }

@@ -11,7 +11,10 @@ use crate::render::yaml::YamlOutput;
 use crate::diagnostic::codes;
 use crate::render::report::Files;
 
-use super::{EditArgs, ExitStatus, output, report_sink};
+use crate::cli::args::EditArgs;
+use crate::cli::output;
+use crate::cli::report;
+use crate::cli::status::ExitStatus;
 
 /// Handles every file, with its YAML output (`made`, in the same order); `failed` says
 /// whether errors were already reported. Returns the exit code. The report comes after the
@@ -22,7 +25,7 @@ pub(crate) fn run(
     args: &EditArgs,
     mut failed: bool,
 ) -> ExitStatus {
-    let color = output::colour(std::io::stdout().is_terminal());
+    let color = crate::cli::terminal::colour(std::io::stdout().is_terminal());
     let mut out = String::new();
     let (mut changed, mut unchanged) = (0usize, 0usize);
     let mut unwritten: Vec<(String, String)> = Vec::new();
@@ -33,7 +36,7 @@ pub(crate) fn run(
         }
         let path = f.input.source.path.as_ref();
         if path.is_none() && args.in_place {
-            report_sink::error(
+            report::error(
                 codes::USAGE,
                 None,
                 "--in-place needs files, not standard input",
@@ -44,7 +47,7 @@ pub(crate) fn run(
         let new = match made {
             Ok(y) => y.into_text(&f.input),
             Err(e) => {
-                report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
+                report::error(codes::INTERNAL, Some(&e.file), &e.to_string());
                 failed = true;
                 continue;
             }
@@ -71,7 +74,7 @@ pub(crate) fn run(
         };
         if let Err(e) = atomic_write(path, &bytes, &expected) {
             let e = e.to_string();
-            report_sink::error(
+            report::error(
                 codes::OUTPUT_WRITE,
                 Some(name),
                 &format!("{name}: cannot write: {e} (the file is unchanged)"),
@@ -81,12 +84,12 @@ pub(crate) fn run(
             unwritten.push((name.clone(), e));
         }
     }
-    report_sink::files(Files {
+    report::files(Files {
         changed,
         unchanged,
         not_written: unwritten.len(),
     });
-    output::report(files, &[], &unwritten);
+    report::results(files, &[], &unwritten);
     let code = output::stdout(&out);
     if failed || code != ExitStatus::Success {
         ExitStatus::Error

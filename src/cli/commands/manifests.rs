@@ -1,252 +1,58 @@
-//! `kinject inject` and `kinject uninject`: wiring only.
+//! `inject`'s and `uninject`'s run over manifests: every input processed with its
+//! configuration, the report, and the output written (to stdout, `--output-file`, or the
+//! files in place).
 
-use crate::config::{self, Config};
+use crate::config::Config;
+use crate::diagnostic::codes;
 use crate::inject::Mode;
 use crate::pipeline::FileResult;
 use crate::render;
 use crate::render::yaml::YamlStream;
 
-use super::configs::{self, Configs};
-use super::output::{diagnostics, report, write_output, write_slices};
-use super::run::{Loaded, StdinWindows, read_while};
-use super::{
-    EditArgs, ExitStatus, Format, InjectArgs, InputArgs, OutputArgs, UninjectArgs, eprint,
-    report_sink,
-};
-use crate::diagnostic::codes;
-
-pub(crate) fn run_inject(args: &InjectArgs) -> ExitStatus {
-    if let Some(why) = args.edit.refused_for(&args.input) {
-        eprint(&format!("error: {why}\n"));
-        return ExitStatus::Error;
-    }
-    let input_args = &args.input.for_edit(&args.edit);
-    input_args.hint_on_terminal("inject");
-    let mut stdin = open_stdin(input_args, &args.edit);
-    // A ResourceList on standard input: kinject is a KRM function.
-    let resource_list = stdin.as_mut().is_some_and(|s| {
-        s.first
-            .as_mut()
-            .is_ok_and(crate::integrations::krm::starts_with_resource_list)
-    });
-    if resource_list && let Some(s) = stdin.take() {
-        match s.whole() {
-            Ok(mut input) => {
-                input.parse_all();
-                if crate::integrations::krm::is_resource_list(&input) {
-                    return super::krm::run_input(
-                        input,
-                        &args.config.configs,
-                        &args.config.overrides(),
-                        &input_args.scope,
-                    );
-                }
-                stdin = Some(StdinWindows::from_whole(input));
-            }
-            Err(e) => {
-                diagnostics(vec![e]);
-                return ExitStatus::Error;
-            }
-        }
-    }
-    if args.emit_kustomize.is_none() && per_file(args, input_args) {
-        return run_per_file(args, input_args, stdin);
-    }
-    let (config, early) = match &args.emit_kustomize {
-        None => read_while(input_args, || args.config.load(input_args.reads_stdin())),
-        Some(_) => (args.config.load(input_args.reads_stdin()), None),
-    };
-    let Some(config) = config else {
-        return ExitStatus::Error;
-    };
-    match &args.emit_kustomize {
-        Some(dir) => super::overlay::run(&config, input_args, dir, &args.output),
-        None => run(
-            Configs::one(config),
-            Mode::Inject,
-            Inputs {
-                args: input_args,
-                stdin,
-                early,
-            },
-            &args.output,
-            &args.edit,
-        ),
-    }
-}
-
-/// Whether the inputs' configurations are decided per file (`configs::plan`): files are
-/// named and no `-c` is given, or a run that checks or rewrites files may need to widen to
-/// those a configuration among them applies to.
-fn per_file(args: &InjectArgs, input: &InputArgs) -> bool {
-    let files = input.all_paths().iter().any(|p| p.as_os_str() != "-");
-    files && (args.config.configs.is_empty() || args.edit.any())
-}
-
-/// `inject` with each file's own configuration.
-fn run_per_file(args: &InjectArgs, input: &InputArgs, stdin: Option<StdinWindows>) -> ExitStatus {
-    let planned = configs::Planned {
-        edit: args.edit.any(),
-        quiet: args.output.quiet,
-        ..configs::Planned::default()
-    };
-    let Some((plan, input)) = configs::plan(&args.config, input, planned) else {
-        return ExitStatus::Error;
-    };
-    let (configs, early) = read_while(&input, || plan.load(&args.config.overrides()));
-    let Some(configs) = configs else {
-        return ExitStatus::Error;
-    };
-    let inputs = Inputs {
-        args: &input,
-        stdin,
-        early,
-    };
-    run(configs, Mode::Inject, inputs, &args.output, &args.edit)
-}
-
-pub(crate) fn run_uninject(args: &UninjectArgs) -> ExitStatus {
-    if let Some(why) = args.edit.refused_for(&args.input) {
-        eprint(&format!("error: {why}\n"));
-        return ExitStatus::Error;
-    }
-    warn_of_rule_flags(args);
-    let input_args = &args.input.for_edit(&args.edit);
-    input_args.hint_on_terminal("uninject");
-    let stdin = open_stdin(input_args, &args.edit);
-    let mode = if args.trust_status {
-        Mode::UninjectTrustingStatus
-    } else {
-        Mode::Uninject
-    };
-    // Files named without `-c`: each with its own nearest configuration, as `inject` finds
-    // them (a two-team repository uninjected from its root found none for either team).
-    let files_named = input_args.all_paths().iter().any(|p| p.as_os_str() != "-");
-    if files_named && args.configs.is_empty() && !args.discovery.no_discovery {
-        let found = super::ConfigArgs {
-            configs: Vec::new(),
-            sets: Vec::new(),
-            set_json: Vec::new(),
-            discovery: args.discovery.clone(),
-        };
-        let planned = configs::Planned {
-            edit: args.edit.any(),
-            quiet: args.output.quiet,
-            uninject: true,
-            trusting: args.trust_status,
-        };
-        let Some((plan, input)) = configs::plan(&found, input_args, planned) else {
-            return ExitStatus::Error;
-        };
-        let (configs, early) = read_while(&input, || plan.load(&[]));
-        let Some(configs) = configs else {
-            return ExitStatus::Error;
-        };
-        let inputs = Inputs {
-            args: &input,
-            stdin,
-            early,
-        };
-        return run(configs, mode, inputs, &args.output, &args.edit);
-    }
-    // The configuration given, else the nearest default one (unless `--no-discovery`), else
-    // none (then every record needs `--trust-status`).
-    let found = if !args.configs.is_empty() {
-        super::ConfigArgs {
-            configs: args.configs.clone(),
-            sets: Vec::new(),
-            set_json: Vec::new(),
-            discovery: args.discovery.clone(),
-        }
-        .paths(input_args.reads_stdin())
-    } else if args.discovery.no_discovery {
-        Ok(Vec::new())
-    } else {
-        super::nearest_here().map(|found| found.into_iter().collect())
-    };
-    let found = match found {
-        Ok(found) => found,
-        Err(e) => {
-            eprint(&format!("error: {e}\n"));
-            return ExitStatus::Error;
-        }
-    };
-    let paths: Vec<&std::path::Path> = found.iter().map(|p| p.as_path()).collect();
-    let (config, early) = read_while(input_args, || {
-        if paths.is_empty() {
-            Ok(Config::empty())
-        } else {
-            config::load_untried(&paths)
-        }
-    });
-    match config {
-        Ok(config) => run(
-            Configs::one(config),
-            mode,
-            Inputs {
-                args: input_args,
-                stdin,
-                early,
-            },
-            &args.output,
-            &args.edit,
-        ),
-        Err(errors) => {
-            diagnostics(errors);
-            ExitStatus::Error
-        }
-    }
-}
-
-/// Says that `-n` and `--namespace-labels`, which `uninject` accepts (flags are never
-/// removed), change nothing: it consults no rules.
-fn warn_of_rule_flags(args: &UninjectArgs) {
-    let given: Vec<&str> = [
-        ("-n/--namespace", args.namespace.is_some()),
-        ("--namespace-labels", !args.namespace_labels.is_empty()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, given)| given.then_some(flag))
-    .collect();
-    if !given.is_empty() {
-        let verb = if given.len() == 1 { "has" } else { "have" };
-        super::output::print_warnings(&[format!(
-            "{} {verb} no effect on uninject: it removes what the status annotation records, and consults no rules",
-            given.join(" and ")
-        )]);
-    }
-}
+use crate::cli::args::{EditArgs, OutputArgs};
+use crate::cli::configs::Configs;
+use crate::cli::format_flag::Format;
+use crate::cli::held;
+use crate::cli::inputs::Inputs;
+use crate::cli::output::{write_output, write_slices};
+use crate::cli::progress;
+use crate::cli::report::{self, diagnostics};
+use crate::cli::run::{Loaded, StdinWindows};
+use crate::cli::status::ExitStatus;
+use crate::cli::write::Spool;
 
 /// Standard input read a window at a time, when it is the only input and its output goes
 /// to stdout.
-fn open_stdin(input: &InputArgs, edit: &EditArgs) -> Option<StdinWindows> {
-    let stdin_only = input.all_paths().iter().all(|p| p.as_os_str() == "-");
+pub(super) fn open_stdin(input: &Inputs, edit: &EditArgs) -> Option<StdinWindows> {
+    let stdin_only = input.paths.iter().all(|p| p.as_os_str() == "-");
     (stdin_only && !edit.any()).then(StdinWindows::open)
 }
 
 /// Where a run's manifests come from.
-struct Inputs<'a> {
-    args: &'a InputArgs,
-    stdin: Option<StdinWindows>,
+pub(super) struct Given<'a> {
+    pub(super) inputs: &'a Inputs,
+    /// Standard input, when it is read a window at a time.
+    pub(super) stdin: Option<StdinWindows>,
     /// Files read while the configuration loaded.
-    early: Option<Loaded>,
+    pub(super) early: Option<Loaded>,
 }
 
-fn run(
+/// Processes the inputs `given` with `configs`, reports, and writes the output.
+pub(super) fn run(
     mut configs: Configs,
     mode: Mode,
-    inputs: Inputs<'_>,
+    given: Given<'_>,
     output: &OutputArgs,
     edit: &EditArgs,
 ) -> ExitStatus {
-    let Inputs {
-        args: input,
+    let Given {
+        inputs: input,
         stdin,
         early,
-    } = inputs;
-    super::progress::start(report_sink::progress_allowed(), input.total_bytes());
+    } = given;
+    progress::start(report::progress_allowed(), input.total_bytes());
     if edit.any() && output.output != Format::Yaml {
-        report_sink::error(
+        report::error(
             codes::USAGE,
             None,
             "--in-place, --check and --diff work on YAML output, not -o json, json-list or patch",
@@ -274,7 +80,7 @@ fn run(
                 (files, errors, Made::Yaml(made))
             })
     } else {
-        super::held::process_all(&mut configs, input, stdin, early, mode, output.output)
+        held::process_all(&mut configs, input, stdin, early, mode, output.output)
             .map(|(files, errors, held)| (files, errors, Made::Held(held)))
     };
     let (files, input_errors, made): (Vec<FileResult>, _, _) = match processed {
@@ -293,7 +99,7 @@ fn run(
         .iter()
         .any(|f| f.input.source.path.is_none() && f.docs.iter().all(|d| d.objects.is_empty()));
     if stdin_empty {
-        super::output::no_objects_in_stdin();
+        report::no_objects_in_stdin();
         failed = true;
     }
     let (text, notes) = match made {
@@ -302,7 +108,7 @@ fn run(
             let (yaml, notes, render_errors) = yaml_all(&files, made);
             failed |= !render_errors.is_empty();
             for e in &render_errors {
-                report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
+                report::error(codes::INTERNAL, Some(&e.file), &e.to_string());
             }
             (Some(Output::Yaml(yaml)), notes)
         }
@@ -315,12 +121,12 @@ fn run(
         },
     };
     if failed {
-        report_sink::nothing_written();
+        report::nothing_written();
     }
-    report(&files, &notes, &[]);
+    report::results(&files, &notes, &[]);
     if failed {
         // Nothing on stdout: a partial stream piped into `kubectl apply` would be worse.
-        report_sink::people("error: nothing was written because of the errors above\n");
+        report::people("error: nothing was written because of the errors above\n");
         return ExitStatus::Error;
     }
     let to = output.output_file.as_deref();
@@ -337,7 +143,7 @@ enum Made {
     /// Each input's YAML output (or why it could not be made), in order.
     Yaml(Vec<Result<render::yaml::YamlOutput, render::RenderError>>),
     /// One output of every input, held back (`-o json`, `json-list`, `patch`).
-    Held(super::held::Held),
+    Held(held::Held),
 }
 
 /// Each input's YAML output, in order, for one stream.
@@ -346,7 +152,7 @@ type Yaml<'a> = Vec<(&'a crate::read::Input, render::yaml::YamlOutput)>;
 /// What goes to stdout.
 enum Output<'a> {
     Yaml(Yaml<'a>),
-    Held(crate::cli::write::Spool),
+    Held(Spool),
 }
 
 /// Every file's YAML output, made while processing: (outputs, notes, errors). No input's

@@ -11,26 +11,29 @@ use crate::config::Config;
 use crate::inject::Mode;
 use crate::pipeline::{self, FileResult};
 use crate::render::RenderError;
-use crate::render::report;
 use crate::render::yaml::{YamlOutput, YamlStream};
 
-use super::held::{self, SPOOL_IN_MEMORY};
-use super::output::{diagnostics, print_warnings, write_output};
-use super::run::StdinWindows;
-use super::{ExitStatus, Format, InputArgs, OutputArgs, report_sink};
+use crate::cli::args::OutputArgs;
+use crate::cli::format_flag::Format;
+use crate::cli::held::{self, SPOOL_IN_MEMORY};
+use crate::cli::inputs::Inputs;
+use crate::cli::output::write_output;
+use crate::cli::report::{self, diagnostics, print_warnings};
+use crate::cli::run::StdinWindows;
+use crate::cli::status::ExitStatus;
 use crate::diagnostic::codes;
 
 pub(crate) fn run(
     config: &Config,
     mode: Mode,
-    args: &InputArgs,
+    args: &Inputs,
     stdin: StdinWindows,
     output: &OutputArgs,
 ) -> ExitStatus {
     let settings = match args.settings(config, mode, &[]) {
         Ok(s) => s,
         Err(e) => {
-            report_sink::error(codes::USAGE, None, &e);
+            report::error(codes::USAGE, None, &e);
             return ExitStatus::Error;
         }
     };
@@ -82,16 +85,16 @@ pub(crate) fn run(
         }
     }
     if held.objects == 0 && !failed {
-        super::output::no_objects_in_stdin();
+        report::no_objects_in_stdin();
         failed = true;
     }
     let spool = held.output.finish().map_err(|e| cannot_hold(&e, "output"));
     failed |= spool.is_err();
     if failed {
-        report_sink::nothing_written();
-        report_sink::copy_to(|out| held.report_unwritten.copy_to(out));
+        report::nothing_written();
+        report::copy_to(|out| held.report_unwritten.copy_to(out));
     } else {
-        report_sink::copy_to(|out| held.report.copy_to(out));
+        report::copy_to(|out| held.report.copy_to(out));
     }
     if !output.quiet {
         print_warnings(warnings.iter().chain(&notes));
@@ -101,7 +104,7 @@ pub(crate) fn run(
             write_output(output.output_file.as_deref(), |out| spool.copy_to(out))
         }
         _ => {
-            report_sink::people("error: nothing was written because of the errors above\n");
+            report::people("error: nothing was written because of the errors above\n");
             ExitStatus::Error
         }
     }
@@ -123,14 +126,14 @@ impl Held {
     /// as they come); `false` when they cannot be held.
     fn report(&mut self, file: &FileResult) -> bool {
         self.objects += file.docs.iter().map(|d| d.objects.len()).sum::<usize>();
-        if report_sink::quiet() {
-            report_sink::count_results(&file.docs);
+        if report::quiet() {
+            report::count_results(&file.docs);
             return true;
         }
-        let mut entries = report::entries(std::slice::from_ref(file));
-        report_sink::count(&entries);
-        let written = report_sink::worded(&mut entries, true);
-        let unwritten = report_sink::worded(&mut entries, false);
+        let mut entries = crate::render::report::entries(std::slice::from_ref(file));
+        report::count(&entries);
+        let written = report::worded(&mut entries, true);
+        let unwritten = report::worded(&mut entries, false);
         hold(&mut self.report, &written, "report")
             && hold(&mut self.report_unwritten, &unwritten, "report")
     }
@@ -153,7 +156,7 @@ impl Held {
                 true
             }
             Err(e) => {
-                report_sink::error(codes::INTERNAL, Some(&e.file), &e.to_string());
+                report::error(codes::INTERNAL, Some(&e.file), &e.to_string());
                 false
             }
         }
@@ -170,7 +173,7 @@ fn hold(spool: &mut Spool, text: &str, what: &str) -> bool {
 
 /// Says on stderr that `what` cannot be held back (`e`); `false`.
 pub(crate) fn cannot_hold(e: &std::io::Error, what: &str) -> bool {
-    report_sink::error(
+    report::error(
         codes::OUTPUT_WRITE,
         None,
         &format!("cannot hold the {what} back in a temporary file: {e}"),

@@ -6,10 +6,13 @@ use crate::inject::{Action, Mode};
 use crate::pipeline::{Identity, Values};
 use crate::select::{Criterion, RuleVerdict};
 
-use super::configs;
-use super::output::{diagnostics, write_output};
-use super::run::{process_inputs, read_while, take_errors};
-use super::{ExitStatus, ExplainArgs, ReportFormat, eprint};
+use crate::cli::args::{EditArgs, ExplainArgs, ReportFormat};
+use crate::cli::configs;
+use crate::cli::inputs::Inputs;
+use crate::cli::output::write_output;
+use crate::cli::report::{diagnostics, eprint};
+use crate::cli::run::{process_inputs, read_while, take_errors};
+use crate::cli::status::ExitStatus;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,15 +35,16 @@ struct Explanation {
     error: Option<String>,
 }
 
+/// `kinject explain`.
 pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
-    args.input.hint_on_terminal("explain");
+    let inputs = &Inputs::new(&args.input, &args.scope, &EditArgs::default());
+    inputs.hint_on_terminal("explain");
     let verdicts = || Values { verdicts: true };
     // As `inject` decides: files named without `-c` each explained with their own nearest
     // configuration, else the one given (or found for standard input).
-    let files_named = args.input.all_paths().iter().any(|p| p.as_os_str() != "-");
-    let processed = if files_named && args.config.configs.is_empty() {
-        let Some((plan, input)) =
-            configs::plan(&args.config, &args.input, configs::Planned::default())
+    let processed = if inputs.files_named() && args.config.configs.is_empty() {
+        let planned = configs::Planned::default();
+        let Some((plan, input)) = configs::plan(&[], &args.config.discovery, inputs, planned)
         else {
             return ExitStatus::Error;
         };
@@ -50,12 +54,13 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
         };
         configs.process(&input, None, early, Mode::Inject, verdicts)
     } else {
-        let (config, early) =
-            read_while(&args.input, || args.config.load(args.input.reads_stdin()));
+        let (config, early) = read_while(inputs, || {
+            configs::load_one(&args.config, inputs.reads_stdin())
+        });
         let Some(config) = config else {
             return ExitStatus::Error;
         };
-        process_inputs(&args.input, None, early, &config, Mode::Inject, verdicts)
+        process_inputs(inputs, None, early, &config, Mode::Inject, verdicts)
     };
     let (files, input_errors) = match processed {
         Ok(r) => r,

@@ -8,9 +8,12 @@ use crate::inject::NamespaceLabels;
 use crate::integrations::krm;
 use crate::read::Input;
 
-use super::output::{diagnostics, stdout};
-use super::run::read_stdin;
-use super::{ExitStatus, KrmArgs, RuleScopeArgs, eprint, parse_namespace_labels};
+use crate::cli::args::{KrmArgs, RuleScopeArgs, overrides};
+use crate::cli::inputs::parse_namespace_labels;
+use crate::cli::output::stdout;
+use crate::cli::report::{diagnostics, eprint};
+use crate::cli::run::read_stdin;
+use crate::cli::status::ExitStatus;
 
 pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
     let bytes = match read_stdin() {
@@ -24,7 +27,7 @@ pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
         Ok(input) => run_input(
             input,
             &args.configs,
-            &super::overrides(&args.sets, &args.set_json),
+            &overrides(&args.sets, &args.set_json),
             &args.scope,
         ),
         Err(e) => {

@@ -1,6 +1,14 @@
 //! `kinject serve`: wiring only.
 
-use super::{ExitStatus, ServeArgs, eprint};
+use crate::cli::args::ServeArgs;
+#[cfg(feature = "serve")]
+use crate::cli::args::{FailurePolicy, OnError};
+#[cfg(feature = "serve")]
+use crate::cli::discover;
+#[cfg(feature = "serve")]
+use crate::cli::report;
+use crate::cli::report::eprint;
+use crate::cli::status::ExitStatus;
 
 #[cfg(not(feature = "serve"))]
 pub(crate) fn run(_: &ServeArgs) -> ExitStatus {
@@ -17,7 +25,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
 
     use crate::serve::{Limits, Options, StartError, TlsFiles};
 
-    let config = match args.config.paths(false) {
+    let config = match discover::paths(&args.config, false) {
         Ok(paths) => paths,
         Err(e) => {
             eprint(&format!("error: {e}\n"));
@@ -47,7 +55,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
             header_timeout: seconds(args.header_timeout),
             request_timeout: seconds(args.request_timeout),
             write_timeout: seconds(args.write_timeout),
-            allow_errors: args.on_error == super::OnError::Allow,
+            allow_errors: args.on_error == OnError::Allow,
             review: crate::integrations::admission::Limits {
                 max_values: Some(args.max_request_values),
                 max_containers: Some(args.max_containers),
@@ -60,7 +68,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
     match crate::serve::run(options) {
         Ok(()) => ExitStatus::Success,
         Err(StartError::Config(errors)) => {
-            super::output::diagnostics(errors);
+            report::diagnostics(errors);
             ExitStatus::Error
         }
         Err(StartError::Other(message)) => {
@@ -76,7 +84,8 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
 fn print_manifests(args: &ServeArgs) -> ExitStatus {
     use std::path::{Path, PathBuf};
 
-    use super::output::{diagnostics, stdout};
+    use crate::cli::output::stdout;
+    use crate::cli::report::diagnostics;
     use crate::serve::{decide, manifests};
 
     // The image a cluster pulls: there is no default one (a default named an image no
@@ -87,14 +96,14 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
         );
         return ExitStatus::Error;
     };
-    let paths = match args.config.paths(false) {
+    let paths = match discover::paths(&args.config, false) {
         Ok(p) => p,
         Err(e) => {
             eprint(&format!("error: {e}\n"));
             return ExitStatus::Error;
         }
     };
-    let Some(config) = super::configs::load(&paths, &args.config.overrides()) else {
+    let Some(config) = crate::cli::configs::load(&paths, &args.config.overrides()) else {
         return ExitStatus::Error;
     };
     let webhook = match decide::decide(&config) {
@@ -128,8 +137,8 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
         namespace: args.namespace.clone(),
         replicas: args.replicas,
         failure_policy: match args.failure_policy {
-            super::FailurePolicy::Fail => "Fail",
-            super::FailurePolicy::Ignore => "Ignore",
+            FailurePolicy::Fail => "Fail",
+            FailurePolicy::Ignore => "Ignore",
         },
         timeout_seconds: args.timeout_seconds,
         cert_manager: !args.without_cert_manager,
@@ -142,7 +151,7 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
     // What the webhook will intercept, said before anything is applied.
     let (scope, warning) = manifests::scope(&webhook, &options);
     for line in scope {
-        super::report_sink::people(&format!("{line}\n"));
+        report::people(&format!("{line}\n"));
     }
     if let Some(w) = warning {
         eprint(&format!("warning: {w}\n"));
@@ -224,7 +233,7 @@ fn server_flags(args: &ServeArgs) -> Vec<String> {
             out.extend([flag.to_owned(), value.to_string()]);
         }
     }
-    if args.on_error == super::OnError::Allow {
+    if args.on_error == OnError::Allow {
         out.extend(["--on-error".to_owned(), "allow".to_owned()]);
     }
     out
