@@ -10,7 +10,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use super::format_flag::{self, Format};
+use super::format_flag;
+use crate::render::Format;
 
 /// Inject sidecar containers into Kubernetes manifests, offline, keeping your files as you
 /// wrote them.

@@ -6,18 +6,29 @@ use clap::ValueEnum;
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
 
-/// `-o`: what a run writes on its output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The manifests, edited in place: comments, order, quoting and indentation kept.
-    Yaml,
-    /// One JSON document per input document.
-    Json,
-    /// Per object: identity, source, and RFC 6902 operations.
-    Patch,
-    /// One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o
-    /// json` prints several objects).
-    JsonList,
+use crate::render::Format;
+
+/// `-o`'s values as clap shows them (`--help`, completions, man pages), with their help.
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Format::Yaml, Format::Json, Format::Patch, Format::JsonList]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            Format::Yaml => PossibleValue::new("yaml").help(
+                "The manifests, edited in place: comments, order, quoting and indentation kept",
+            ),
+            Format::Json => {
+                PossibleValue::new("json").help("One JSON document per input document")
+            }
+            Format::Patch => PossibleValue::new("patch")
+                .help("Per object: identity, source, and RFC 6902 operations"),
+            Format::JsonList => PossibleValue::new("json-list").help(
+                "One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o json` prints several objects)",
+            ),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy)]

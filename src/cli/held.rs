@@ -10,17 +10,13 @@
 //! the parts appended in order once the chunk is done; a larger input alone, straight into
 //! the output (in parallel inside).
 
-use std::io::Write;
-
 use crate::cli::write::Spool;
-use crate::inject::Settings;
 use crate::pipeline::{self, FileResult};
 use crate::read::{Input, InputError};
-use crate::render::json::{Framed, Framing, JsonStream};
-use crate::render::patch::PatchStream;
+use crate::render::json::Framed;
+use crate::render::output::process_values;
 
 use super::configs::Configs;
-use super::format_flag::Format;
 use super::inputs::Inputs;
 use super::run::{Loaded, Prepared};
 use super::status::ExitStatus;
@@ -31,41 +27,18 @@ pub(crate) const SPOOL_IN_MEMORY: usize = 4 << 20;
 /// The output kept in memory before it goes to a temporary file: a quarter of the report's
 /// (`SPOOL_IN_MEMORY`), as the output is larger and held as it grows (10k documents: 4 MB
 /// less at the peak).
-const OUTPUT_IN_MEMORY: usize = 1 << 20;
+pub(crate) const OUTPUT_IN_MEMORY: usize = 1 << 20;
 
 /// How much text of inputs is processed side by side at a time: what is made of them is held
 /// until the chunk is done (as `JsonStream::CHUNK`).
 const CHUNK: usize = 1 << 20;
 
-/// An output held back.
-pub(crate) type Held = Framed<Spool>;
+/// What a run over its inputs made: each input's result, the inputs that could not be read,
+/// and the output of every input's values.
+pub(crate) type Processed = (Vec<FileResult>, Vec<InputError>, Framed<Spool>);
 
-/// An empty output in `format`, held back.
-pub(crate) fn held(format: Format) -> Held {
-    let framing = match format {
-        Format::Yaml | Format::Json => Framing::Documents,
-        Format::JsonList => Framing::List,
-        Format::Patch => Framing::Array,
-    };
-    Framed::new(framing, Spool::new(OUTPUT_IN_MEMORY))
-}
-
-/// Processes `input` with `settings`, its documents written into `out` as they are made (its
-/// framing says which output: patches for an array, JSON documents otherwise); its result.
-pub(crate) fn process<W: Write + Send + Sync>(
-    input: Input,
-    settings: &Settings<'_>,
-    out: &mut Framed<W>,
-) -> FileResult {
-    if out.framing() == Framing::Array {
-        pipeline::process(input, settings, PatchStream::new(out)).0
-    } else {
-        pipeline::process(input, settings, JsonStream::new(out)).0
-    }
-}
-
-/// Every input of the run (`configs::Configs::prepare`) processed into one output of
-/// `format`, in the order the inputs were named: each input's result, the inputs that could
+/// Every input of the run (`configs::Configs::prepare`) processed into one output of values
+/// (`out`), in the order the inputs were named: each input's result, the inputs that could
 /// not be read, and the output.
 pub(crate) fn process_all(
     configs: &mut Configs,
@@ -73,14 +46,13 @@ pub(crate) fn process_all(
     stdin: Option<Result<Input, InputError>>,
     early: Option<Loaded>,
     mode: crate::inject::Mode,
-    format: Format,
-) -> Result<(Vec<FileResult>, Vec<InputError>, Held), ExitStatus> {
+    mut out: Framed<Spool>,
+) -> Result<Processed, ExitStatus> {
     let Prepared {
         inputs,
         errors,
         settings,
     } = configs.prepare(args, stdin, early, mode)?;
-    let mut out = held(format);
     let mut files = Vec::with_capacity(inputs.len());
     let mut inputs = inputs.into_iter().peekable();
     while inputs.peek().is_some() {
@@ -94,13 +66,13 @@ pub(crate) fn process_all(
         }
         if chunk.len() == 1 {
             let (input, s) = chunk.swap_remove(0);
-            files.push(process(input, &settings[s], &mut out));
+            files.push(process_values(input, &settings[s], &mut out));
             continue;
         }
         let framing = out.framing();
         let parts = pipeline::map_on_workers(chunk, |(input, s)| {
             let mut part = Framed::part(framing);
-            (process(input, &settings[s], &mut part), part)
+            (process_values(input, &settings[s], &mut part), part)
         });
         for (file, part) in parts {
             out.append(part);

@@ -6,12 +6,13 @@ use crate::config::Config;
 use crate::diagnostic::codes;
 use crate::inject::Mode;
 use crate::pipeline::FileResult;
-use crate::render;
-use crate::render::yaml::YamlStream;
+use crate::render::RenderError;
+use crate::render::json::Framed;
+use crate::render::output::{self, Output, yaml_all, yaml_slices};
+use crate::render::yaml::{YamlOutput, YamlStream};
 
 use crate::cli::args::{EditArgs, OutputArgs};
 use crate::cli::configs::Configs;
-use crate::cli::format_flag::Format;
 use crate::cli::held;
 use crate::cli::inputs::Inputs;
 use crate::cli::output::{write_output, write_slices};
@@ -51,7 +52,8 @@ pub(super) fn run(
         early,
     } = given;
     progress::start(report::progress_allowed(), input.total_bytes());
-    if edit.any() && output.output != Format::Yaml {
+    let out = output.output.output(Spool::new(held::OUTPUT_IN_MEMORY));
+    if edit.any() && !out.is_yaml() {
         report::error(
             codes::USAGE,
             None,
@@ -64,7 +66,7 @@ pub(super) fn run(
     let needs_whole = configs.list.iter().any(Config::selects_on_namespace_labels);
     let stdin = match stdin {
         Some(s) if !s.is_whole() && !needs_whole => {
-            return super::stream::run(&configs.list[0], mode, input, s, output);
+            return super::stream::run(&configs.list[0], mode, input, s, out, output);
         }
         Some(s) => Some(s.whole()),
         None => None,
@@ -72,16 +74,15 @@ pub(super) fn run(
     // Every output is made while processing, by the pipeline's sink: YAML as pieces of the
     // inputs' texts and of what the edits wrote, the other formats straight into one output
     // held back.
-    let processed = if output.output == Format::Yaml {
-        configs
+    let processed = match out {
+        Output::Yaml(_) => configs
             .process(input, stdin, early, mode, YamlStream::new)
             .map(|(files, errors)| {
                 let (files, made) = files.into_iter().unzip();
                 (files, errors, Made::Yaml(made))
-            })
-    } else {
-        held::process_all(&mut configs, input, stdin, early, mode, output.output)
-            .map(|(files, errors, held)| (files, errors, Made::Held(held)))
+            }),
+        Output::Values(out) => held::process_all(&mut configs, input, stdin, early, mode, out)
+            .map(|(files, errors, held)| (files, errors, Made::Values(held))),
     };
     let (files, input_errors, made): (Vec<FileResult>, _, _) = match processed {
         Ok(r) => r,
@@ -110,10 +111,10 @@ pub(super) fn run(
             for e in &render_errors {
                 report::error(codes::INTERNAL, Some(&e.file), &e.to_string());
             }
-            (Some(Output::Yaml(yaml)), notes)
+            (Some(Written::Yaml(yaml)), notes)
         }
-        Made::Held(held) => match held.finish() {
-            Ok(spool) => (Some(Output::Held(spool)), Vec::new()),
+        Made::Values(held) => match held.finish() {
+            Ok(spool) => (Some(Written::Held(spool)), Vec::new()),
             Err(e) => {
                 failed |= !super::stream::cannot_hold(&e, "output");
                 (None, Vec::new())
@@ -131,8 +132,8 @@ pub(super) fn run(
     }
     let to = output.output_file.as_deref();
     match text {
-        Some(Output::Yaml(yaml)) => write_output(to, |out| write_slices(out, &yaml_slices(&yaml))),
-        Some(Output::Held(spool)) => write_output(to, |out| spool.copy_to(out)),
+        Some(Written::Yaml(yaml)) => write_output(to, |out| write_slices(out, &yaml_slices(&yaml))),
+        Some(Written::Held(spool)) => write_output(to, |out| spool.copy_to(out)),
         // Only when the output could not be held back: failed, returned above.
         None => ExitStatus::Error,
     }
@@ -141,145 +142,14 @@ pub(super) fn run(
 /// What the processing made of the inputs.
 enum Made {
     /// Each input's YAML output (or why it could not be made), in order.
-    Yaml(Vec<Result<render::yaml::YamlOutput, render::RenderError>>),
-    /// One output of every input, held back (`-o json`, `json-list`, `patch`).
-    Held(held::Held),
+    Yaml(Vec<Result<YamlOutput, RenderError>>),
+    /// One output of every input's values, held back (`-o json`, `json-list`, `patch`).
+    Values(Framed<Spool>),
 }
 
-/// Each input's YAML output, in order, for one stream.
-type Yaml<'a> = Vec<(&'a crate::read::Input, render::yaml::YamlOutput)>;
-
-/// What goes to stdout.
-enum Output<'a> {
-    Yaml(Yaml<'a>),
+/// What goes to the output.
+enum Written<'a> {
+    /// The inputs' YAML, joined into one stream as it is written.
+    Yaml(output::Yaml<'a>),
     Held(Spool),
-}
-
-/// Every file's YAML output, made while processing: (outputs, notes, errors). No input's
-/// text is copied: the stream is written from the inputs and their edited documents.
-fn yaml_all(
-    files: &[FileResult],
-    made: Vec<Result<render::yaml::YamlOutput, render::RenderError>>,
-) -> (Yaml<'_>, Vec<String>, Vec<render::RenderError>) {
-    let mut notes = Vec::new();
-    let mut errors = Vec::new();
-    let mut yaml = Vec::with_capacity(files.len());
-    for (f, y) in files.iter().zip(made) {
-        match y {
-            Ok(mut y) => {
-                notes.append(&mut y.notes);
-                yaml.push((&f.input, y));
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    (yaml, notes, errors)
-}
-
-/// The inputs' YAML as one stream, in the pieces it is written in (of the inputs' texts and
-/// of what the edits wrote), holding the documents the inputs hold, no more: between two
-/// inputs a line break, then a `---` where the next starts with content, nothing where it
-/// starts with either marker or holds only comments (a `---` before it would add an empty
-/// document); an input with nothing but blanks adds nothing. (No input starts with a
-/// directive: they are refused, as Kubernetes refuses them.)
-fn yaml_slices<'a>(yaml: &'a Yaml<'_>) -> Vec<&'a [u8]> {
-    let mut slices = Vec::new();
-    // Whether anything was written, and whether it ended a line.
-    let (mut any, mut line_ended) = (false, false);
-    for (input, y) in yaml {
-        if any {
-            let start = first_line(y.pieces(input));
-            if start == Start::Blank {
-                continue;
-            }
-            if !line_ended {
-                slices.push(&b"\n"[..]);
-            }
-            if start == Start::Content {
-                slices.push(&b"---\n"[..]);
-            }
-        }
-        for p in y.pieces(input).filter(|p| !p.is_empty()) {
-            slices.push(p.as_bytes());
-            any = true;
-            line_ended = p.ends_with('\n');
-        }
-    }
-    slices
-}
-
-/// What the first line of a text that is neither blank nor a comment is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
-    /// There is none, nor any comment.
-    Blank,
-    /// There is none: only comments (and blanks).
-    Comment,
-    /// A document marker: `---` (a start) or `...` (an end).
-    Marker,
-    Content,
-}
-
-/// What the first line of `text` (in pieces) that is neither blank nor a comment is.
-fn first_line<'a>(text: impl Iterator<Item = &'a str>) -> Start {
-    let mut comment = false;
-    let mut kind = |l: &str| {
-        let t = l.trim();
-        if t.is_empty() {
-            return None;
-        }
-        if t.starts_with('#') {
-            comment = true;
-            return None;
-        }
-        Some(if l.starts_with("---") || l.starts_with("...") {
-            Start::Marker
-        } else {
-            Start::Content
-        })
-    };
-    // The line read so far (a line may go on in the next piece).
-    let mut line = String::new();
-    for piece in text {
-        let mut parts = piece.split('\n').peekable();
-        while let Some(part) = parts.next() {
-            line.push_str(part);
-            if parts.peek().is_none() {
-                break;
-            }
-            if let Some(start) = kind(&line) {
-                return start;
-            }
-            line.clear();
-        }
-    }
-    match kind(&line) {
-        Some(start) => start,
-        None if comment => Start::Comment,
-        None => Start::Blank,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Start, first_line};
-
-    #[test]
-    fn the_first_content_line_decides_whatever_the_pieces() {
-        let cases: [(&[&str], Start); 10] = [
-            (&["---\na: 1\n"], Start::Marker),
-            (&["a: 1\n"], Start::Content),
-            (&["# c\n\n", "--- # x\n"], Start::Marker),
-            (&["  # c\n-", "--\n"], Start::Marker),
-            (&["#", " c\n", "-", "-", "-"], Start::Marker),
-            (&["\n", "", "a: 1\n---\n"], Start::Content),
-            (&["", "# only a comment\n"], Start::Comment),
-            (&["...\n"], Start::Marker),
-            (&["\n", "  \n"], Start::Blank),
-            (&[], Start::Blank),
-        ];
-        for (pieces, start) in cases {
-            assert_eq!(first_line(pieces.iter().copied()), start, "{pieces:?}");
-        }
-    }
 }

@@ -11,11 +11,12 @@ use crate::config::Config;
 use crate::inject::Mode;
 use crate::pipeline::{self, FileResult};
 use crate::render::RenderError;
+use crate::render::json::Framed;
+use crate::render::output::{Output, process_values};
 use crate::render::yaml::{YamlOutput, YamlStream};
 
 use crate::cli::args::OutputArgs;
-use crate::cli::format_flag::Format;
-use crate::cli::held::{self, SPOOL_IN_MEMORY};
+use crate::cli::held::SPOOL_IN_MEMORY;
 use crate::cli::inputs::Inputs;
 use crate::cli::output::write_output;
 use crate::cli::report::{self, diagnostics, print_warnings};
@@ -28,6 +29,7 @@ pub(crate) fn run(
     mode: Mode,
     args: &Inputs,
     stdin: StdinWindows,
+    out: Output<Spool>,
     output: &OutputArgs,
 ) -> ExitStatus {
     let settings = match args.settings(config, mode, &[]) {
@@ -40,7 +42,7 @@ pub(crate) fn run(
     let StdinWindows { first, mut rest } = stdin;
     let mut first = Some(first);
     let mut held = Held {
-        output: held::held(output.output),
+        output: out,
         // The report too is held back (it comes after the diagnostics, as for other inputs),
         // worded both ways: what was done, and what would have been had nothing failed.
         report: Spool::new(SPOOL_IN_MEMORY),
@@ -61,14 +63,16 @@ pub(crate) fn run(
         };
         // Every output is made while processing, by the pipeline's sink: the other formats'
         // straight into the held output (there is nothing to write once anything failed).
-        let (mut file, yaml) = if output.output == Format::Yaml {
-            let (file, yaml) = pipeline::process(input, &settings, YamlStream::new());
-            (file, Some(yaml))
-        } else if failed {
-            let mut unused = crate::render::json::Framed::part(held.output.framing());
-            (held::process(input, &settings, &mut unused), None)
-        } else {
-            (held::process(input, &settings, &mut held.output), None)
+        let (mut file, yaml) = match &mut held.output {
+            Output::Yaml(_) => {
+                let (file, yaml) = pipeline::process(input, &settings, YamlStream::new());
+                (file, Some(yaml))
+            }
+            Output::Values(out) if failed => {
+                let mut unused = Framed::part(out.framing());
+                (process_values(input, &settings, &mut unused), None)
+            }
+            Output::Values(out) => (process_values(input, &settings, out), None),
         };
         if !file.errors.is_empty() {
             failed = true;
@@ -113,7 +117,7 @@ pub(crate) fn run(
 /// What is held back until the whole stream has been processed without an error.
 struct Held {
     /// The output (its array or `List` open until the last window).
-    output: held::Held,
+    output: Output<Spool>,
     report: Spool,
     /// The report as it reads when nothing is written.
     report_unwritten: Spool,
@@ -149,8 +153,10 @@ impl Held {
         match yaml {
             // A window nothing changed is written from its own text, without a copy.
             Ok(y) => {
-                for piece in y.pieces(&file.input) {
-                    self.output.push(piece);
+                if let Output::Yaml(out) = &mut self.output {
+                    for piece in y.pieces(&file.input) {
+                        out.push(piece);
+                    }
                 }
                 notes.extend(y.notes);
                 true
