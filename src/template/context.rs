@@ -89,7 +89,7 @@ fn trusted(value: &Value) -> minijinja::Value {
             minijinja::Value::from(items.iter().map(trusted).collect::<Vec<_>>())
         }
         Value::Object(map) => trusted_map(map),
-        other => super::ser(other),
+        other => super::filters::ser(other),
     }
 }
 
@@ -147,7 +147,7 @@ impl Json {
             Value::String(s) if s.len() > INLINE => {
                 self.string(json, || minijinja::Value::from(s.as_str()))
             }
-            scalar => super::ser(scalar),
+            scalar => super::filters::ser(scalar),
         }
     }
 
@@ -426,12 +426,29 @@ impl Object for Merged {
     }
 }
 
+/// The template context for one object, read from `pod` (its pod template) and `workload`
+/// (the object), copied once (`context_of` reads them in place when their holder shares them).
+pub(crate) fn context(
+    pod: &Value,
+    workload: &Value,
+    namespace: &str,
+    values: &Map<String, Value>,
+) -> minijinja::Value {
+    context_of(
+        Source::Borrowed(pod),
+        Source::Borrowed(workload),
+        namespace,
+        values,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::template::{Templates, context, ser};
+    use crate::template::filters::ser;
+    use crate::template::{Templates, context};
 
     /// The context as it was made before views: every part copied into template values. The
     /// views must render as it does.
@@ -561,7 +578,7 @@ mod tests {
                 let text = format!("{e}|{{{{ fuel() }}}}");
                 match t.env.render_str(&text, ctx) {
                     Ok(out) => out,
-                    Err(err) => format!("error: {}", super::super::describe(&err)),
+                    Err(err) => format!("error: {}", super::super::env::describe(&err)),
                 }
             })
             .collect()

@@ -8,7 +8,8 @@ use std::ops::Range;
 
 use serde_json::{Map, Value, json};
 
-use super::{Templates, context};
+use super::compiled::Templates;
+use super::context::context;
 use crate::diagnostic::suggest;
 
 /// The filters a template can use: minijinja's and kinject's own (`tests::every_name_is_known`
