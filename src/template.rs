@@ -27,8 +27,10 @@ mod go;
 mod limits;
 mod trial;
 
-pub(crate) use compiled::Templates;
-pub(crate) use context::{Source, context, context_of};
+pub(crate) use compiled::{Dialect, Templates};
+#[cfg(any(test, feature = "oracles"))]
+pub(crate) use context::context;
+pub(crate) use context::{Source, context_of};
 pub(crate) use error::SyntaxError;
 pub(crate) use trial::{Fault, suggest_value};
 

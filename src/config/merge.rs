@@ -18,7 +18,7 @@ use crate::kinds::known_kinds;
 use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, KIND, Rule, Sidecar};
 use crate::select::Matcher;
-use crate::template::{Fault, SyntaxError};
+use crate::template::{Dialect, Fault, SyntaxError};
 use crate::yaml::Node;
 
 /// One document of a configuration file, and the way from its paths to places in the file.
@@ -349,12 +349,21 @@ impl Loading {
             );
         }
         let definition = self.definition(document, &path, &spec, written);
-        // Definitions read from other injectors' formats are not templates.
+        // Definitions read from other injectors' formats are not templates (`literal`), but
+        // for salesforce's, whose Go templates kinject translated: those may call what the
+        // translation writes, which native templates cannot.
+        let dialect = if native {
+            Dialect::Native
+        } else {
+            Dialect::Translated
+        };
         if !spec.literal
-            && let Err(errs) =
-                self.config
-                    .templates
-                    .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+            && let Err(errs) = self.config.templates.add_sidecar(
+                &spec.name,
+                &definition,
+                spec.template.as_deref(),
+                dialect,
+            )
         {
             for e in errs {
                 self.errors.push(document.template_error(&path, &e));

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use minijinja::Environment;
 use serde_json::Value;
 
-use super::env::{describe, environment};
+use super::env::{describe, environment, translated_environment};
 use super::error::{RENDER, RenderError, SyntaxError};
 use super::fill::{MARK_CLOSE, MARK_OPEN, Printed, fill_in};
 use super::limits::{Bounded, MAX_OUTPUT};
@@ -24,15 +24,40 @@ pub(super) struct Field {
     pub(super) typed: Option<std::ops::Range<usize>>,
 }
 
-#[derive(Default)]
+/// Which language a sidecar's templates are written in, which decides what they may call.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Dialect {
+    /// kinject's own: minijinja, with kinject's filters and functions.
+    Native,
+    /// Translated by kinject from another injector's Go templates (salesforce's): also the
+    /// filters the translation writes (`go_printed`, `go_range`, `go_volume_mounts`), which
+    /// a native configuration's templates do not see.
+    Translated,
+}
+
+/// The templates of one sidecar, compiled.
 pub(super) struct SidecarTemplates {
     pub(super) fields: Vec<Field>,
     pub(super) whole: Option<String>,
+    pub(super) dialect: Dialect,
+}
+
+impl SidecarTemplates {
+    /// The names of its compiled templates, field and whole.
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .chain(self.whole.as_deref())
+    }
 }
 
 /// Every template of a configuration, compiled.
 pub struct Templates {
+    /// Where native templates are compiled.
     pub(super) env: Environment<'static>,
+    /// Where translated templates are compiled: made when the first is added.
+    pub(super) translated: Option<Environment<'static>>,
     pub(super) sidecars: HashMap<String, SidecarTemplates>,
 }
 
@@ -46,20 +71,39 @@ impl Templates {
     pub fn new() -> Self {
         Templates {
             env: environment(),
+            translated: None,
             sidecars: HashMap::new(),
         }
     }
 
-    /// Compiles the templates of sidecar `name`: each template string in `definition` and
-    /// the `whole` template text.
-    pub fn add_sidecar(
+    /// The environment templates of `dialect` are compiled in (the native one while no
+    /// translated template was added).
+    pub(super) fn env(&self, dialect: Dialect) -> &Environment<'static> {
+        match (dialect, &self.translated) {
+            (Dialect::Translated, Some(env)) => env,
+            _ => &self.env,
+        }
+    }
+
+    /// Compiles the templates of sidecar `name`, written in `dialect`: each template string
+    /// in `definition` and the `whole` template text.
+    pub(crate) fn add_sidecar(
         &mut self,
         name: &str,
         definition: &Value,
         whole: Option<&str>,
+        dialect: Dialect,
     ) -> Result<(), Vec<SyntaxError>> {
         let mut errors = Vec::new();
-        let mut compiled = SidecarTemplates::default();
+        let mut compiled = SidecarTemplates {
+            fields: Vec::new(),
+            whole: None,
+            dialect,
+        };
+        let env = match dialect {
+            Dialect::Native => &mut self.env,
+            Dialect::Translated => self.translated.get_or_insert_with(translated_environment),
+        };
         let mut strings = Vec::new();
         template_strings(definition, String::new(), &mut strings);
         for (pointer, text) in strings {
@@ -76,7 +120,7 @@ impl Templates {
                 ),
                 None => (text.clone(), None),
             };
-            match self.env.add_template_owned(template_name.clone(), source) {
+            match env.add_template_owned(template_name.clone(), source) {
                 Ok(()) => compiled.fields.push(Field {
                     pointer,
                     name: template_name,
@@ -102,10 +146,7 @@ impl Templates {
                     range: Some(at..at + MARK_OPEN.len_utf8()),
                 });
             } else {
-                match self
-                    .env
-                    .add_template_owned(template_name.clone(), text.to_owned())
-                {
+                match env.add_template_owned(template_name.clone(), text.to_owned()) {
                     Ok(()) => compiled.whole = Some(template_name),
                     Err(e) => errors.push(SyntaxError {
                         pointer: "/template".to_owned(),
@@ -128,8 +169,12 @@ impl Templates {
     /// may be any of it.
     pub fn values_read(&self) -> Vec<String> {
         let mut read: Vec<String> = self
-            .template_names()
-            .filter_map(|n| self.env.get_template(n).ok())
+            .sidecars
+            .values()
+            .flat_map(|t| {
+                let env = self.env(t.dialect);
+                t.names().filter_map(|n| env.get_template(n).ok())
+            })
             .flat_map(|t| t.undeclared_variables(true))
             .filter_map(|v| match v.strip_prefix("values") {
                 Some("") => Some(String::new()),
@@ -140,16 +185,6 @@ impl Templates {
         read.sort_unstable();
         read.dedup();
         read
-    }
-
-    /// The names of every compiled template, field and whole.
-    fn template_names(&self) -> impl Iterator<Item = &str> {
-        self.sidecars.values().flat_map(|t| {
-            t.fields
-                .iter()
-                .map(|f| f.name.as_str())
-                .chain(t.whole.as_deref())
-        })
     }
 
     /// Whether sidecar `name` renders the same for every object (it has no template).
@@ -175,6 +210,7 @@ impl Templates {
         let Some(compiled) = self.sidecars.get(name) else {
             return Ok(out);
         };
+        let env = self.env(compiled.dialect);
         // Last first, so removing a list item leaves the pointers still to fill valid.
         for Field {
             pointer,
@@ -182,13 +218,11 @@ impl Templates {
             typed,
         } in compiled.fields.iter().rev()
         {
-            let text = self
-                .render_named(template_name, ctx)
-                .map_err(|message| RenderError {
-                    code: RENDER,
-                    pointer: pointer.clone(),
-                    message,
-                })?;
+            let text = render_named(env, template_name, ctx).map_err(|message| RenderError {
+                code: RENDER,
+                pointer: pointer.clone(),
+                message,
+            })?;
             let value = if typed.is_some() {
                 serde_json::from_str(&text).map_err(|e| RenderError {
                     code: RENDER,
@@ -218,48 +252,51 @@ impl Templates {
         name: &str,
         ctx: &minijinja::Value,
     ) -> Option<Result<Value, RenderError>> {
-        let template_name = self.sidecars.get(name)?.whole.as_ref()?;
+        let compiled = self.sidecars.get(name)?;
+        let template_name = compiled.whole.as_ref()?;
         let fail = |message| RenderError {
             code: RENDER,
             pointer: "/template".to_owned(),
             message,
         };
         Some(
-            self.render_printed(template_name, ctx)
+            render_printed(self.env(compiled.dialect), template_name, ctx)
                 .map_err(fail)
                 .and_then(|(text, printed)| fill_in(&text, &printed)),
         )
     }
+}
 
-    fn render_named(&self, template_name: &str, ctx: &minijinja::Value) -> Result<String, String> {
-        self.render_printed(template_name, ctx)
-            .map(|(text, _)| text)
-    }
+/// The text template `template_name` of `env` renders for `ctx`.
+fn render_named(
+    env: &Environment<'static>,
+    template_name: &str,
+    ctx: &minijinja::Value,
+) -> Result<String, String> {
+    render_printed(env, template_name, ctx).map(|(text, _)| text)
+}
 
-    /// The rendered text, and (for a whole template) what its placeholders stand for.
-    fn render_printed(
-        &self,
-        template_name: &str,
-        ctx: &minijinja::Value,
-    ) -> Result<(String, Printed), String> {
-        let template = self
-            .env
-            .get_template(template_name)
-            .map_err(|e| describe(&e))?;
-        // Written to a bounded buffer: a template that would print gigabytes stops at the
-        // limit instead of first making them.
-        let mut out = Bounded::default();
-        let rendered = template.render_captured_to(ctx, &mut out);
-        if out.full {
-            return Err(format!("rendered text is larger than {MAX_OUTPUT} bytes"));
-        }
-        let mut captured = rendered.map_err(|e| describe(&e))?;
-        let printed = captured
-            .with_state_mut(|s| s.get_extension_mut::<Printed>().map(std::mem::take))
-            .unwrap_or_default();
-        let text = String::from_utf8(out.text).map_err(|e| e.to_string())?;
-        Ok((text, printed))
+/// The text template `template_name` of `env` renders for `ctx`, and (for a whole
+/// template) what its placeholders stand for.
+fn render_printed(
+    env: &Environment<'static>,
+    template_name: &str,
+    ctx: &minijinja::Value,
+) -> Result<(String, Printed), String> {
+    let template = env.get_template(template_name).map_err(|e| describe(&e))?;
+    // Written to a bounded buffer: a template that would print gigabytes stops at the
+    // limit instead of first making them.
+    let mut out = Bounded::default();
+    let rendered = template.render_captured_to(ctx, &mut out);
+    if out.full {
+        return Err(format!("rendered text is larger than {MAX_OUTPUT} bytes"));
     }
+    let mut captured = rendered.map_err(|e| describe(&e))?;
+    let printed = captured
+        .with_state_mut(|s| s.get_extension_mut::<Printed>().map(std::mem::take))
+        .unwrap_or_default();
+    let text = String::from_utf8(out.text).map_err(|e| e.to_string())?;
+    Ok((text, printed))
 }
 
 /// `{{ expr }}` and nothing else: the expression, to render with its type.

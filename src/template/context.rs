@@ -448,7 +448,7 @@ mod tests {
 
     use super::*;
     use crate::template::filters::ser;
-    use crate::template::{Templates, context};
+    use crate::template::{Dialect, Templates, context};
 
     /// The context as it was made before views: every part copied into template values. The
     /// views must render as it does.
@@ -568,7 +568,10 @@ mod tests {
     ];
 
     fn renders(ctx: &minijinja::Value) -> Vec<String> {
+        // Translated templates' environment: native templates' and `go_range` (which walks
+        // a view too).
         let mut t = Templates::new();
+        t.env = super::super::env::translated_environment();
         t.env.add_function("fuel", |state: &minijinja::State| {
             state.fuel_levels().map_or(0, |(used, _)| used)
         });
@@ -639,7 +642,8 @@ mod tests {
         let pod = &object["spec"]["template"];
         let mut t = Templates::new();
         let text = "containers:\n- name: c\n  image: i\n  args: {{ pod.spec.containers[0].args }}\n  env:\n{% for k, v in annotations|items %}  - {name: '{{ k }}', value: '{{ v }}'}\n{% endfor %}  command: [{{ pod.metadata.annotations.m }}, '{{ labels }}']\n";
-        t.add_sidecar("w", &json!({}), Some(text)).unwrap();
+        t.add_sidecar("w", &json!({}), Some(text), Dialect::Native)
+            .unwrap();
         let values = Map::new();
         let want = t.render_whole("w", &copied(pod, &object, "", &values));
         let got = t.render_whole(

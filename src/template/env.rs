@@ -1,6 +1,7 @@
 //! The minijinja environment every template is compiled in: strict about what is undefined,
 //! bounded in work, kinject's filters and functions registered, and whole templates printing
-//! placeholders.
+//! placeholders. Templates translated from Go templates get a second one, which also has the
+//! filters their translation writes.
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
@@ -40,12 +41,19 @@ pub(super) fn environment() -> Environment<'static> {
     env.add_filter("typed_json", typed_json);
     env.add_filter("from_yaml", from_yaml);
     env.add_filter("yaml_scalar", yaml_scalar);
-    env.add_filter("go_printed", go_printed);
-    env.add_filter("go_range", go_range);
-    env.add_filter("go_volume_mounts", go_volume_mounts);
     env.add_function("annotation", annotation);
     env.add_function("service_account", service_account);
     env.add_function("annotation_list", annotation_list);
+    env
+}
+
+/// The environment templates translated from Go templates are compiled in: the native one,
+/// and the filters the translation writes.
+pub(super) fn translated_environment() -> Environment<'static> {
+    let mut env = environment();
+    env.add_filter("go_printed", go_printed);
+    env.add_filter("go_range", go_range);
+    env.add_filter("go_volume_mounts", go_volume_mounts);
     env
 }
 

@@ -7,7 +7,7 @@ pub(super) const RENDER: &str = codes::TEMPLATE_RENDER;
 /// A template that failed to compile: where (JSON pointer inside the sidecar definition, or
 /// `/template`), and the byte range inside the template text when known.
 #[derive(Debug, Clone)]
-pub struct SyntaxError {
+pub(crate) struct SyntaxError {
     pub pointer: String,
     pub message: String,
     pub range: Option<std::ops::Range<usize>>,

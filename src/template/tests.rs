@@ -23,7 +23,7 @@ fn field_templates_keep_types_and_stay_strings() {
             "ports": [{"containerPort": "{{ values.port }}"}],
             "env": [{"name": "E", "value": "{{ annotations['evil'] }}"}]}],
             "volumes": [{"name": "aws", "secret": {"secretName": "aws-iam-{{ pod.spec.serviceAccountName }}"}}]});
-    t.add_sidecar("p", &def, None).unwrap();
+    t.add_sidecar("p", &def, None, Dialect::Native).unwrap();
     let out = t.render_fields("p", &def, &ctx()).unwrap();
     assert_eq!(out["containers"][0]["image"], "r.io/p:1");
     assert_eq!(out["containers"][0]["ports"][0]["containerPort"], 8080);
@@ -38,7 +38,8 @@ fn field_templates_keep_types_and_stay_strings() {
 fn whole_templates_loop_and_quote_object_values() {
     let mut t = Templates::new();
     let text = "containers:\n- name: agent\n  image: {{ values.registry }}/agent\n  env:\n{% for k, v in annotations|items if k.startswith('sidecar-injector.expedia.com/') %}  - name: {{ k.split('/')[1] }}\n    value: {{ v }}\n{% endfor %}  - name: EVIL\n    value: {{ annotations.evil }}\n";
-    t.add_sidecar("agent", &json!({}), Some(text)).unwrap();
+    t.add_sidecar("agent", &json!({}), Some(text), Dialect::Native)
+        .unwrap();
     let parsed = t.render_whole("agent", &ctx()).unwrap().unwrap();
     assert_eq!(parsed["containers"][0]["image"], "r.io/agent");
     assert_eq!(
@@ -55,7 +56,8 @@ fn whole_templates_loop_and_quote_object_values() {
 /// Renders whole template `text` for an object whose annotation `a` holds `attack`.
 fn whole(text: &str, attack: &str) -> Result<Value, RenderError> {
     let mut t = Templates::new();
-    t.add_sidecar("w", &json!({}), Some(text)).unwrap();
+    t.add_sidecar("w", &json!({}), Some(text), Dialect::Native)
+        .unwrap();
     let pod = json!({"metadata": {"annotations": {"a": attack}}, "spec": {}});
     let values = json!({"registry": "r.io", "port": "8080", "env": [{"name": "X", "value": "1"}]});
     t.render_whole(
@@ -125,7 +127,12 @@ fn keys_macros_and_set_blocks() {
 #[test]
 fn marks_in_templates_and_oversized_values_are_refused() {
     let errs = Templates::new()
-        .add_sidecar("m", &json!({}), Some("containers: [\u{E000}0\u{E001}]"))
+        .add_sidecar(
+            "m",
+            &json!({}),
+            Some("containers: [\u{E000}0\u{E001}]"),
+            Dialect::Native,
+        )
         .unwrap_err();
     assert!(errs[0].message.contains("U+E000"), "{}", errs[0].message);
     // Each print is small; what they put in together is bounded like the output.
@@ -156,7 +163,7 @@ fn filters_refuse_strings_past_the_limit_before_making_them() {
     {
         let name = format!("f{n}");
         let def = json!({"x": format!("{{{{ {expr} }}}}")});
-        t.add_sidecar(&name, &def, None).unwrap();
+        t.add_sidecar(&name, &def, None, Dialect::Native).unwrap();
         let started = std::time::Instant::now();
         let err = t.render_fields(&name, &def, &ctx()).unwrap_err();
         assert!(
@@ -168,7 +175,7 @@ fn filters_refuse_strings_past_the_limit_before_making_them() {
     }
     // Within the limit they work as minijinja's own.
     let def = json!({"x": "{{ '%5s|%-3d'|format('a', 7) }}{{ 'a\nb'|indent(2) }}{{ 'aXb'|replace('X', '-') }}{{ 'q'.replace('q', 'r') }}"});
-    t.add_sidecar("ok", &def, None).unwrap();
+    t.add_sidecar("ok", &def, None, Dialect::Native).unwrap();
     let out = t.render_fields("ok", &def, &ctx()).unwrap();
     assert_eq!(out["x"], "    a|7  a\n  ba-br");
 }
@@ -183,7 +190,7 @@ fn pod_functions_and_parsing_filters() {
             "ports": [{"containerPort": "{{ '8080' | yaml_scalar }}"}],
             "volumeMounts": "{{ '[{\"name\": \"a\", \"mountPath\": \"/a\"}]' | from_json }}",
             "workingDir": "{{ none }}", "command": ["a", "{{ none }}", "{{ none }}", "b"]}]});
-    t.add_sidecar("p", &def, None).unwrap();
+    t.add_sidecar("p", &def, None, Dialect::Native).unwrap();
     let out = t.render_fields("p", &def, &ctx()).unwrap();
     let c = &out["containers"][0];
     assert_eq!(c["args"], json!(["6feab492", "", "d", "billing"]));
@@ -195,7 +202,7 @@ fn pod_functions_and_parsing_filters() {
     let bare = context(&json!({"spec": {}}), &json!({}), "", &Map::new());
     let mut t = Templates::new();
     let def = json!({"x": "{{ service_account() }}", "y": "{{ annotation('a') }}"});
-    t.add_sidecar("q", &def, None).unwrap();
+    t.add_sidecar("q", &def, None, Dialect::Native).unwrap();
     let out = t.render_fields("q", &def, &bare).unwrap();
     assert_eq!(out, json!({"x": "default", "y": ""}));
 }
@@ -204,12 +211,43 @@ fn pod_functions_and_parsing_filters() {
 fn strict_undefined_and_syntax_errors() {
     let mut t = Templates::new();
     let def = json!({"containers": [{"name": "{{ nope.x }}"}]});
-    t.add_sidecar("a", &def, None).unwrap();
+    t.add_sidecar("a", &def, None, Dialect::Native).unwrap();
     let err = t.render_fields("a", &def, &ctx()).unwrap_err();
     assert_eq!(err.pointer, "/containers/0/name");
     assert!(err.message.contains("undefined"), "{}", err.message);
     let errs = Templates::new()
-        .add_sidecar("b", &json!({"x": "{{ a + }}"}), Some("{% for %}"))
+        .add_sidecar(
+            "b",
+            &json!({"x": "{{ a + }}"}),
+            Some("{% for %}"),
+            Dialect::Native,
+        )
         .unwrap_err();
     assert_eq!(errs.len(), 2);
+}
+
+#[test]
+fn only_translated_templates_call_the_go_filters() {
+    for filter in ["go_printed", "go_range", "go_volume_mounts"] {
+        let def = json!({"x": format!("{{{{ [] | {filter} }}}}")});
+        let mut t = Templates::new();
+        t.add_sidecar("native", &def, None, Dialect::Native)
+            .unwrap();
+        t.add_sidecar("translated", &def, None, Dialect::Translated)
+            .unwrap();
+        let err = t.render_fields("native", &def, &ctx()).unwrap_err();
+        assert!(
+            err.message.contains(&format!("filter {filter} is unknown")),
+            "{}",
+            err.message
+        );
+        let rendered = t.render_fields("translated", &def, &ctx());
+        assert!(
+            rendered
+                .as_ref()
+                .err()
+                .is_none_or(|e| !e.message.contains("is unknown")),
+            "{filter}: {rendered:?}"
+        );
+    }
 }

@@ -799,7 +799,8 @@ mod tests {
     fn render(go: &str, pod: serde_json::Value) -> String {
         let def = serde_json::json!({"x": translate(go).unwrap()});
         let mut t = crate::template::Templates::new();
-        t.add_sidecar("s", &def, None).unwrap();
+        t.add_sidecar("s", &def, None, crate::template::Dialect::Translated)
+            .unwrap();
         let ctx = crate::template::context(&pod, &pod, "", &serde_json::Map::new());
         let out = t.render_fields("s", &def, &ctx).unwrap();
         out["x"].as_str().unwrap_or_default().to_owned()
@@ -853,7 +854,8 @@ mod tests {
         let render = |go: &str| {
             let def = serde_json::json!({"x": translate(go).unwrap()});
             let mut t = crate::template::Templates::new();
-            t.add_sidecar("s", &def, None).unwrap();
+            t.add_sidecar("s", &def, None, crate::template::Dialect::Translated)
+                .unwrap();
             let ctx = crate::template::context(&pod, &pod, "", &serde_json::Map::new());
             t.render_fields("s", &def, &ctx).map(|out| out["x"].clone())
         };
