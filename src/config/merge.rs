@@ -598,10 +598,6 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-pub(super) fn check_format(value: &Value) -> Result<(), String> {
-    format_fault(value).map_or(Ok(()), |f| Err(f.message))
-}
-
 /// Why a document is not a native configuration: what to say, which field to point at
 /// (`apiVersion` or `kind`; none: the document's start), and a help.
 pub(super) struct FormatFault {

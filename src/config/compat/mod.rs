@@ -5,7 +5,8 @@
 mod expedia;
 mod gotemplate;
 mod kruise;
-pub(crate) mod salesforce;
+pub(crate) mod prepare;
+mod salesforce;
 mod tumblr;
 
 use serde_json::Value;
@@ -82,11 +83,6 @@ pub(crate) struct Context<'a> {
     /// chain of 1,000 files take half a minute).
     pub inherited:
         &'a std::cell::RefCell<std::collections::HashMap<std::path::PathBuf, serde_json::Value>>,
-}
-
-/// Whether a document is one tumblr sidecar configuration (a file of its config directory).
-pub(crate) fn is_tumblr_config(value: &Value) -> bool {
-    tumblr::is_config(value)
 }
 
 /// The native configuration for a document of another injector's format, `None` when the
