@@ -7,7 +7,7 @@ use minijinja::Environment;
 use serde_json::Value;
 
 use super::env::{describe, environment, translated_environment};
-use super::error::{RENDER, RenderError, SyntaxError};
+use super::error::{RENDER, SyntaxError, TemplateError};
 use super::fill::{MARK_CLOSE, MARK_OPEN, Printed, fill_in};
 use super::limits::{Bounded, MAX_OUTPUT};
 use crate::json::Pointer;
@@ -205,7 +205,7 @@ impl Templates {
         name: &str,
         definition: &Value,
         ctx: &minijinja::Value,
-    ) -> Result<Value, RenderError> {
+    ) -> Result<Value, TemplateError> {
         let mut out = definition.clone();
         let Some(compiled) = self.sidecars.get(name) else {
             return Ok(out);
@@ -218,13 +218,13 @@ impl Templates {
             typed,
         } in compiled.fields.iter().rev()
         {
-            let text = render_named(env, template_name, ctx).map_err(|message| RenderError {
+            let text = render_named(env, template_name, ctx).map_err(|message| TemplateError {
                 code: RENDER,
                 pointer: pointer.clone(),
                 message,
             })?;
             let value = if typed.is_some() {
-                serde_json::from_str(&text).map_err(|e| RenderError {
+                serde_json::from_str(&text).map_err(|e| TemplateError {
                     code: RENDER,
                     pointer: pointer.clone(),
                     message: format!("expression did not give a value: {e}"),
@@ -251,10 +251,10 @@ impl Templates {
         &self,
         name: &str,
         ctx: &minijinja::Value,
-    ) -> Option<Result<Value, RenderError>> {
+    ) -> Option<Result<Value, TemplateError>> {
         let compiled = self.sidecars.get(name)?;
         let template_name = compiled.whole.as_ref()?;
-        let fail = |message| RenderError {
+        let fail = |message| TemplateError {
             code: RENDER,
             pointer: "/template".to_owned(),
             message,

@@ -15,7 +15,7 @@ pub(crate) struct SyntaxError {
 
 /// A template that failed to render for one object.
 #[derive(Debug, Clone)]
-pub struct RenderError {
+pub struct TemplateError {
     /// `kinject::template::render`, or `kinject::template::invalid_yaml` when a whole
     /// template's own text is not YAML.
     pub code: &'static str,

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::error::{RENDER, RenderError};
+use super::error::{RENDER, TemplateError};
 use super::limits::MAX_OUTPUT;
 use crate::diagnostic::codes;
 
@@ -41,8 +41,8 @@ pub(super) fn placeholder(
 
 /// The fields a whole template's `text` gives: the text read as YAML, each placeholder then
 /// replaced by what it stands for (`printed`).
-pub(super) fn fill_in(text: &str, printed: &Printed) -> Result<Value, RenderError> {
-    let fail = |message: String| RenderError {
+pub(super) fn fill_in(text: &str, printed: &Printed) -> Result<Value, TemplateError> {
+    let fail = |message: String| TemplateError {
         code: RENDER,
         pointer: "/template".to_owned(),
         message,
@@ -62,7 +62,7 @@ pub(super) fn fill_in(text: &str, printed: &Printed) -> Result<Value, RenderErro
             })
             .collect();
         let (line, column) = line_column(text, e.offset);
-        RenderError {
+        TemplateError {
             code: codes::TEMPLATE_INVALID_YAML,
             pointer: "/template".to_owned(),
             message: format!(

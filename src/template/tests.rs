@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::error::RenderError;
+use super::error::TemplateError;
 use super::*;
 
 fn ctx() -> minijinja::Value {
@@ -54,7 +54,7 @@ fn whole_templates_loop_and_quote_object_values() {
 }
 
 /// Renders whole template `text` for an object whose annotation `a` holds `attack`.
-fn whole(text: &str, attack: &str) -> Result<Value, RenderError> {
+fn whole(text: &str, attack: &str) -> Result<Value, TemplateError> {
     let mut t = Templates::new();
     t.add_sidecar("w", &json!({}), Some(text), Dialect::Native)
         .unwrap();
