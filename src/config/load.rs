@@ -353,14 +353,18 @@ mod tests {
 
     #[test]
     fn loads_and_sets_values() {
-        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: x\n    ports: [{containerPort: '{{ values.port }}'}]\nrules:\n- name: r\n  inject: [p]\n").unwrap();
+        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\
+                          \n  - name: p\n    image: x\n    ports: [{containerPort: '{{ values.port }}'}]\nrules:\
+                          \n- name: r\n  inject: [p]\n")
+            .unwrap();
         assert_eq!(c.sidecars.len(), 1);
         assert_eq!(c.values["port"], 80);
     }
 
     #[test]
     fn unknown_field_is_located_with_a_suggestion() {
-        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    imagee: x\n";
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\
+                    \n  - name: p\n    imagee: x\n";
         let errs = load_one(text).err().unwrap();
         assert_eq!(errs.len(), 1);
         let e = &errs[0];
@@ -371,7 +375,8 @@ mod tests {
 
     #[test]
     fn unknown_sidecar_and_kind() {
-        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: proxy\nrules:\n- name: r\n  match: {kinds: [Deploymnet]}\n  inject: [proxi]\n";
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: proxy\nrules:\
+                    \n- name: r\n  match: {kinds: [Deploymnet]}\n  inject: [proxi]\n";
         let errs = load_one(text).err().unwrap();
         let codes: Vec<&str> = errs.iter().map(|e| e.code).collect();
         assert!(
@@ -389,7 +394,8 @@ mod tests {
 
     #[test]
     fn template_errors_point_into_the_string() {
-        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: \"x{{ a + }}\"\n";
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\
+                    \n  - name: p\n    image: \"x{{ a + }}\"\n";
         let errs = load_one(text).err().unwrap();
         assert_eq!(errs[0].code, "kinject::config::template_syntax");
         assert!(

@@ -586,7 +586,10 @@ fn nothing_to_inject(texts: &[(String, Arc<str>)]) -> Located {
         (0, 0),
         format!("no configuration here, so nothing would be injected{read}"),
     )
-    .help(format!("a configuration is a document with `apiVersion: {API_VERSION}` and `kind: {KIND}` (or another injector's format: docs/compat.md); check that this is the file you meant"))
+    .help(format!(
+        "a configuration is a document with `apiVersion: {API_VERSION}` and `kind: {KIND}` (or another injector's \
+         format: docs/compat.md); check that this is the file you meant"
+    ))
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
@@ -640,7 +643,8 @@ pub(super) fn format_fault(value: &Value) -> Option<FormatFault> {
         )),
         (Some(a), Some(k)) => {
             let message = format!(
-                "`{a}` `{k}` is not a configuration format kinject reads (it reads {API_VERSION} {KIND}, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
+                "`{a}` `{k}` is not a configuration format kinject reads (it reads {API_VERSION} {KIND}, \
+                 OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
             );
             if a == API_VERSION || (close(a, API_VERSION) && k == KIND) {
                 // The help is for the field at fault: the kind when the apiVersion is right,
@@ -674,7 +678,8 @@ pub(super) fn format_fault(value: &Value) -> Option<FormatFault> {
                     message,
                     Some("kind"),
                     Some(format!(
-                        "this is a `{k}`, a manifest: give it as an input (`kinject inject -c CONFIG {}`), and the configuration with `-c`",
+                        "this is a `{k}`, a manifest: give it as an input (`kinject inject -c CONFIG {}`), and the \
+                         configuration with `-c`",
                         "FILE"
                     )),
                 ))

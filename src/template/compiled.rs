@@ -142,7 +142,9 @@ impl Templates {
             if let Some(at) = text.find([MARK_OPEN, MARK_CLOSE]) {
                 errors.push(SyntaxError {
                     pointer: "/template".to_owned(),
-                    message: "U+E000 and U+E001 (private-use characters) are kinject's marks for printed values: a template may not hold them".to_owned(),
+                    message: "U+E000 and U+E001 (private-use characters) are kinject's marks for printed values: a \
+                              template may not hold them"
+                        .to_owned(),
                     range: Some(at..at + MARK_OPEN.len_utf8()),
                 });
             } else {

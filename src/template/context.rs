@@ -534,7 +534,8 @@ mod tests {
         "{{ annotations|dictsort }} {{ pod.metadata.annotations|dictsort }}",
         "{{ annotations|first }} {{ pod.spec.containers|last }} {{ annotations|list|last }}",
         "{{ annotations is mapping }} {{ pod.spec.containers is sequence }} {{ pod is mapping }}",
-        "{{ 'both' in annotations }} {{ 'x' in annotations }} {{ 1 in annotations }} {{ 'app' in pod.spec.containers[0] }}",
+        "{{ 'both' in annotations }} {{ 'x' in annotations }} {{ 1 in annotations }} {{ 'app' in \
+         pod.spec.containers[0] }}",
         "{{ pod.spec.containers[0] in pod.spec.containers }} {{ {'name': 'log'} in pod.spec.containers }}",
         "{{ annotations.both }} {{ annotations.p }} {{ annotations.nothing }} {{ labels.tier }}",
         "{{ annotations['a key that is longer than twenty-two bytes'] }}",
@@ -557,7 +558,8 @@ mod tests {
         "{{ pod.spec.containers.x.y }}",
         "{{ annotations.nope.x }}",
         "{{ pod.spec.containers['0'] }}",
-        "{{ pod.spec is sameas pod.spec }} {{ annotations is sameas annotations }} {{ pod.metadata.annotations.long is sameas pod.metadata.annotations.long }}",
+        "{{ pod.spec is sameas pod.spec }} {{ annotations is sameas annotations }} {{ pod.metadata.annotations.long is \
+         sameas pod.metadata.annotations.long }}",
         "{{ workload.metadata is sameas workload.metadata }} {{ labels.tier is sameas labels.tier }}",
         "{{ annotation('both') }}|{{ annotation('p') }}|{{ annotation('nope', 'd') }}|{{ service_account() }}",
         "{{ pod.metadata.annotations|go_range }} {{ pod.spec.containers|go_range }}",
@@ -641,7 +643,9 @@ mod tests {
         let object = deployment();
         let pod = &object["spec"]["template"];
         let mut t = Templates::new();
-        let text = "containers:\n- name: c\n  image: i\n  args: {{ pod.spec.containers[0].args }}\n  env:\n{% for k, v in annotations|items %}  - {name: '{{ k }}', value: '{{ v }}'}\n{% endfor %}  command: [{{ pod.metadata.annotations.m }}, '{{ labels }}']\n";
+        let text = "containers:\n- name: c\n  image: i\n  args: {{ pod.spec.containers[0].args }}\n  env:\
+                    \n{% for k, v in annotations|items %}  - {name: '{{ k }}', value: '{{ v }}'}\
+                    \n{% endfor %}  command: [{{ pod.metadata.annotations.m }}, '{{ labels }}']\n";
         t.add_sidecar("w", &json!({}), Some(text), Dialect::Native)
             .unwrap();
         let values = Map::new();

@@ -66,7 +66,8 @@ pub(super) fn fill_in(text: &str, printed: &Printed) -> Result<Value, TemplateEr
             code: codes::TEMPLATE_INVALID_YAML,
             pointer: "/template".to_owned(),
             message: format!(
-                "the template's own text is not YAML at line {line}, column {column} of what it rendered (`{}`, a printed value shown as `{{n}}`): {}",
+                "the template's own text is not YAML at line {line}, column {column} of what it rendered (`{}`, a \
+                 printed value shown as `{{n}}`): {}",
                 shown.trim(),
                 e.message
             ),
@@ -202,7 +203,10 @@ impl Filler<'_> {
     fn entry(&self, n: usize) -> Result<minijinja::Value, String> {
         let v = self.printed.0.get(n).cloned().ok_or_else(cut)?;
         if !v.is_safe() && v.as_str().is_some_and(holds_placeholder) {
-            return Err("the text of a macro or a `set` block went through a filter that made it a plain string, its printed values in it: print it as it is".to_owned());
+            return Err(
+                "the text of a macro or a `set` block went through a filter that made it a plain string, its printed \
+                 values in it: print it as it is".to_owned(),
+            );
         }
         Ok(v)
     }

@@ -16,7 +16,8 @@ pub(super) fn go_printed(v: minijinja::Value) -> Result<minijinja::Value, miniji
         ValueKind::Undefined | ValueKind::None => Ok(minijinja::Value::from("")),
         ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::Plain => {
             Err(invalid(format!(
-                "a template action prints {}, which Go writes as text (`map[…]`, `[…]`), not as YAML: only a scalar can be printed",
+                "a template action prints {}, which Go writes as text (`map[…]`, `[…]`), not as YAML: only a scalar \
+                 can be printed",
                 if v.kind() == ValueKind::Map {
                     "a mapping"
                 } else {

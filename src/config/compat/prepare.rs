@@ -111,7 +111,8 @@ fn not_in_tumblr_glob(name: &str, text: &Arc<str>) -> Located {
         name,
         text,
         (0, 0),
-        "a tumblr sidecar configuration not named `*.yaml`: not read, as tumblr's `--config-directory` reads only `*.yaml` files",
+        "a tumblr sidecar configuration not named `*.yaml`: not read, as tumblr's `--config-directory` reads only \
+         `*.yaml` files",
     )
     .warning()
     .help("rename it to `.yaml`, or name the file itself with `-c`")
