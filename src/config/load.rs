@@ -1,6 +1,7 @@
-//! Loading configuration files into one `Config` (its types are here): the files read, their
-//! documents parsed (salesforce sidecar files and `formats` taken first), then each merged in
-//! (`merge`), every problem reported with its file, line and column.
+//! Loading configuration files into one `Config` (its types are in `loaded`): the files read
+//! (a directory's expanded), their documents parsed (what the other formats need from all of
+//! them taken first: `compat::prepare`), then each merged in (`merge`), every problem
+//! reported with its file, line and column.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -109,7 +110,10 @@ pub(crate) fn load_untried(paths: &[&Path]) -> Result<Config, Vec<Located>> {
 /// The configuration files `load` reads for `paths` (a directory's expanded, a file its
 /// injector would not read from there left out: `compat::prepare`), with their texts: what a
 /// server given them must be given.
-#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
+#[cfg_attr(
+    not(feature = "serve"),
+    expect(dead_code, reason = "`kinject serve`'s alone")
+)]
 pub(crate) fn texts(paths: &[&Path]) -> Result<Vec<(String, Arc<str>)>, Vec<Located>> {
     let (files, errors, _) = read_files(paths)?;
     if !errors.is_empty() {
