@@ -233,12 +233,14 @@ fn help(
     let (a, b) = (&earlier.sidecar.spec.name, &later.sidecar.spec.name);
     let word = later.kind.word();
     let fix = if later.kind == Kind::Container {
-        "rename one of the containers: a pod's container and init container names are unique together (the API server refuses the pod)".to_owned()
+        "rename one of the containers: a pod's container and init container names are unique together (the API server \
+         refuses the pod)".to_owned()
     } else if matches!(why, Together::Itself) {
         format!("keep one of the two definitions, or rename one {word} (and what refers to it)")
     } else {
         format!(
-            "make the two definitions identical, or rename one {word} (and what refers to it); when the sidecars are meant to share one {word}, define it once, in one of them"
+            "make the two definitions identical, or rename one {word} (and what refers to it); when the sidecars \
+             are meant to share one {word}, define it once, in one of them"
         )
     };
     let requests = if matches!(why, Together::Request) {
@@ -276,7 +278,10 @@ mod tests {
         }
     }
 
-    const TWO: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: a\n  KEEP_A\n  containers: [{name: a, image: a}]\n  volumes: [{name: v, emptyDir: {}}]\n- name: b\n  containers: [{name: b, image: b}]\n  volumes: [{name: v, configMap: {name: b}}]\nrules:\n- name: r\n  inject: [a, b]\n";
+    const TWO: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: a\n  KEEP_A\
+                       \n  containers: [{name: a, image: a}]\n  volumes: [{name: v, emptyDir: {}}]\n- name: b\
+                       \n  containers: [{name: b, image: b}]\n  volumes: [{name: v, configMap: {name: b}}]\nrules:\
+                       \n- name: r\n  inject: [a, b]\n";
 
     #[test]
     fn a_volume_defined_differently_is_refused() {
@@ -299,7 +304,9 @@ mod tests {
     fn other_formats_sidecars_are_not_paired_by_requests() {
         let set = |name: &str, volume: &str| {
             format!(
-                "apiVersion: apps.kruise.io/v1alpha1\nkind: SidecarSet\nmetadata: {{name: {name}}}\nspec:\n  selector: {{matchLabels: {{app: {name}}}}}\n  containers:\n  - name: {name}\n    image: x\n    volumeMounts: [{{name: v, mountPath: /v}}]\n  volumes: [{{name: v, {volume}}}]\n"
+                "apiVersion: apps.kruise.io/v1alpha1\nkind: SidecarSet\nmetadata: {{name: {name}}}\nspec:\
+                 \n  selector: {{matchLabels: {{app: {name}}}}}\n  containers:\n  - name: {name}\n    image: x\
+                 \n    volumeMounts: [{{name: v, mountPath: /v}}]\n  volumes: [{{name: v, {volume}}}]\n"
             )
         };
         let text = format!(

@@ -1,16 +1,15 @@
-//! Loading configuration files into one `Config` (its types are here): the files read, their
-//! documents parsed (salesforce sidecar files and `formats` taken first), then each merged in
-//! (`merge`), every problem reported with its file, line and column.
+//! Loading configuration files into one `Config` (its types are in `loaded`): the files read
+//! (a directory's expanded), their documents parsed (what the other formats need from all of
+//! them taken first: `compat::prepare`), then each merged in (`merge`), every problem
+//! reported with its file, line and column.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::compat::prepare::{Prepared, not_read_in_directory};
 use super::loaded::Config;
-use super::merge::{Document, Loading, check_format};
+use super::merge::{Document, Loading};
 use super::set::Set;
-use crate::config::compat;
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
 use crate::read;
@@ -108,9 +107,13 @@ pub(crate) fn load_untried(paths: &[&Path]) -> Result<Config, Vec<Located>> {
     load_files(paths, &[], false)
 }
 
-/// The configuration files `load` reads for `paths` (a directory's expanded, a tumblr file
-/// outside its glob left out), with their texts: what a server given them must be given.
-#[cfg_attr(not(feature = "serve"), allow(dead_code))] // `kinject serve`'s alone
+/// The configuration files `load` reads for `paths` (a directory's expanded, a file its
+/// injector would not read from there left out: `compat::prepare`), with their texts: what a
+/// server given them must be given.
+#[cfg_attr(
+    not(feature = "serve"),
+    expect(dead_code, reason = "`kinject serve`'s alone")
+)]
 pub(crate) fn texts(paths: &[&Path]) -> Result<Vec<(String, Arc<str>)>, Vec<Located>> {
     let (files, errors, _) = read_files(paths)?;
     if !errors.is_empty() {
@@ -159,13 +162,16 @@ fn read_files(paths: &[&Path]) -> Result<Read, Vec<Located>> {
         match std::fs::read(path) {
             Ok(bytes) if bytes.contains(&0) => errors.push(binary(&name)),
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) if *in_directory && tumblr_outside_its_glob(path, &text) => {
-                    skipped.push(not_in_tumblr_glob(&name, &Arc::from(text)));
-                }
-                Ok(text) => files.push(File {
-                    name,
-                    text: Arc::from(text),
-                }),
+                Ok(text) => match in_directory
+                    .then(|| not_read_in_directory(path, &name, &text))
+                    .flatten()
+                {
+                    Some(warning) => skipped.push(warning),
+                    None => files.push(File {
+                        name,
+                        text: Arc::from(text),
+                    }),
+                },
                 Err(e) => {
                     let text: Arc<str> =
                         Arc::from(String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -201,38 +207,9 @@ fn binary(name: &str) -> Located {
     )
 }
 
-/// Whether a file found in a directory is a tumblr sidecar configuration that tumblr's
-/// `--config-directory` would not read: it loads `<dir>/*.yaml` only (`LoadConfigDirectory`
-/// globs so), and a configuration kinject read from `other.yml` would inject what the webhook
-/// never does. Files of the other formats keep the directory's `.yml` and `.json` too.
-fn tumblr_outside_its_glob(path: &Path, text: &str) -> bool {
-    if path.extension().and_then(|e| e.to_str()) == Some("yaml") {
-        return false;
-    }
-    let mut documents = read::documents(text)
-        .into_iter()
-        .filter_map(|r| crate::yaml::parse_document(&text[r]).ok())
-        .filter(|p| !p.value.is_null())
-        .peekable();
-    documents.peek().is_some() && documents.all(|p| compat::is_tumblr_config(&p.value))
-}
-
-/// The warning for a tumblr configuration a directory holds outside tumblr's `*.yaml` glob.
-fn not_in_tumblr_glob(name: &str, text: &Arc<str>) -> Located {
-    Located::new(
-        codes::CONFIG_NOT_A_SIDECAR_CONFIG,
-        name,
-        text,
-        (0, 0),
-        "a tumblr sidecar configuration not named `*.yaml`: not read, as tumblr's `--config-directory` reads only `*.yaml` files",
-    )
-    .warning()
-    .help("rename it to `.yaml`, or name the file itself with `-c`")
-}
-
-/// Loads configuration from (name, text) pairs: every document is read first (what salesforce
-/// sidecar files and `formats` say applies to the documents before them too), then each is
-/// added in turn, then what rules name is checked against what all of them define.
+/// Loads configuration from (name, text) pairs: every document is read first (what some say
+/// applies to the documents before them too: `compat::prepare`), then each is added in turn,
+/// then what rules name is checked against what all of them define.
 pub fn load_texts(texts: &[(String, Arc<str>)], sets: &[Set]) -> Result<Config, Vec<Located>> {
     load_texts_with(texts, sets, true)
 }
@@ -245,12 +222,7 @@ fn load_texts_with(
     tried: bool,
 ) -> Result<Config, Vec<Located>> {
     let mut loading = Loading::new();
-    let Documents {
-        catalogs,
-        formats,
-        parsed,
-    } = read_documents(texts, &mut loading.errors);
-    let inherited = RefCell::new(HashMap::new());
+    let Documents { prepared, parsed } = read_documents(texts, &mut loading.errors);
     for ParsedDocument {
         file,
         range,
@@ -266,17 +238,9 @@ fn load_texts_with(
             source: &text[range.clone()],
             root,
         };
-        let ctx = compat::Context {
-            file: name,
-            options: &formats,
-            catalogs: &catalogs,
-            warnings: RefCell::new(Vec::new()),
-            unread: RefCell::new(Vec::new()),
-            inherited: &inherited,
-        };
-        loading.document(&document, parsed.value, &ctx);
+        loading.document(&document, parsed.value, &prepared.context(name));
     }
-    if let Some(e) = catalogs.unused() {
+    if let Some(e) = prepared.unused() {
         loading.errors.push(e);
     }
     loading.check_rules();
@@ -291,11 +255,8 @@ fn load_texts_with(
 /// before any of them is converted.
 #[derive(Default)]
 struct Documents {
-    /// The salesforce sidecar files' entries (read before the mutation files that name them).
-    catalogs: compat::salesforce::Catalogs,
-    /// The other formats' flags, each injector's from the last native configuration that sets
-    /// them (they apply to files given before it too).
-    formats: crate::model::Formats,
+    /// What the other formats took and noted (`compat::prepare`).
+    prepared: Prepared,
     /// The other documents, in file order.
     parsed: Vec<ParsedDocument>,
 }
@@ -308,18 +269,13 @@ struct ParsedDocument {
     parsed: Parsed,
 }
 
-/// Reads every document of `texts`: salesforce sidecar files into their catalogs, the rest
-/// parsed (YAML errors in `errors`), with the `formats` they set.
+/// Reads every document of `texts`: those a format reads ahead taken by it, the rest parsed
+/// (YAML errors in `errors`) and shown to the formats (`compat::prepare`).
 fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Documents {
     let mut found = Documents::default();
     for (index, (name, text)) in texts.iter().enumerate() {
         for range in read::documents(text) {
-            match compat::salesforce::read_sidecar_file(
-                name,
-                text,
-                range.clone(),
-                &mut found.catalogs,
-            ) {
+            match found.prepared.take(name, text, range.clone()) {
                 Some(Ok(())) => continue,
                 Some(Err(mut located)) => {
                     errors.append(&mut located);
@@ -329,16 +285,7 @@ fn read_documents(texts: &[(String, Arc<str>)], errors: &mut Vec<Located>) -> Do
             }
             match crate::yaml::parse_document(&text[range.clone()]) {
                 Ok(parsed) => {
-                    if let Some(f) = parsed
-                        .value
-                        .get("formats")
-                        .filter(|_| check_format(&parsed.value).is_ok())
-                        .and_then(|f| {
-                            serde_json::from_value::<crate::model::Formats>(f.clone()).ok()
-                        })
-                    {
-                        found.formats = std::mem::take(&mut found.formats).merged(f);
-                    }
+                    found.prepared.note(&parsed.value);
                     found.parsed.push(ParsedDocument {
                         file: index,
                         range,
@@ -410,14 +357,18 @@ mod tests {
 
     #[test]
     fn loads_and_sets_values() {
-        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: x\n    ports: [{containerPort: '{{ values.port }}'}]\nrules:\n- name: r\n  inject: [p]\n").unwrap();
+        let c = load_one("apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\
+                          \n  - name: p\n    image: x\n    ports: [{containerPort: '{{ values.port }}'}]\nrules:\
+                          \n- name: r\n  inject: [p]\n")
+            .unwrap();
         assert_eq!(c.sidecars.len(), 1);
         assert_eq!(c.values["port"], 80);
     }
 
     #[test]
     fn unknown_field_is_located_with_a_suggestion() {
-        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    imagee: x\n";
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\
+                    \n  - name: p\n    imagee: x\n";
         let errs = load_one(text).err().unwrap();
         assert_eq!(errs.len(), 1);
         let e = &errs[0];
@@ -428,7 +379,8 @@ mod tests {
 
     #[test]
     fn unknown_sidecar_and_kind() {
-        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: proxy\nrules:\n- name: r\n  match: {kinds: [Deploymnet]}\n  inject: [proxi]\n";
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: proxy\nrules:\
+                    \n- name: r\n  match: {kinds: [Deploymnet]}\n  inject: [proxi]\n";
         let errs = load_one(text).err().unwrap();
         let codes: Vec<&str> = errs.iter().map(|e| e.code).collect();
         assert!(
@@ -446,7 +398,8 @@ mod tests {
 
     #[test]
     fn template_errors_point_into_the_string() {
-        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\n  - name: p\n    image: \"x{{ a + }}\"\n";
+        let text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: p\n  containers:\
+                    \n  - name: p\n    image: \"x{{ a + }}\"\n";
         let errs = load_one(text).err().unwrap();
         assert_eq!(errs[0].code, "kinject::config::template_syntax");
         assert!(

@@ -18,7 +18,7 @@ use crate::kinds::known_kinds;
 use crate::model::schema::{Violation, ViolationKind, Wording, schema, validate};
 use crate::model::{API_VERSION, ConfigFile, KIND, Rule, Sidecar};
 use crate::select::Matcher;
-use crate::template::{Fault, SyntaxError};
+use crate::template::{Dialect, Fault, SyntaxError};
 use crate::yaml::Node;
 
 /// One document of a configuration file, and the way from its paths to places in the file.
@@ -349,12 +349,21 @@ impl Loading {
             );
         }
         let definition = self.definition(document, &path, &spec, written);
-        // Definitions read from other injectors' formats are not templates.
+        // Definitions read from other injectors' formats are not templates (`literal`), but
+        // for salesforce's, whose Go templates kinject translated: those may call what the
+        // translation writes, which native templates cannot.
+        let dialect = if native {
+            Dialect::Native
+        } else {
+            Dialect::Translated
+        };
         if !spec.literal
-            && let Err(errs) =
-                self.config
-                    .templates
-                    .add_sidecar(&spec.name, &definition, spec.template.as_deref())
+            && let Err(errs) = self.config.templates.add_sidecar(
+                &spec.name,
+                &definition,
+                spec.template.as_deref(),
+                dialect,
+            )
         {
             for e in errs {
                 self.errors.push(document.template_error(&path, &e));
@@ -577,7 +586,10 @@ fn nothing_to_inject(texts: &[(String, Arc<str>)]) -> Located {
         (0, 0),
         format!("no configuration here, so nothing would be injected{read}"),
     )
-    .help(format!("a configuration is a document with `apiVersion: {API_VERSION}` and `kind: {KIND}` (or another injector's format: docs/compat.md); check that this is the file you meant"))
+    .help(format!(
+        "a configuration is a document with `apiVersion: {API_VERSION}` and `kind: {KIND}` (or another injector's \
+         format: docs/compat.md); check that this is the file you meant"
+    ))
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
@@ -587,10 +599,6 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     } else {
         v.join(", ")
     }
-}
-
-pub(super) fn check_format(value: &Value) -> Result<(), String> {
-    format_fault(value).map_or(Ok(()), |f| Err(f.message))
 }
 
 /// Why a document is not a native configuration: what to say, which field to point at
@@ -635,7 +643,8 @@ pub(super) fn format_fault(value: &Value) -> Option<FormatFault> {
         )),
         (Some(a), Some(k)) => {
             let message = format!(
-                "`{a}` `{k}` is not a configuration format kinject reads (it reads {API_VERSION} {KIND}, OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
+                "`{a}` `{k}` is not a configuration format kinject reads (it reads {API_VERSION} {KIND}, \
+                 OpenKruise SidecarSet, and the salesforce, tumblr and Expedia injectors' files)"
             );
             if a == API_VERSION || (close(a, API_VERSION) && k == KIND) {
                 // The help is for the field at fault: the kind when the apiVersion is right,
@@ -669,7 +678,8 @@ pub(super) fn format_fault(value: &Value) -> Option<FormatFault> {
                     message,
                     Some("kind"),
                     Some(format!(
-                        "this is a `{k}`, a manifest: give it as an input (`kinject inject -c CONFIG {}`), and the configuration with `-c`",
+                        "this is a `{k}`, a manifest: give it as an input (`kinject inject -c CONFIG {}`), and the \
+                         configuration with `-c`",
                         "FILE"
                     )),
                 ))

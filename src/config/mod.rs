@@ -1,5 +1,7 @@
-//! Configuration: the native format's types, its JSON Schema, and loading files into one
-//! resolved `Config` with located diagnostics.
+//! Configuration files in any format loaded into one resolved `Config`, with located
+//! diagnostics: files read (`load`), other injectors' documents converted (`compat`), each
+//! merged in (`merge`), `--set` applied (`set`), sidecars that clash found (`clash`); what is
+//! loaded is `loaded`. The native format's types and its JSON Schema are `model`'s.
 
 mod clash;
 pub(crate) mod compat;

@@ -67,10 +67,11 @@ impl Set {
         }
         let value = if self.json {
             serde_json::from_str(raw).map_err(|e| {
-                let at = self.arg.len() - raw.len();
-                Box::new(self.error((at, self.arg.len()), format!("not JSON: {e}"))
-                    .help("a JSON string is quoted (`--set-json 'k=\"text\"'`); for a string, `--set k=text` is simpler"))
-            })?
+                    let at = self.arg.len() - raw.len();
+                    Box::new(self.error((at, self.arg.len()), format!("not JSON: {e}"))
+                    .help("a JSON string is quoted (`--set-json 'k=\"text\"'`); for a string, `--set k=text` is \
+                           simpler"))
+                })?
         } else {
             Value::String(raw.to_owned())
         };

@@ -89,7 +89,7 @@ fn trusted(value: &Value) -> minijinja::Value {
             minijinja::Value::from(items.iter().map(trusted).collect::<Vec<_>>())
         }
         Value::Object(map) => trusted_map(map),
-        other => super::ser(other),
+        other => super::filters::ser(other),
     }
 }
 
@@ -147,7 +147,7 @@ impl Json {
             Value::String(s) if s.len() > INLINE => {
                 self.string(json, || minijinja::Value::from(s.as_str()))
             }
-            scalar => super::ser(scalar),
+            scalar => super::filters::ser(scalar),
         }
     }
 
@@ -426,12 +426,29 @@ impl Object for Merged {
     }
 }
 
+/// The template context for one object, read from `pod` (its pod template) and `workload`
+/// (the object), copied once (`context_of` reads them in place when their holder shares them).
+pub(crate) fn context(
+    pod: &Value,
+    workload: &Value,
+    namespace: &str,
+    values: &Map<String, Value>,
+) -> minijinja::Value {
+    context_of(
+        Source::Borrowed(pod),
+        Source::Borrowed(workload),
+        namespace,
+        values,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::template::{Templates, context, ser};
+    use crate::template::filters::ser;
+    use crate::template::{Dialect, Templates, context};
 
     /// The context as it was made before views: every part copied into template values. The
     /// views must render as it does.
@@ -517,7 +534,8 @@ mod tests {
         "{{ annotations|dictsort }} {{ pod.metadata.annotations|dictsort }}",
         "{{ annotations|first }} {{ pod.spec.containers|last }} {{ annotations|list|last }}",
         "{{ annotations is mapping }} {{ pod.spec.containers is sequence }} {{ pod is mapping }}",
-        "{{ 'both' in annotations }} {{ 'x' in annotations }} {{ 1 in annotations }} {{ 'app' in pod.spec.containers[0] }}",
+        "{{ 'both' in annotations }} {{ 'x' in annotations }} {{ 1 in annotations }} {{ 'app' in \
+         pod.spec.containers[0] }}",
         "{{ pod.spec.containers[0] in pod.spec.containers }} {{ {'name': 'log'} in pod.spec.containers }}",
         "{{ annotations.both }} {{ annotations.p }} {{ annotations.nothing }} {{ labels.tier }}",
         "{{ annotations['a key that is longer than twenty-two bytes'] }}",
@@ -540,7 +558,8 @@ mod tests {
         "{{ pod.spec.containers.x.y }}",
         "{{ annotations.nope.x }}",
         "{{ pod.spec.containers['0'] }}",
-        "{{ pod.spec is sameas pod.spec }} {{ annotations is sameas annotations }} {{ pod.metadata.annotations.long is sameas pod.metadata.annotations.long }}",
+        "{{ pod.spec is sameas pod.spec }} {{ annotations is sameas annotations }} {{ pod.metadata.annotations.long is \
+         sameas pod.metadata.annotations.long }}",
         "{{ workload.metadata is sameas workload.metadata }} {{ labels.tier is sameas labels.tier }}",
         "{{ annotation('both') }}|{{ annotation('p') }}|{{ annotation('nope', 'd') }}|{{ service_account() }}",
         "{{ pod.metadata.annotations|go_range }} {{ pod.spec.containers|go_range }}",
@@ -551,7 +570,10 @@ mod tests {
     ];
 
     fn renders(ctx: &minijinja::Value) -> Vec<String> {
+        // Translated templates' environment: native templates' and `go_range` (which walks
+        // a view too).
         let mut t = Templates::new();
+        t.env = super::super::env::translated_environment();
         t.env.add_function("fuel", |state: &minijinja::State| {
             state.fuel_levels().map_or(0, |(used, _)| used)
         });
@@ -561,7 +583,7 @@ mod tests {
                 let text = format!("{e}|{{{{ fuel() }}}}");
                 match t.env.render_str(&text, ctx) {
                     Ok(out) => out,
-                    Err(err) => format!("error: {}", super::super::describe(&err)),
+                    Err(err) => format!("error: {}", super::super::env::describe(&err)),
                 }
             })
             .collect()
@@ -621,8 +643,11 @@ mod tests {
         let object = deployment();
         let pod = &object["spec"]["template"];
         let mut t = Templates::new();
-        let text = "containers:\n- name: c\n  image: i\n  args: {{ pod.spec.containers[0].args }}\n  env:\n{% for k, v in annotations|items %}  - {name: '{{ k }}', value: '{{ v }}'}\n{% endfor %}  command: [{{ pod.metadata.annotations.m }}, '{{ labels }}']\n";
-        t.add_sidecar("w", &json!({}), Some(text)).unwrap();
+        let text = "containers:\n- name: c\n  image: i\n  args: {{ pod.spec.containers[0].args }}\n  env:\
+                    \n{% for k, v in annotations|items %}  - {name: '{{ k }}', value: '{{ v }}'}\
+                    \n{% endfor %}  command: [{{ pod.metadata.annotations.m }}, '{{ labels }}']\n";
+        t.add_sidecar("w", &json!({}), Some(text), Dialect::Native)
+            .unwrap();
         let values = Map::new();
         let want = t.render_whole("w", &copied(pod, &object, "", &values));
         let got = t.render_whole(

@@ -8,11 +8,13 @@ use std::ops::Range;
 
 use serde_json::{Map, Value, json};
 
-use super::{Templates, context};
+use super::compiled::Templates;
+use super::context::context;
 use crate::diagnostic::suggest;
 
-/// The filters a template can use: minijinja's and kinject's own (`tests::every_name_is_known`
-/// checks that each is registered).
+/// The filters a native template can use: minijinja's and kinject's own
+/// (`tests::every_name_is_known` checks that each is registered). Those only translated
+/// templates use are not offered.
 const FILTERS: &[&str] = &[
     "abs",
     "attr",
@@ -67,9 +69,6 @@ const FILTERS: &[&str] = &[
     "from_json",
     "from_yaml",
     "yaml_scalar",
-    "go_printed",
-    "go_range",
-    "go_volume_mounts",
 ];
 
 /// The tests a template can use (`is defined`).
@@ -337,10 +336,11 @@ fn defined_paths(values: &Map<String, Value>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::Dialect;
 
     fn faults(def: Value, whole: Option<&str>) -> Vec<Fault> {
         let mut t = Templates::new();
-        t.add_sidecar("s", &def, whole).unwrap();
+        t.add_sidecar("s", &def, whole, Dialect::Native).unwrap();
         let values = json!({"version": "1", "image": {"tag": "2"}});
         t.trial("s", values.as_object().unwrap())
     }

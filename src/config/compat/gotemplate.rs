@@ -499,7 +499,8 @@ fn call(func: &str, args: &[String], offset: usize) -> Result<String, Error> {
             return error(
                 offset,
                 format!(
-                    "function `{other}` is not supported (salesforce templates have Go's built-ins and `fromYaml`; kinject translates index, fromYaml, len, not, and, or, eq, ne, lt, le, gt, ge, print)"
+                    "function `{other}` is not supported (salesforce templates have Go's built-ins and `fromYaml`; \
+                     kinject translates index, fromYaml, len, not, and, or, eq, ne, lt, le, gt, ge, print)"
                 ),
             );
         }
@@ -516,7 +517,8 @@ fn pod_fields(fields: &[String], offset: usize) -> Result<String, Error> {
     match path.as_slice() {
         [] => error(
             offset,
-            "the whole pod (`.`) is not available: salesforce passes only `.Annotations` and `.Spec.ServiceAccountName`",
+            "the whole pod (`.`) is not available: salesforce passes only `.Annotations` and \
+             `.Spec.ServiceAccountName`",
         ),
         ["Annotations"] | ["ObjectMeta", "Annotations"] => Ok(annotations),
         ["Annotations", rest @ ..] | ["ObjectMeta", "Annotations", rest @ ..] => {
@@ -527,7 +529,9 @@ fn pod_fields(fields: &[String], offset: usize) -> Result<String, Error> {
         _ => error(
             offset,
             format!(
-                "`.{}` is not available in salesforce's templates: they are rendered with only `.Annotations` and `.Spec.ServiceAccountName` filled (another pod field is always empty there, and a name that is no pod field fails to render)",
+                "`.{}` is not available in salesforce's templates: they are rendered with only `.Annotations` and \
+                 `.Spec.ServiceAccountName` filled (another pod field is always empty there, and a name that is no pod \
+                 field fails to render)",
                 path.join(".")
             ),
         ),
@@ -767,9 +771,10 @@ mod tests {
 
     #[test]
     fn control_structures_variables_and_pipes() {
-        let t = translate(
-            r#"{% with $yaml := (index .Annotations "c") | fromYaml -%}{%- $yaml.with.yaml -%}-{%- index $yaml.some 0 -%}{%- end -%}"#,
-        )
+        let t = translate(concat!(
+            r#"{% with $yaml := (index .Annotations "c") | fromYaml -%}"#,
+            r#"{%- $yaml.with.yaml -%}-{%- index $yaml.some 0 -%}{%- end -%}"#,
+        ))
         .unwrap();
         assert!(t.starts_with("{% with go_yaml = ("), "{t}");
         assert!(
@@ -799,7 +804,8 @@ mod tests {
     fn render(go: &str, pod: serde_json::Value) -> String {
         let def = serde_json::json!({"x": translate(go).unwrap()});
         let mut t = crate::template::Templates::new();
-        t.add_sidecar("s", &def, None).unwrap();
+        t.add_sidecar("s", &def, None, crate::template::Dialect::Translated)
+            .unwrap();
         let ctx = crate::template::context(&pod, &pod, "", &serde_json::Map::new());
         let out = t.render_fields("s", &def, &ctx).unwrap();
         out["x"].as_str().unwrap_or_default().to_owned()
@@ -822,7 +828,10 @@ mod tests {
             "vault.k8s-integration.sfdc.com/config": "some: [yaml, array]\nwith: {yaml: object}"}}});
         assert_eq!(
             render(
-                r#"{% with $yaml := (index .Annotations "vault.k8s-integration.sfdc.com/config") | fromYaml -%}{%- $yaml.with.yaml -%}-{%- index $yaml.some 0 -%}{%- end -%}"#,
+                concat!(
+                    r#"{% with $yaml := (index .Annotations "vault.k8s-integration.sfdc.com/config")"#,
+                    r#" | fromYaml -%}{%- $yaml.with.yaml -%}-{%- index $yaml.some 0 -%}{%- end -%}"#,
+                ),
                 pod.clone()
             ),
             "object-yaml"
@@ -853,7 +862,8 @@ mod tests {
         let render = |go: &str| {
             let def = serde_json::json!({"x": translate(go).unwrap()});
             let mut t = crate::template::Templates::new();
-            t.add_sidecar("s", &def, None).unwrap();
+            t.add_sidecar("s", &def, None, crate::template::Dialect::Translated)
+                .unwrap();
             let ctx = crate::template::context(&pod, &pod, "", &serde_json::Map::new());
             t.render_fields("s", &def, &ctx).map(|out| out["x"].clone())
         };

@@ -5,7 +5,8 @@
 mod expedia;
 mod gotemplate;
 mod kruise;
-pub(crate) mod salesforce;
+pub(crate) mod prepare;
+mod salesforce;
 mod tumblr;
 
 use serde_json::Value;
@@ -84,11 +85,6 @@ pub(crate) struct Context<'a> {
         &'a std::cell::RefCell<std::collections::HashMap<std::path::PathBuf, serde_json::Value>>,
 }
 
-/// Whether a document is one tumblr sidecar configuration (a file of its config directory).
-pub(crate) fn is_tumblr_config(value: &Value) -> bool {
-    tumblr::is_config(value)
-}
-
 /// The native configuration for a document of another injector's format, `None` when the
 /// document is not one.
 pub(crate) fn to_native(
@@ -137,7 +133,10 @@ pub(crate) fn to_native(
         ctx.warnings.borrow_mut().push(Problem {
             path: Vec::new(),
             code: codes::CONFIG_NOT_A_SIDECAR_CONFIG,
-            message: format!("ConfigMap `{name}` holds no sidecar configuration (neither Expedia's `sidecars.yaml` nor tumblr configurations); skipped"),
+            message: format!(
+                "ConfigMap `{name}` holds no sidecar configuration (neither Expedia's `sidecars.yaml` nor tumblr \
+                 configurations); skipped"
+            ),
             span: None,
         });
         return Some(Ok(nothing()));

@@ -136,9 +136,11 @@ impl Catalogs {
                 name,
                 text,
                 (*at, *at),
-                "this reads as a salesforce sidecar file (lists of containers and volumes, no `name`), which needs its mutation file to say when to inject",
+                "this reads as a salesforce sidecar file (lists of containers and volumes, no `name`), which needs its \
+                 mutation file to say when to inject",
             )
-            .help("pass the mutation file too (-c sidecarconfigs.yaml -c mutationconfigs.yaml); a tumblr sidecar configuration needs a `name`")
+            .help("pass the mutation file too (-c sidecarconfigs.yaml -c mutationconfigs.yaml); a tumblr sidecar \
+                   configuration needs a `name`")
         })
     }
 }
@@ -263,7 +265,8 @@ fn add_entries(
             errors.push((
                 a.start,
                 codes::CONFIG_TEMPLATE_SYNTAX,
-                "a template action outside a value (around keys or whole lines) is not supported: kinject translates actions inside values".to_owned(),
+                "a template action outside a value (around keys or whole lines) is not supported: kinject translates \
+                 actions inside values".to_owned(),
             ));
         }
     }
@@ -490,10 +493,18 @@ impl Mutations {
             .and_then(Value::as_array)
             .is_some_and(|w| !w.is_empty())
         {
-            self.problems.push(unsupported(at("whitelistNamespaces"), "`whitelistNamespaces` is never read by salesforce (it injects in every namespace anyway); remove it, or use `ignoreNamespaces`".to_owned()));
+            self.problems.push(unsupported(
+                at("whitelistNamespaces"),
+                "`whitelistNamespaces` is never read by salesforce (it injects in every namespace anyway); remove it, \
+                 or use `ignoreNamespaces`".to_owned(),
+            ));
         }
         if self.namespaces.contains(&ns) {
-            self.problems.push(unsupported(at("annotationNamespace"), format!("annotationNamespace `{ns}` is used by an earlier mutation too: salesforce would skip this one wherever that one applies (both write `{ns}/status`); give each its own")));
+            self.problems.push(unsupported(
+                at("annotationNamespace"),
+                format!("annotationNamespace `{ns}` is used by an earlier mutation too: salesforce would skip this one \
+                         wherever that one applies (both write `{ns}/status`); give each its own"),
+            ));
         }
         self.namespaces.push(ns.clone());
         let mut body = chosen_entries(m, &name, ctx, &at);
@@ -520,7 +531,9 @@ impl Mutations {
             self.push_with_job_variant(m, &name, sidecar, matches);
         } else {
             self.sidecars.push(Value::Object(sidecar));
-            self.rules.push(json!({"name": format!("salesforce/{name}"), "match": matches, "inject": [name], "jobs": "inject"}));
+            self.rules.push(json!({
+                "name": format!("salesforce/{name}"), "match": matches, "inject": [name], "jobs": "inject",
+            }));
         }
     }
 
@@ -548,8 +561,13 @@ impl Mutations {
         short["runsToCompletion"] = json!(true);
         self.sidecars.push(Value::Object(sidecar));
         self.sidecars.push(Value::Object(job));
-        self.rules.push(json!({"name": format!("salesforce/{name}"), "match": long, "inject": [name], "jobs": "inject"}));
-        self.rules.push(json!({"name": format!("salesforce/{name} (runs to completion)"), "match": short, "inject": [job_name], "jobs": "inject"}));
+        self.rules.push(json!({
+            "name": format!("salesforce/{name}"), "match": long, "inject": [name], "jobs": "inject",
+        }));
+        self.rules.push(json!({
+            "name": format!("salesforce/{name} (runs to completion)"),
+            "match": short, "inject": [job_name], "jobs": "inject",
+        }));
     }
 }
 
@@ -609,7 +627,10 @@ fn chosen_entries(
                 ctx.warnings.borrow_mut().push(Problem {
                     path: [at(list), vec![j.to_string()]].concat(),
                     code: codes::CONFIG_UNKNOWN_ENTRY,
-                    message: format!("mutation `{name}` names `{w}` in `{list}`, which the sidecar file does not define: salesforce skips it, and so does kinject"),
+                    message: format!(
+                        "mutation `{name}` names `{w}` in `{list}`, which the sidecar file does not define: salesforce \
+                         skips it, and so does kinject"
+                    ),
                     span: None,
                 });
             }
@@ -632,9 +653,16 @@ fn positions(m: &Value, ctx: &Context<'_>, at: &dyn Fn(&str) -> Vec<String>) -> 
             positions.insert(b.clone(), json!("before"));
         } else {
             ctx.warnings.borrow_mut().push(Problem {
-                path: [at("initContainersBeforePodInitContainers"), vec![j.to_string()]].concat(),
+                path: [
+                    at("initContainersBeforePodInitContainers"),
+                    vec![j.to_string()],
+                ]
+                .concat(),
                 code: codes::CONFIG_UNKNOWN_ENTRY,
-                message: format!("`{b}` is not in this mutation's `initContainers`: salesforce injects nothing for it, and neither does kinject"),
+                message: format!(
+                    "`{b}` is not in this mutation's `initContainers`: salesforce injects nothing for it, and neither \
+                     does kinject"
+                ),
                 span: None,
             });
         }
@@ -726,7 +754,8 @@ fn annotation_mounts(
                     path: at("annotationConfig"),
                     code: codes::CONFIG_UNSUPPORTED_FIELD,
                     message: format!(
-                        "container `{cname}` has templated volume mounts and mounts from annotations; kinject cannot combine both"
+                        "container `{cname}` has templated volume mounts and mounts from annotations; kinject cannot \
+                         combine both"
                     ),
                     span: None,
                 });

@@ -154,7 +154,9 @@ pub(crate) fn config_map_to_native(
             problems.push(Problem {
                 path: path.clone(),
                 code: codes::CONFIG_UNSUPPORTED_FIELD,
-                message: "`inherits` in a ConfigMap: tumblr ignores it there (it only follows it for files); put the configuration in a file".to_owned(),
+                message: "`inherits` in a ConfigMap: tumblr ignores it there (it only follows it for files); put the \
+                          configuration in a file"
+                    .to_owned(),
                 span: Some(inner.span(node_start("inherits"))),
             });
         }
@@ -666,7 +668,8 @@ mod tests {
     fn merge_replaces_in_place_and_appends() {
         let parent = json!({"name": "p", "containers": [{"name": "a", "image": "1"}, {"name": "b"}],
             "hostAliases": [{"ip": "1.2.3.4"}], "hostNetwork": true, "serviceAccountName": "x"});
-        let child = json!({"name": "c", "inherits": "p.yaml", "containers": [{"name": "b", "image": "2"}, {"name": "n"}],
+        let child = json!({"name": "c", "inherits": "p.yaml",
+            "containers": [{"name": "b", "image": "2"}, {"name": "n"}],
             "hostAliases": [{"ip": "1.2.3.4"}], "hostPID": true, "serviceAccountName": ""});
         let m = merge(parent, &child);
         assert_eq!(m["name"], "c");

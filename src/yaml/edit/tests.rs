@@ -74,9 +74,13 @@ fn appends_a_container_after_trailing_comments() {
             .unwrap()
             .push(json!({"name": "proxy", "image": "proxy:1", "args": ["--on", "on"]}));
     });
-    assert!(out.contains(
-        "        # resources: {}\n      - name: proxy\n        image: proxy:1\n        args:\n        - --on\n        - 'on'\n      volumes:"
-    ), "{out}");
+    assert!(
+        out.contains(
+            "        # resources: {}\n      - name: proxy\n        image: proxy:1\n        args:\
+             \n        - --on\n        - 'on'\n      volumes:"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -102,7 +106,13 @@ fn adds_to_flow_maps_and_creates_missing_maps() {
         md["labels"]["sidecar"] = json!("yes");
         md["annotations"] = json!({"kinject.dev/status": "{\"a\":[\"b\"]}"});
     });
-    assert!(out.contains("labels: {app: web, sidecar: 'yes'}\n      annotations:\n        kinject.dev/status: '{\"a\":[\"b\"]}'\n"), "{out}");
+    assert!(
+        out.contains(
+            "labels: {app: web, sidecar: 'yes'}\n      annotations:\
+             \n        kinject.dev/status: '{\"a\":[\"b\"]}'\n"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -160,7 +170,9 @@ fn four_space_indented_style() {
     });
     assert_eq!(
         out,
-        "spec:\n    containers:\n        -   name: a\n            image: b\n        -   name: c\n            env:\n                -   name: X\n                    value: \"1\"\n    volumes: []\n    extra:\n        k:\n            m: 1\n"
+        "spec:\n    containers:\n        -   name: a\n            image: b\n        -   name: c\n            env:\
+         \n                -   name: X\n                    value: \"1\"\n    volumes: []\n    extra:\n        k:\
+         \n            m: 1\n"
     );
 }
 

@@ -256,7 +256,8 @@ mod tests {
         );
         let b = of(
             &spec(
-                json!({"image": "i:1", "resources": {"limits": {"cpu": "500m"}}, "name": "c", "podInjectPolicy": "BeforeAppContainer"}),
+                json!({"image": "i:1", "resources": {"limits": {"cpu": "500m"}}, "name": "c",
+                       "podInjectPolicy": "BeforeAppContainer"}),
             ),
             true,
         );

@@ -282,7 +282,8 @@ pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Pro
             {"kind": "CloneSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
             {"kind": "StatefulSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
             {"kind": "DaemonSet", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template"},
-            {"kind": "BroadcastJob", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template", "runsToCompletion": true},
+            {"kind": "BroadcastJob", "apiVersion": "apps.kruise.io", "podTemplate": "/spec/template",
+             "runsToCompletion": true},
         ],
         "defaults": {
             "sortInitContainers": true,
@@ -558,9 +559,13 @@ fn rule(spec: &Value, name: &str) -> Option<Value> {
     if let Some(ns) = spec.get("namespaceSelector") {
         m["namespaceSelector"] = ns.clone();
     }
-    Some(
-        json!({"name": format!("sidecarset/{name}"), "match": m, "inject": [name], "jobs": "inject", "skips": super::injector_skips()}),
-    )
+    Some(json!({
+        "name": format!("sidecarset/{name}"),
+        "match": m,
+        "inject": [name],
+        "jobs": "inject",
+        "skips": super::injector_skips(),
+    }))
 }
 
 /// Fields whose behaviour needs a cluster (revision history, hot upgrades) are refused.
@@ -635,10 +640,16 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
                 .and_then(Value::as_str)
                 == Some("HotUpgrade")
             {
-                refuse(at("upgradeStrategy"), "`upgradeType: HotUpgrade` (two containers swapped at runtime) is not supported".into());
+                refuse(
+                    at("upgradeStrategy"),
+                    "`upgradeType: HotUpgrade` (two containers swapped at runtime) is not supported".into(),
+                );
             }
             if c.get("resourcesPolicy").is_some() {
-                refuse(at("resourcesPolicy"), "`resourcesPolicy` (resources computed from the app containers) is not supported".into());
+                refuse(
+                    at("resourcesPolicy"),
+                    "`resourcesPolicy` (resources computed from the app containers) is not supported".into(),
+                );
             }
             if c.at_pointer("/shareVolumeDevicePolicy/type")
                 .and_then(Value::as_str)
