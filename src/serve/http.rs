@@ -13,8 +13,9 @@ use serde_json::json;
 use super::activity::InProgress;
 use super::body::{self, Answer, Unread};
 use super::handler;
+use super::log;
+use super::options::Limits;
 use super::state::Shared;
-use super::{Limits, log};
 
 type Reply = Response<Answer>;
 
