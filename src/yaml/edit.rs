@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::emit::{Emitter, flow_text, scalar};
+use super::node::{Node, NodeKind, ScalarKind};
 use super::parse::dash_before;
 use super::style::{Style, column, line_start};
-use super::{Node, NodeKind, ScalarKind};
 use crate::json::Fields;
 use crate::json::patch::{self, Op};
 

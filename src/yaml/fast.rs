@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use super::node::{Entry, Node, NodeKind, Parsed, ScalarKind};
 use super::scalar::{key_text, resolve_plain};
-use super::{Entry, Node, NodeKind, Parsed, ScalarKind};
 
 /// Gives up: the general parser reads this document.
 struct GiveUp;

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use granit_parser::{Event, Options, Parser, ScalarStyle, Span, StructureStyle};
 use serde_json::{Map, Value};
 
+use super::node::{Entry, Node, NodeKind, Parsed, ScalarKind};
 use super::scalar::{key_text, resolve_plain, resolve_tagged};
-use super::{Entry, Node, NodeKind, Parsed, ScalarKind};
 
 /// A syntax error at a byte offset of the document text.
 #[derive(Debug, Clone, PartialEq, Eq)]
