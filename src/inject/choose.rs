@@ -7,7 +7,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{InjectError, Settings};
+use super::error::InjectError;
+use super::settings::Settings;
 use crate::config::{Config, JobPolicy, RuleDef, SidecarDef};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};

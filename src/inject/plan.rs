@@ -9,8 +9,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::choose::{Choice, Chosen, choose};
+use super::error::InjectError;
+use super::outcome::{Action, Outcome};
+use super::settings::{Mode, Settings};
+use super::status::{Record, STATUS_ANNOTATION, Status};
 use super::status::{Spelling, note_nulls, status_holder, within, write_status};
-use super::{Action, InjectError, Mode, Outcome, Record, STATUS_ANNOTATION, Settings, Status};
 use super::{apply, pod, shape, strip, trust};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
