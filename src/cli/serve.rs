@@ -15,6 +15,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
     }
     use std::time::Duration;
 
+    use crate::integrations::admission::OnError;
     use crate::serve::{Limits, Options, StartError, TlsFiles};
 
     let config = match args.config.paths(false) {
@@ -40,6 +41,10 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
         tls,
         probe_listen: args.probe_listen,
         path: args.path.clone(),
+        on_error: match args.on_error {
+            super::OnError::Deny => OnError::Deny,
+            super::OnError::Allow => OnError::Allow,
+        },
         limits: Limits {
             max_request_bytes: args.max_request_bytes,
             max_in_flight_bytes: args.max_in_flight_bytes,
@@ -47,7 +52,6 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
             header_timeout: seconds(args.header_timeout),
             request_timeout: seconds(args.request_timeout),
             write_timeout: seconds(args.write_timeout),
-            allow_errors: args.on_error == super::OnError::Allow,
             review: crate::integrations::admission::Limits {
                 max_values: Some(args.max_request_values),
                 max_containers: Some(args.max_containers),

@@ -24,12 +24,17 @@ pub enum Action {
 impl Action {
     /// The word the report, `--report json` and KRM results give it (docs/stability.md).
     pub fn code(&self) -> &'static str {
+        self.kind().code()
+    }
+
+    /// What happened, without the sidecars or the reason it names.
+    pub(crate) fn kind(&self) -> ActionKind {
         match self {
-            Action::Injected(_) => "injected",
-            Action::Unchanged(_) => "unchanged",
-            Action::Skipped(_) => "skipped",
-            Action::Uninjected(_) => "uninjected",
-            Action::NotInjected => "not_injected",
+            Action::Injected(_) => ActionKind::Injected,
+            Action::Unchanged(_) => ActionKind::Unchanged,
+            Action::Skipped(_) => ActionKind::Skipped,
+            Action::Uninjected(_) => ActionKind::Uninjected,
+            Action::NotInjected => ActionKind::NotInjected,
         }
     }
 
@@ -46,6 +51,30 @@ impl Action {
         match self {
             Action::Skipped(r) => Some(*r),
             _ => None,
+        }
+    }
+}
+
+/// What happened to an object (`Action`), without what it names: what the report's entries,
+/// the webhook's log and its metrics tell apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ActionKind {
+    Injected,
+    Unchanged,
+    Skipped,
+    Uninjected,
+    NotInjected,
+}
+
+impl ActionKind {
+    /// Its word (`Action::code`; docs/stability.md).
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            ActionKind::Injected => "injected",
+            ActionKind::Unchanged => "unchanged",
+            ActionKind::Skipped => "skipped",
+            ActionKind::Uninjected => "uninjected",
+            ActionKind::NotInjected => "not_injected",
         }
     }
 }

@@ -97,11 +97,13 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
     let routes = Arc::new(http::Routes {
         shared: Arc::clone(&shared),
         limits: options.limits,
+        on_error: options.on_error,
         review_path: Some(options.path.clone()),
     });
     let probe_routes = Arc::new(http::Routes {
         shared: Arc::clone(&shared),
         limits: options.limits,
+        on_error: options.on_error,
         review_path: None,
     });
     announce(&options, &main, probes.as_ref(), &shared);

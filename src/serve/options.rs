@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::tls::TlsFiles;
 use crate::config::Set;
+use crate::integrations::admission::OnError;
 
 /// Everything `kinject serve` is told.
 pub(crate) struct Options {
@@ -17,6 +18,9 @@ pub(crate) struct Options {
     pub tls: Option<TlsFiles>,
     pub probe_listen: Option<SocketAddr>,
     pub path: String,
+    /// What to answer for an object that cannot be injected correctly (`--on-error`): a
+    /// policy, not a limit.
+    pub on_error: OnError,
     pub limits: Limits,
     pub shutdown_delay: Duration,
     pub shutdown_timeout: Duration,
@@ -35,8 +39,6 @@ pub(crate) struct Limits {
     pub request_timeout: Duration,
     /// The time an answer may take to be written.
     pub write_timeout: Duration,
-    /// Allow objects that cannot be injected correctly (`--on-error allow`).
-    pub allow_errors: bool,
     /// What one review may cost.
     pub review: crate::integrations::admission::Limits,
 }
