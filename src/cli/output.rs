@@ -143,7 +143,7 @@ pub(crate) fn report(files: &[FileResult], notes: &[String], unwritten: &[(Strin
             let mut entries = report::entries_of(f, docs);
             for e in &mut entries {
                 if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
-                    && matches!(e.action, "injected" | "uninjected")
+                    && e.action.changed()
                 {
                     e.not_written(codes::OUTPUT_WRITE, why);
                 }
