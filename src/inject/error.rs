@@ -2,7 +2,7 @@
 
 /// A problem injecting into one object; the caller adds where the object is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct InjectError {
+pub struct InjectError {
     /// Stable code (`kinject::inject::conflict`).
     pub code: &'static str,
     pub message: String,

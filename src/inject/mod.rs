@@ -18,6 +18,7 @@ mod status;
 mod strip;
 mod trust;
 
+pub(crate) use error::InjectError;
 pub(crate) use outcome::{Action, ActionKind, Outcome};
 pub(crate) use plan::{plan_in_text, plan_shared};
 pub(crate) use settings::NamespaceLabels;

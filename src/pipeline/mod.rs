@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
-use crate::inject::{self, Settings};
+use crate::inject::{self, InjectError, Settings};
 use crate::json::patch::{self, Op};
 use crate::json::{Fields, Pointer};
 use crate::read::{self, Input};
@@ -19,7 +19,7 @@ mod result;
 mod runtime;
 mod sink;
 
-pub(crate) use result::{DocResult, FileResult, Identity, ObjectError, ObjectResult};
+pub(crate) use result::{DocResult, FileResult, Identity, ObjectResult};
 pub use runtime::{STACK, on_stack};
 pub(crate) use runtime::{cores, map_on_workers};
 pub use sink::Values;
@@ -156,11 +156,10 @@ fn process_document<S: Sink>(
         let changed = |o: &ObjectResult| o.outcome.as_ref().is_ok_and(|o| o.target.is_some());
         for o in objects.iter_mut().filter(|o| changed(o)) {
             o.ops.clear();
-            o.outcome = Err(ObjectError {
-                code: codes::INPUT_DUPLICATE_KEY,
-                message: "a duplicate key where it would be changed".to_owned(),
-                at: None,
-            });
+            o.outcome = Err(InjectError::new(
+                codes::INPUT_DUPLICATE_KEY,
+                "a duplicate key where it would be changed",
+            ));
         }
     }
     // The document after the operations, built from the planned objects (their key order
@@ -245,8 +244,8 @@ fn plan_objects<S: Sink>(
             let plain = matches!(n.kind, NodeKind::Scalar(ScalarKind::Plain)) && !n.decorated;
             plain.then(|| input.doc_text(doc)[n.start..n.end].to_owned())
         };
-        let outcome =
-            inject::plan_in_text(object, settings, sink.verdicts(), &null_text).map_err(|e| {
+        let outcome = inject::plan_in_text(object, settings, sink.verdicts(), &null_text)
+            .inspect_err(|e| {
                 // Point at what the error is about, or at the object.
                 let span = e.at.as_deref().and_then(node_at).map(|n| {
                     (
@@ -268,11 +267,6 @@ fn plan_objects<S: Sink>(
                     l = l.help(h.clone());
                 }
                 errors.push(l);
-                ObjectError {
-                    code: e.code,
-                    message: e.message,
-                    at: e.at,
-                }
             });
         let mut ops = match &outcome {
             Ok(o) => o

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diagnostic::Located;
-use crate::inject::Outcome;
+use crate::inject::{InjectError, Outcome};
 use crate::json::Pointer;
 use crate::json::patch::Op;
 use crate::read::Input;
@@ -69,15 +69,6 @@ impl Identity {
     }
 }
 
-/// Why an object could not be injected (the located diagnostic is in `FileResult::errors`).
-#[derive(Debug, Clone)]
-pub struct ObjectError {
-    pub code: &'static str,
-    pub message: String,
-    /// JSON pointer, in the object, of what the error is about.
-    pub at: Option<String>,
-}
-
 /// One object's result.
 #[derive(Debug)]
 pub struct ObjectResult {
@@ -86,7 +77,9 @@ pub struct ObjectResult {
     pub identity: Identity,
     /// Line of the object in its input.
     pub line: usize,
-    pub outcome: Result<Outcome, ObjectError>,
+    /// Why the object could not be injected, when it could not (its located diagnostic is in
+    /// `FileResult::errors`).
+    pub outcome: Result<Outcome, InjectError>,
     /// Operations on the object (relative to the object), when the sink keeps values
     /// (`Sink::KEEPS_VALUES`; a sink that makes every document's output has them until then).
     pub ops: Vec<Op>,
