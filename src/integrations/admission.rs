@@ -159,7 +159,11 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     }
     let request = match parse(bytes, policy.json_only) {
         Ok(r) => r,
-        Err((api_version, uid, message)) => {
+        Err(BadRequest {
+            api_version,
+            uid,
+            message,
+        }) => {
             return Answer {
                 response: respond(&api_version, &uid, false, None, Some((400, message))),
                 well_formed: false,
@@ -414,7 +418,7 @@ fn outline(bytes: &[u8]) -> Option<Outline> {
 pub(crate) fn refusal(bytes: &[u8], code: u16, message: String) -> Option<Value> {
     let (api_version, uid) = match parse(bytes, false) {
         Ok(r) => (r.api_version, r.uid),
-        Err((api_version, uid, _)) => (api_version, uid),
+        Err(bad) => (bad.api_version, bad.uid),
     };
     (!uid.is_empty()).then(|| respond(&api_version, &uid, false, None, Some((code, message))))
 }
@@ -494,11 +498,23 @@ impl Request {
     }
 }
 
-type BadRequest = (String, String, String);
+/// A request that is not an AdmissionReview kinject can answer: what the answer says it to,
+/// and why.
+struct BadRequest {
+    /// The version to answer with (`admission.k8s.io/v1` when the request does not say).
+    api_version: String,
+    /// The request's `uid`, where it has one.
+    uid: String,
+    message: String,
+}
 
 fn parse(bytes: &[u8], json_only: bool) -> Result<Request, BadRequest> {
     const V1: &str = "admission.k8s.io/v1";
-    let bad = |api: &str, uid: &str, m: String| (api.to_owned(), uid.to_owned(), m);
+    let bad = |api: &str, uid: &str, message: String| BadRequest {
+        api_version: api.to_owned(),
+        uid: uid.to_owned(),
+        message,
+    };
     let text = std::str::from_utf8(bytes)
         .map_err(|_| bad(V1, "", "the AdmissionReview is not UTF-8 text".to_owned()))?;
     let json = serde_json::from_str::<Value>(text);
