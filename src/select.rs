@@ -41,11 +41,11 @@ pub struct Matcher {
     runs_to_completion: Option<bool>,
 }
 
-/// Compiles a glob, or says why it is not one.
-pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+/// Compiles a glob, or says why it is not one (without the pattern: the caller names it).
+pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, globset::ErrorKind> {
     Glob::new(pattern)
         .map(|g| g.compile_matcher())
-        .map_err(|e| e.kind().to_string())
+        .map_err(|e| e.kind().clone())
 }
 
 impl Matcher {
@@ -53,7 +53,7 @@ impl Matcher {
         let globs = |field: &str, patterns: &[String]| {
             patterns
                 .iter()
-                .map(|p| glob(p).map_err(|e| (field.to_owned(), e)))
+                .map(|p| glob(p).map_err(|e| (field.to_owned(), e.to_string())))
                 .collect::<Result<Vec<_>, _>>()
         };
         let selector = match &m.label_selector {
@@ -75,7 +75,7 @@ impl Matcher {
                 let pattern = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
                 glob(&pattern)
                     .map(|g| (k.clone(), g))
-                    .map_err(|e| ("annotations".to_owned(), e))
+                    .map_err(|e| ("annotations".to_owned(), e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Matcher {
