@@ -582,7 +582,8 @@ fn no_parent_file_and_child_import_each_other() {
         .collect();
     assert!(
         found.is_empty(),
-        "a parent file and a child that import each other (the parent names the parts and calls down; a child imports the sibling that holds what it needs, never the parent):\n{}",
+        "a parent file and a child that import each other (the parent names the parts and \
+         calls down; a child imports the sibling that holds what it needs, never the parent):\n{}",
         found.join("\n")
     );
     let gone: Vec<String> = NOT_YET
@@ -610,7 +611,17 @@ fn the_checker_sees_a_parent_and_child_importing_each_other() {
         ("a/b.rs", "use super::Shared;\npub(crate) fn go() {}\n"),
         (
             "a/c.rs",
-            "use super::b::go; // super::Shared\npub(crate) struct Shared;\nconst S: &str = \"super::Shared\";\nconst C: char = '\"';\nfn f<'a>(x: &'a str) { let _ = r#\"super::Shared\"#; }\n#[cfg(test)]\nmod tests {\n    use super::super::*;\n}\n",
+            concat!(
+                "use super::b::go; // super::Shared\n",
+                "pub(crate) struct Shared;\n",
+                "const S: &str = \"super::Shared\";\n",
+                "const C: char = '\"';\n",
+                "fn f<'a>(x: &'a str) { let _ = r#\"super::Shared\"#; }\n",
+                "#[cfg(test)]\n",
+                "mod tests {\n",
+                "    use super::super::*;\n",
+                "}\n",
+            ),
         ),
         (
             "x.rs",
