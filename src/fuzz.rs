@@ -202,7 +202,7 @@ pub fn serve(data: &[u8]) {
             .unwrap_or_else(|_| panic!("the fuzz configuration is one the server decides"))
     });
     use crate::diagnostic::codes::SERVE_TOO_LARGE;
-    use crate::integrations::admission::Limits;
+    use crate::integrations::admission::{Limits, OnError};
     use crate::integrations::review_cost::{SERVE_MAX_CONTAINERS, SERVE_MAX_VALUES};
     let json = serde_json::from_slice::<serde::de::IgnoredAny>(data).is_ok();
     // The server's default limits, and small ones the fuzzer's inputs reach.
@@ -215,9 +215,9 @@ pub fn serve(data: &[u8]) {
         max_containers: Some(2),
     };
     for limits in [defaults, small] {
-        for allow_errors in [false, true] {
+        for on_error in [OnError::Deny, OnError::Allow] {
             let terms = crate::serve::Terms {
-                allow_errors,
+                on_error,
                 limits,
                 deadline: None,
             };

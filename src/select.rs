@@ -1,14 +1,17 @@
 //! Selection: which sidecars an object gets, or the stable reason it gets none. Also the
-//! per-rule verdicts `kinject explain` prints.
+//! per-rule verdicts `kinject explain` prints. The stable codes (`Reason`, `Miss`) are
+//! `select/reason.rs`; the parts import each other, never this file.
 
 mod criterion;
 mod label_rules;
 mod label_syntax;
+mod reason;
 mod selector;
 
 pub(crate) use criterion::Criterion;
 pub(crate) use criterion::Trace;
 pub(crate) use label_syntax::kubectl_selector;
+pub use reason::{Miss, Reason};
 pub(crate) use selector::Selector;
 
 use globset::{Glob, GlobMatcher};
@@ -22,91 +25,6 @@ use crate::model::{JobPolicy, Match};
 
 /// The annotation that opts an object out (`"false"`) or requests sidecars (`"a,b"`).
 pub(crate) const INJECT_ANNOTATION: &str = "kinject.dev/inject";
-
-/// Why an object gets no sidecar. The codes are API: never renamed, only added.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    NotAWorkload,
-    NoPodTemplate,
-    NoContainers,
-    OptedOut,
-    HostNetwork,
-    SystemNamespace,
-    NoRuleMatched,
-    JobNeedsNativeSidecar,
-    NotSelected,
-}
-
-impl Reason {
-    /// Every reason (docs/stable.txt lists their codes).
-    pub const ALL: [Reason; 9] = [
-        Reason::NotAWorkload,
-        Reason::NoPodTemplate,
-        Reason::NoContainers,
-        Reason::OptedOut,
-        Reason::HostNetwork,
-        Reason::SystemNamespace,
-        Reason::NoRuleMatched,
-        Reason::JobNeedsNativeSidecar,
-        Reason::NotSelected,
-    ];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Reason::NotAWorkload => "not_a_workload",
-            Reason::NoPodTemplate => "no_pod_template",
-            Reason::NoContainers => "no_containers",
-            Reason::OptedOut => "opted_out",
-            Reason::HostNetwork => "host_network",
-            Reason::SystemNamespace => "system_namespace",
-            Reason::NoRuleMatched => "no_rule_matched",
-            Reason::JobNeedsNativeSidecar => "job_needs_native_sidecar",
-            Reason::NotSelected => "not_selected",
-        }
-    }
-}
-
-/// Why one rule did not match. Codes are API too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Miss {
-    KindNotMatched,
-    NamespaceNotMatched,
-    NamespaceExcluded,
-    NamespaceLabelsNotMatched,
-    NameNotMatched,
-    LabelsNotMatched,
-    AnnotationsNotMatched,
-    RunsToCompletionNotMatched,
-}
-
-impl Miss {
-    /// Every miss (docs/stable.txt lists their codes).
-    pub const ALL: [Miss; 8] = [
-        Miss::KindNotMatched,
-        Miss::NamespaceNotMatched,
-        Miss::NamespaceExcluded,
-        Miss::NamespaceLabelsNotMatched,
-        Miss::NameNotMatched,
-        Miss::LabelsNotMatched,
-        Miss::AnnotationsNotMatched,
-        Miss::RunsToCompletionNotMatched,
-    ];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Miss::KindNotMatched => "kind_not_matched",
-            Miss::NamespaceNotMatched => "namespace_not_matched",
-            Miss::NamespaceExcluded => "namespace_excluded",
-            Miss::NamespaceLabelsNotMatched => "namespace_labels_not_matched",
-            Miss::NameNotMatched => "name_not_matched",
-            Miss::LabelsNotMatched => "labels_not_matched",
-            Miss::AnnotationsNotMatched => "annotations_not_matched",
-            Miss::RunsToCompletionNotMatched => "runs_to_completion_not_matched",
-        }
-    }
-}
 
 /// A rule's `match`, compiled.
 #[derive(Debug, Clone, Default)]
@@ -123,11 +41,11 @@ pub struct Matcher {
     runs_to_completion: Option<bool>,
 }
 
-/// Compiles a glob, or says why it is not one.
-pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+/// Compiles a glob, or says why it is not one (without the pattern: the caller names it).
+pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, globset::ErrorKind> {
     Glob::new(pattern)
         .map(|g| g.compile_matcher())
-        .map_err(|e| e.kind().to_string())
+        .map_err(|e| e.kind().clone())
 }
 
 impl Matcher {
@@ -135,7 +53,7 @@ impl Matcher {
         let globs = |field: &str, patterns: &[String]| {
             patterns
                 .iter()
-                .map(|p| glob(p).map_err(|e| (field.to_owned(), e)))
+                .map(|p| glob(p).map_err(|e| (field.to_owned(), e.to_string())))
                 .collect::<Result<Vec<_>, _>>()
         };
         let selector = match &m.label_selector {
@@ -157,7 +75,7 @@ impl Matcher {
                 let pattern = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
                 glob(&pattern)
                     .map(|g| (k.clone(), g))
-                    .map_err(|e| ("annotations".to_owned(), e))
+                    .map_err(|e| ("annotations".to_owned(), e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Matcher {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::format_flag;
-use crate::render::Format;
+use crate::render::output::Format;
 
 /// Inject sidecar containers into Kubernetes manifests, offline, keeping your files as you
 /// wrote them.

@@ -6,7 +6,7 @@ use clap::ValueEnum;
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
 
-use crate::render::Format;
+use crate::render::output::Format;
 
 /// `-o`'s values as clap shows them (`--help`, completions, man pages), with their help.
 impl ValueEnum for Format {

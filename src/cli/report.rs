@@ -464,7 +464,7 @@ pub(crate) fn results(files: &[FileResult], notes: &[String], unwritten: &[(Stri
             let mut part = report::entries_of(f, docs);
             for e in &mut part {
                 if let Some((_, why)) = unwritten.iter().find(|(name, _)| *name == e.file)
-                    && matches!(e.action, "injected" | "uninjected")
+                    && e.action.changed()
                 {
                     e.not_written(codes::OUTPUT_WRITE, why);
                 }

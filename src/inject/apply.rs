@@ -1,39 +1,24 @@
 //! Adding rendered sidecars to a pod template, recording each addition, and refusing
 //! conflicts instead of silently replacing anything.
 
+mod context;
 mod prepare;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use globset::GlobMatcher;
 use serde_json::{Map, Value};
 
-use super::InjectError;
-use super::pod::{list_field, name_of, object_field, overlay, position};
-use super::sidecar::canonical;
+use super::error::InjectError;
+use super::pod::{TOKEN_MOUNT, list_field, name_of, object_field, overlay, position};
+use super::sidecar::{Rendered, canonical};
 use super::status::{AppRecord, Previous, Record};
-use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy, SidecarBody};
+use crate::config::{AnnotationPolicy, Position, SameName, ServiceAccountPolicy};
 use crate::diagnostic::codes;
 use crate::json::Fields;
 
+use context::Ctx;
 use prepare::prepare;
-
-/// A sidecar rendered for one object, ready to add.
-#[derive(Debug, Clone)]
-pub(crate) struct Rendered {
-    pub name: String,
-    /// The definition's settings (how it is added).
-    pub spec: crate::config::Sidecar,
-    pub body: SidecarBody,
-    pub native: bool,
-    pub position: Position,
-    pub init_position: Position,
-    pub service_account_policy: ServiceAccountPolicy,
-    /// App containers that get mounts, env and args (empty: all).
-    pub targets: Vec<GlobMatcher>,
-    pub hash: String,
-}
 
 /// Which sidecar added which item, to tell a conflict between two sidecars from a clash
 /// with the pod's own item.
@@ -163,21 +148,6 @@ pub(crate) fn apply(
         add_metadata(pod, s, &mut owners, rec)?;
     }
     Ok((records, warnings))
-}
-
-/// What the spec work reads besides the spec.
-struct Ctx<'a> {
-    /// The pod template's metadata, before injection (for `transferEnv` field references).
-    metadata: &'a Value,
-    sort_inits: bool,
-    /// What the report says about this pod besides the records.
-    warnings: std::cell::RefCell<Vec<String>>,
-}
-
-impl Ctx<'_> {
-    fn warn(&self, warning: String) {
-        self.warnings.borrow_mut().push(warning);
-    }
 }
 
 fn add_to_spec(
@@ -1049,9 +1019,6 @@ fn set_service_account(
     }
     Ok(false)
 }
-
-/// Where Kubernetes mounts a service account's token.
-const TOKEN_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /// Removes the old service account's token mount from a container (tumblr's behaviour), so the
 /// admission controller mounts the new account's; recorded to be put back on strip.

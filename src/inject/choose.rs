@@ -7,7 +7,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{InjectError, Settings};
+use super::error::InjectError;
+use super::settings::Settings;
 use crate::config::{Config, JobPolicy, RuleDef, SidecarDef};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
@@ -83,7 +84,11 @@ pub(super) fn choose<'c>(
     if explain {
         verdicts.policy.append(&mut notes.policy);
     }
-    Ok((verdicts, selection, warnings))
+    Ok(Choice {
+        verdicts,
+        selection,
+        warnings,
+    })
 }
 
 /// What selection says beside its result: warnings, and the policies that decided it, for
@@ -403,9 +408,14 @@ pub(super) struct Chosen<'c> {
 /// name); or why it gets none.
 pub(super) type Selection<'c> = Result<(Vec<Chosen<'c>>, Vec<String>), Reason>;
 
-/// What `choose` decides for an object: the rules' verdicts, its selection, and warnings
-/// about its requests.
-pub(super) type Choice<'c> = (Verdicts, Selection<'c>, Vec<String>);
+/// What `choose` decides for an object.
+pub(super) struct Choice<'c> {
+    /// The rules' verdicts (and, for `explain`, the policies').
+    pub(super) verdicts: Verdicts,
+    pub(super) selection: Selection<'c>,
+    /// Warnings about its requests.
+    pub(super) warnings: Vec<String>,
+}
 
 /// The sidecars to inject, each with whether it becomes native, or the reason for none. An
 /// object that opts out keeps only what it cannot decline (`declinable`); what it requests

@@ -9,8 +9,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::choose::{Choice, Chosen, choose};
+use super::error::InjectError;
+use super::outcome::{Action, Outcome};
+use super::settings::{Mode, Settings};
+use super::status::{Record, STATUS_ANNOTATION, Status};
 use super::status::{Spelling, note_nulls, status_holder, within, write_status};
-use super::{Action, InjectError, Mode, Outcome, Record, STATUS_ANNOTATION, Settings, Status};
 use super::{apply, pod, shape, strip, trust};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
@@ -117,7 +120,11 @@ fn plan(
         null_text,
         containers: Default::default(),
     };
-    let (verdicts, selection, warnings) = match chosen {
+    let Choice {
+        verdicts,
+        selection,
+        warnings,
+    } = match chosen {
         Some(c) => c,
         None => choose(object, pod0, wk, &found.namespace, settings, explain)?,
     };
@@ -157,17 +164,16 @@ fn choose_uncopied<'c>(
         return Ok(ControlFlow::Break(Outcome::new(skipped)));
     }
     let (object, wk) = (found.object, &found.wk);
-    let (verdicts, selection, warnings) =
-        choose(object, found.pod, wk, &found.namespace, settings, explain)?;
-    if let Err(reason) = selection {
+    let choice = choose(object, found.pod, wk, &found.namespace, settings, explain)?;
+    if let Err(reason) = choice.selection {
         let mut o = Outcome::new(Action::Skipped(reason));
-        o.warnings = warnings;
+        o.warnings = choice.warnings;
         if explain {
-            o.verdicts = verdicts;
+            o.verdicts = choice.verdicts;
         }
         return Ok(ControlFlow::Break(o));
     }
-    Ok(ControlFlow::Continue((verdicts, selection, warnings)))
+    Ok(ControlFlow::Continue(choice))
 }
 
 /// Where in `object` (within `depth` levels) a mapping holds `containers` as a list: a pod

@@ -183,6 +183,9 @@ fn overlay_field(field: &str, base: &Value, over: &Value) -> Value {
     }
 }
 
+/// Where Kubernetes mounts a service account's token.
+pub(crate) const TOKEN_MOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
 #[cfg(test)]
 mod tests {
     use super::*;

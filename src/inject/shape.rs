@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::InjectError;
+use super::error::InjectError;
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer, escape};
 

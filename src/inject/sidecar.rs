@@ -4,15 +4,32 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use globset::GlobMatcher;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::{InjectError, Rendered};
+use super::error::InjectError;
 use crate::config::{Config, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
 use crate::diagnostic::codes;
 use crate::json::Fields;
 use crate::model::schema::{Wording, body_schema, validate};
 use crate::select;
+
+/// A sidecar rendered for one object, ready to add.
+#[derive(Debug, Clone)]
+pub(crate) struct Rendered {
+    pub name: String,
+    /// The definition's settings (how it is added).
+    pub spec: crate::config::Sidecar,
+    pub body: SidecarBody,
+    pub native: bool,
+    pub position: Position,
+    pub init_position: Position,
+    pub service_account_policy: ServiceAccountPolicy,
+    /// App containers that get mounts, env and args (empty: all).
+    pub targets: Vec<GlobMatcher>,
+    pub hash: String,
+}
 
 /// The rendering of each sidecar without templates, the same for every object: made once in a
 /// run, when first needed, as a plain and as a native sidecar; by the sidecar's place in the

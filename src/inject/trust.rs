@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::InjectError;
-use super::apply::Rendered;
+use super::error::InjectError;
 use super::pod::name_of;
+use super::sidecar::Rendered;
 use super::status::{Record, STATUS_ANNOTATION, Status};
 use crate::config::SameName;
 use crate::diagnostic::codes;

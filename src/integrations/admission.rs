@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::config::Config;
-use crate::inject::{self, Mode, Settings};
+use crate::inject::{self, ActionKind, Mode, Settings};
 use crate::integrations::review_cost;
 pub(crate) use crate::integrations::review_cost::Limits;
 use crate::json::Pointer;
@@ -17,9 +17,9 @@ pub(crate) struct Policy<'a> {
     pub config: &'a Config,
     /// Labels of namespaces (`--namespace-labels`), for rules' `namespaceSelector`.
     pub namespace_labels: &'a crate::inject::NamespaceLabels,
-    /// Allow an object that cannot be injected correctly, unchanged, with the reason in the
-    /// response's `warnings` (`kinject serve --on-error allow`), instead of refusing it.
-    pub allow_errors: bool,
+    /// What to answer for an object that cannot be injected correctly (`kinject serve
+    /// --on-error`).
+    pub on_error: OnError,
     /// Every rule's `namespaceSelector` holds: the webhook configuration selects the
     /// namespaces with it (`kinject serve`, `serve::decide`).
     pub namespace_selector_holds: bool,
@@ -42,7 +42,7 @@ impl<'a> Policy<'a> {
         Policy {
             config,
             namespace_labels,
-            allow_errors: false,
+            on_error: OnError::Deny,
             namespace_selector_holds: false,
             json_only: false,
             limits: Limits::default(),
@@ -57,14 +57,27 @@ impl<'a> Policy<'a> {
     }
 }
 
+/// What to answer for an object that cannot be injected correctly (a conflict, an unknown
+/// requested sidecar), or a review too costly to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnError {
+    /// Refuse it, saying why (as `kinject admission` and `inject` do).
+    Deny,
+    /// Allow it unchanged, with the reason in the response's `warnings`.
+    Allow,
+}
+
 /// The response to send, whether the request was well formed, the warnings it holds (also
-/// for stderr), and what it was about (for the server's log and metrics).
+/// for stderr), and what it was about and what became of it (for the server's log and
+/// metrics).
 pub(crate) struct Answer {
     pub response: Value,
     pub well_formed: bool,
     pub warnings: Vec<String>,
     #[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone
     pub facts: Facts,
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone
+    pub result: ReviewResult,
 }
 
 impl Answer {
@@ -74,7 +87,46 @@ impl Answer {
     }
 }
 
-/// What a request was about and what became of it: never the object's content.
+/// What became of a review: the word the server's log and metrics give it (`code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone
+pub(crate) enum ReviewResult {
+    /// The object went through injection: `injected`, `unchanged`, `skipped`.
+    Acted(ActionKind),
+    /// Its status records sidecars no rule selects here, which admission does not remove.
+    Kept,
+    /// Not a CREATE.
+    Ignored,
+    /// It cannot be injected correctly, or the review is too costly: refused.
+    Denied,
+    /// The same, allowed by policy (`OnError::Allow`).
+    AllowedOnError,
+    /// Not an AdmissionReview kinject can read.
+    Malformed,
+    /// No answer within `--request-timeout`.
+    Timeout,
+    /// The review panicked.
+    Panic,
+}
+
+impl ReviewResult {
+    #[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            ReviewResult::Acted(action) => action.code(),
+            ReviewResult::Kept => "kept",
+            ReviewResult::Ignored => "ignored",
+            ReviewResult::Denied => "denied",
+            ReviewResult::AllowedOnError => "allowed_on_error",
+            ReviewResult::Malformed => "malformed",
+            ReviewResult::Timeout => "timeout",
+            ReviewResult::Panic => "panic",
+        }
+    }
+}
+
+/// What a request was about, and the sidecars and the skip reason its result names: never
+/// the object's content.
 #[derive(Debug, Default, Clone)]
 #[cfg_attr(not(feature = "serve"), allow(dead_code))] // read by `kinject serve` alone
 pub(crate) struct Facts {
@@ -83,10 +135,6 @@ pub(crate) struct Facts {
     pub namespace: String,
     pub name: String,
     pub operation: String,
-    /// `injected`, `unchanged`, `skipped`, `kept` (its status records sidecars no rule selects
-    /// here, which admission does not remove), `ignored` (not a CREATE), `denied` (cannot be
-    /// injected correctly), `allowed_on_error` (the same, allowed by policy) or `malformed`.
-    pub result: &'static str,
     /// The skip reason's code, for `skipped`.
     pub reason: Option<&'static str>,
     /// The sidecars injected (already there, for `unchanged`; kept, for `kept`).
@@ -111,16 +159,20 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     }
     let request = match parse(bytes, policy.json_only) {
         Ok(r) => r,
-        Err((api_version, uid, message)) => {
+        Err(BadRequest {
+            api_version,
+            uid,
+            message,
+        }) => {
             return Answer {
                 response: respond(&api_version, &uid, false, None, Some((400, message))),
                 well_formed: false,
                 warnings: Vec::new(),
                 facts: Facts {
                     uid,
-                    result: "malformed",
                     ..Facts::default()
                 },
+                result: ReviewResult::Malformed,
             };
         }
     };
@@ -136,12 +188,12 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     } = request;
     if !creates(operation.as_deref()) {
         // Like the injectors it replaces, kinject mutates pods as they are created.
-        facts.result = "ignored";
         return Answer {
             response: respond(&api_version, &uid, true, None, None),
             well_formed: true,
             warnings: Vec::new(),
             facts,
+            result: ReviewResult::Ignored,
         };
     }
     let mut warnings: Vec<String> = with_type_meta(&mut object, kind.as_ref())
@@ -174,17 +226,17 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
     if let Ok(outcome) = &planned {
         warnings.extend(outcome.warnings.iter().cloned());
     }
-    let response = match planned {
+    let (response, result) = match planned {
         // The webhook adds and updates, never removes: sidecars the object's status records
         // and no rule selects here were put there on purpose — by CI, or on the workload whose
         // template made this pod (its rules name the workload's kind, not Pod) — and are kept.
         Ok(outcome) if !outcome.removed.is_empty() => {
-            facts.result = "kept";
             facts.sidecars = outcome.removed;
-            respond(&api_version, &uid, true, None, None)
+            let response = respond(&api_version, &uid, true, None, None);
+            (response, ReviewResult::Kept)
         }
         Ok(mut outcome) => {
-            facts.result = outcome.action.code();
+            let result = ReviewResult::Acted(outcome.action.kind());
             facts.reason = outcome.action.reason().map(crate::select::Reason::code);
             facts.sidecars = outcome.action.sidecars().to_vec();
             // Each copy dropped once the next is made: the object and its target, then the
@@ -197,26 +249,21 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
             drop(object);
             let patch = (!ops.is_empty()).then(|| encoded(&ops));
             drop(ops);
-            respond(&api_version, &uid, true, patch, None)
+            (respond(&api_version, &uid, true, patch, None), result)
         }
-        Err(e) if policy.allow_errors => {
-            facts.result = "allowed_on_error";
+        Err(e) if policy.on_error == OnError::Allow => {
             warnings.push(format!(
                 "kinject did not inject this object: {} ({})",
                 e.message, e.code
             ));
-            respond(&api_version, &uid, true, None, None)
+            let response = respond(&api_version, &uid, true, None, None);
+            (response, ReviewResult::AllowedOnError)
         }
         // Refuse what cannot be injected correctly, saying why (Istio does the same).
         Err(e) => {
-            facts.result = "denied";
-            respond(
-                &api_version,
-                &uid,
-                false,
-                None,
-                Some((400, format!("{} ({})", e.message, e.code))),
-            )
+            let message = format!("{} ({})", e.message, e.code);
+            let response = respond(&api_version, &uid, false, None, Some((400, message)));
+            (response, ReviewResult::Denied)
         }
     };
     let mut response = response;
@@ -228,6 +275,7 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
         well_formed: true,
         warnings,
         facts,
+        result,
     }
 }
 
@@ -256,27 +304,26 @@ fn too_large(bytes: &[u8], policy: &Policy<'_>, message: String) -> Answer {
             response: respond(&api_version, "", false, None, Some((400, message))),
             well_formed: false,
             warnings: Vec::new(),
-            facts: Facts {
-                result: "malformed",
-                ..facts
-            },
+            facts,
+            result: ReviewResult::Malformed,
         };
     }
-    let (response, result, warnings) = if policy.allow_errors {
+    let (response, result, warnings) = if policy.on_error == OnError::Allow {
         let mut response = respond(&api_version, &facts.uid, true, None, None);
         response["response"]["warnings"] =
             json!([format!("kinject did not inject this object: {message}")]);
         let warnings = vec![format!("kinject did not inject this object: {message}")];
-        (response, "allowed_on_error", warnings)
+        (response, ReviewResult::AllowedOnError, warnings)
     } else {
         let response = respond(&api_version, &facts.uid, false, None, Some((413, message)));
-        (response, "denied", Vec::new())
+        (response, ReviewResult::Denied, Vec::new())
     };
     Answer {
         response,
         well_formed: true,
         warnings,
-        facts: Facts { result, ..facts },
+        facts,
+        result,
     }
 }
 
@@ -293,10 +340,8 @@ fn abandoned(api_version: &str, uid: &str, facts: Facts) -> Answer {
         ),
         well_formed: true,
         warnings: Vec::new(),
-        facts: Facts {
-            result: "timeout",
-            ..facts
-        },
+        facts,
+        result: ReviewResult::Timeout,
     }
 }
 
@@ -373,7 +418,7 @@ fn outline(bytes: &[u8]) -> Option<Outline> {
 pub(crate) fn refusal(bytes: &[u8], code: u16, message: String) -> Option<Value> {
     let (api_version, uid) = match parse(bytes, false) {
         Ok(r) => (r.api_version, r.uid),
-        Err((api_version, uid, _)) => (api_version, uid),
+        Err(bad) => (bad.api_version, bad.uid),
     };
     (!uid.is_empty()).then(|| respond(&api_version, &uid, false, None, Some((code, message))))
 }
@@ -453,11 +498,23 @@ impl Request {
     }
 }
 
-type BadRequest = (String, String, String);
+/// A request that is not an AdmissionReview kinject can answer: what the answer says it to,
+/// and why.
+struct BadRequest {
+    /// The version to answer with (`admission.k8s.io/v1` when the request does not say).
+    api_version: String,
+    /// The request's `uid`, where it has one.
+    uid: String,
+    message: String,
+}
 
 fn parse(bytes: &[u8], json_only: bool) -> Result<Request, BadRequest> {
     const V1: &str = "admission.k8s.io/v1";
-    let bad = |api: &str, uid: &str, m: String| (api.to_owned(), uid.to_owned(), m);
+    let bad = |api: &str, uid: &str, message: String| BadRequest {
+        api_version: api.to_owned(),
+        uid: uid.to_owned(),
+        message,
+    };
     let text = std::str::from_utf8(bytes)
         .map_err(|_| bad(V1, "", "the AdmissionReview is not UTF-8 text".to_owned()))?;
     let json = serde_json::from_str::<Value>(text);
@@ -580,4 +637,43 @@ fn respond(
         response["status"] = json!({"code": code, "message": message});
     }
     json!({"apiVersion": api_version, "kind": "AdmissionReview", "response": response})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReviewResult::*;
+    use crate::inject::ActionKind::*;
+
+    /// The words the log and the `result` label give (docs/serve.md lists them).
+    #[test]
+    fn a_review_result_keeps_its_word() {
+        let words = [
+            Acted(Injected),
+            Acted(Unchanged),
+            Acted(Skipped),
+            Kept,
+            Ignored,
+            Denied,
+            AllowedOnError,
+            Malformed,
+            Timeout,
+            Panic,
+        ]
+        .map(super::ReviewResult::code);
+        assert_eq!(
+            words,
+            [
+                "injected",
+                "unchanged",
+                "skipped",
+                "kept",
+                "ignored",
+                "denied",
+                "allowed_on_error",
+                "malformed",
+                "timeout",
+                "panic"
+            ]
+        );
+    }
 }

@@ -1,251 +1,29 @@
 //! One input through the stages: its documents, the objects in them, the injection plan for
 //! each object, and the edit operations that the renderers turn into output.
+//!
+//! This file runs the stages (`process`); what they find is `result.rs`, the threads they run
+//! on `runtime.rs`, what each document is handed to `sink.rs`. The parts import each other,
+//! never this file.
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
-use crate::inject::{self, Outcome, Settings};
+use crate::inject::{self, InjectError, Settings};
 use crate::json::patch::{self, Op};
 use crate::json::{Fields, Pointer};
 use crate::read::{self, Input};
 use crate::yaml::{NodeKind, ScalarKind};
 
+mod result;
+mod runtime;
 mod sink;
 
+pub(crate) use result::{DocResult, FileResult, Identity, ObjectResult};
+pub use runtime::{STACK, on_stack};
+pub(crate) use runtime::{cores, map_on_workers};
 pub use sink::Values;
 pub(crate) use sink::{Changed, Done, Sink, checked};
-
-/// Who an object is.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Identity {
-    pub api_version: String,
-    pub kind: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
-    pub name: String,
-    /// `metadata.generateName`, for an object the API server names when it creates it (a
-    /// Workflow's `steps-`, a Job's pods).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub generate_name: String,
-}
-
-impl Identity {
-    pub fn of(object: &Value) -> Self {
-        let s = |p: &str| {
-            object
-                .at_pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        Identity {
-            api_version: s("/apiVersion"),
-            kind: s("/kind"),
-            namespace: s("/metadata/namespace"),
-            name: s("/metadata/name"),
-            generate_name: s("/metadata/generateName"),
-        }
-    }
-
-    /// `deployment/web` (kubectl's short form), with the namespace when known.
-    pub fn short(&self) -> String {
-        let kind = if self.kind.is_empty() {
-            "object".to_owned()
-        } else {
-            self.kind.to_lowercase()
-        };
-        let generated;
-        let name = if !self.name.is_empty() {
-            &self.name
-        } else if !self.generate_name.is_empty() {
-            generated = format!("{}<generated>", self.generate_name);
-            &generated
-        } else {
-            "<unnamed>"
-        };
-        if self.namespace.is_empty() {
-            format!("{kind}/{name}")
-        } else {
-            format!("{kind}/{name} -n {}", self.namespace)
-        }
-    }
-}
-
-/// Why an object could not be injected (the located diagnostic is in `FileResult::errors`).
-#[derive(Debug, Clone)]
-pub struct ObjectError {
-    pub code: &'static str,
-    pub message: String,
-    /// JSON pointer, in the object, of what the error is about.
-    pub at: Option<String>,
-}
-
-/// One object's result.
-#[derive(Debug)]
-pub struct ObjectResult {
-    /// JSON pointer of the object in its document (`""`, or `/items/3` in a List).
-    pub pointer: String,
-    pub identity: Identity,
-    /// Line of the object in its input.
-    pub line: usize,
-    pub outcome: Result<Outcome, ObjectError>,
-    /// Operations on the object (relative to the object), when the sink keeps values
-    /// (`Sink::KEEPS_VALUES`; a sink that makes every document's output has them until then).
-    pub ops: Vec<Op>,
-}
-
-/// One document's result.
-#[derive(Debug)]
-pub struct DocResult {
-    pub index: usize,
-    pub objects: Vec<ObjectResult>,
-    /// The document's value after the operations, when any changed it and the sink keeps
-    /// values (`Sink::KEEPS_VALUES`).
-    /// Boxed: most documents have none, and a result is kept for every document.
-    pub target: Option<Box<Value>>,
-    /// Operations on the document (object operations with their pointer in front).
-    pub ops: Vec<Op>,
-}
-
-impl DocResult {
-    /// How the nulls the operations write were written before kinject filled them, where
-    /// not empty, by pointer of the document.
-    pub(crate) fn null_as(&self) -> BTreeMap<String, String> {
-        null_as(&self.objects)
-    }
-}
-
-fn null_as(objects: &[ObjectResult]) -> BTreeMap<String, String> {
-    objects
-        .iter()
-        .filter_map(|o| Some((&o.pointer, &o.outcome.as_ref().ok()?.null_as)))
-        .flat_map(|(at, by)| by.iter().map(move |(p, s)| (format!("{at}{p}"), s.clone())))
-        .collect()
-}
-
-/// An input's result: the input itself, its documents, and its errors.
-#[derive(Debug)]
-pub struct FileResult {
-    pub input: Input,
-    pub docs: Vec<DocResult>,
-    pub errors: Vec<Located>,
-    /// Duplicate keys and similar findings, already located.
-    pub warnings: Vec<String>,
-}
-
-impl FileResult {
-    /// The result of document `index` (documents that did not parse have none).
-    pub fn doc(&self, index: usize) -> Option<&DocResult> {
-        // Results are in document order.
-        self.docs
-            .binary_search_by_key(&index, |d| d.index)
-            .ok()
-            .map(|i| &self.docs[i])
-    }
-}
-
-/// The worker threads, started once, before their first use (a run that needs none, such as
-/// `--version` or one small file, starts none). Documents are read, injected and freed on
-/// them, recursively, down to the deepest nesting kinject accepts (`yaml::MAX_DEPTH`): they
-/// get the command's stack size (`STACK`), not the 2 MiB threads get by default. Only what is
-/// used is ever touched.
-///
-/// A process whose memory limit leaves no room for that many stacks (`ulimit -v` on a runner
-/// with many cores) gets fewer workers, halved until they start; `None` when not even one
-/// does, and the work is then done one piece after another on the calling thread, which has
-/// the same stack. A pool of kinject's own, not rayon's global one: a global pool that failed
-/// to start cannot be started again, and rayon then panics on its first use.
-pub(crate) fn workers() -> Option<&'static rayon::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        let mut threads = cores();
-        loop {
-            let built = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .stack_size(STACK)
-                .build();
-            match built {
-                Ok(pool) => return Some(pool),
-                Err(_) if threads > 1 => threads /= 2,
-                Err(_) => return None,
-            }
-        }
-    })
-    .as_ref()
-}
-
-/// `f` of every item of `items`, in order: on the workers when there are any, else here.
-pub(crate) fn map_on_workers<T: Send, R: Send>(
-    items: impl rayon::iter::IntoParallelIterator<Item = T> + IntoIterator<Item = T> + Send,
-    f: impl Fn(T) -> R + Sync + Send,
-) -> Vec<R> {
-    use rayon::prelude::*;
-    match workers() {
-        Some(pool) => pool.install(|| items.into_par_iter().map(f).collect()),
-        None => items.into_iter().map(f).collect(),
-    }
-}
-
-/// How many worker threads `workers` starts: `RAYON_NUM_THREADS` when it is a number above
-/// zero (as rayon reads it), otherwise the cores this process may use; no more than fit in
-/// its address-space limit (`fitting_workers`). Counted once: finding the cores reads the
-/// cgroup files (a few hundred microseconds), which a run with a large input does while the
-/// input is read.
-pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| {
-        std::env::var("RAYON_NUM_THREADS")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-            .min(fitting_workers(address_space_limit()))
-    })
-}
-
-/// The address space a worker takes besides what it processes: its stack, and the 32 MiB
-/// segment mimalloc gives each thread that allocates.
-const WORKER_SPACE: u64 = STACK as u64 + (32 << 20);
-
-/// How many workers fit in an address-space limit (`ulimit -v`) when they take at most a
-/// quarter of it, the rest being for the inputs and what is made of them (at least one).
-/// Without the bound, 32 workers under a 2 GiB limit (a 32-core runner with a memory cap)
-/// started and then failed to allocate: an abort.
-fn fitting_workers(limit: Option<u64>) -> usize {
-    limit.map_or(usize::MAX, |limit| {
-        usize::try_from(limit / 4 / WORKER_SPACE)
-            .unwrap_or(usize::MAX)
-            .max(1)
-    })
-}
-
-/// The address-space limit of this process, if it has one.
-fn address_space_limit() -> Option<u64> {
-    rustix::process::getrlimit(rustix::process::Resource::As).current
-}
-
-/// The stack of every thread documents are processed on.
-pub const STACK: usize = 16 << 20;
-
-/// `work` on a thread with the workers' stack (the command line runs on one: a run that
-/// processes one input needs no workers). An error when that thread cannot start (a memory
-/// limit too low for its stack): `work` is not run on a smaller stack, where a deeply nested
-/// input could overflow it.
-pub fn on_stack<T: Send>(work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .stack_size(STACK)
-            .spawn_scoped(scope, work)?;
-        Ok(handle
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    })
-}
 
 /// Runs every object of `input` through injection and hands each document to `sink`; the
 /// result and what the sink made of the input. Documents are read (parsed) here when the
@@ -337,9 +115,6 @@ pub(crate) static DONE: [std::sync::atomic::AtomicU64; 2] = [
 /// Above this many bytes of text an input is processed on several cores.
 pub(crate) const PARALLEL_BYTES: usize = 64 * 1024;
 
-/// How much text `process` processes at a time, by default (`Sink::CHUNK`).
-const CHUNK: usize = 4 << 20;
-
 /// One document's share of a `FileResult`, and what the sink made of it.
 struct DocOut<M> {
     result: Option<DocResult>,
@@ -381,11 +156,10 @@ fn process_document<S: Sink>(
         let changed = |o: &ObjectResult| o.outcome.as_ref().is_ok_and(|o| o.target.is_some());
         for o in objects.iter_mut().filter(|o| changed(o)) {
             o.ops.clear();
-            o.outcome = Err(ObjectError {
-                code: codes::INPUT_DUPLICATE_KEY,
-                message: "a duplicate key where it would be changed".to_owned(),
-                at: None,
-            });
+            o.outcome = Err(InjectError::new(
+                codes::INPUT_DUPLICATE_KEY,
+                "a duplicate key where it would be changed",
+            ));
         }
     }
     // The document after the operations, built from the planned objects (their key order
@@ -470,8 +244,8 @@ fn plan_objects<S: Sink>(
             let plain = matches!(n.kind, NodeKind::Scalar(ScalarKind::Plain)) && !n.decorated;
             plain.then(|| input.doc_text(doc)[n.start..n.end].to_owned())
         };
-        let outcome =
-            inject::plan_in_text(object, settings, sink.verdicts(), &null_text).map_err(|e| {
+        let outcome = inject::plan_in_text(object, settings, sink.verdicts(), &null_text)
+            .inspect_err(|e| {
                 // Point at what the error is about, or at the object.
                 let span = e.at.as_deref().and_then(node_at).map(|n| {
                     (
@@ -493,11 +267,6 @@ fn plan_objects<S: Sink>(
                     l = l.help(h.clone());
                 }
                 errors.push(l);
-                ObjectError {
-                    code: e.code,
-                    message: e.message,
-                    at: e.at,
-                }
             });
         let mut ops = match &outcome {
             Ok(o) => o

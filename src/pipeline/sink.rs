@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::ObjectResult;
+use super::result::{ObjectResult, null_as};
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
 use crate::json::patch::{self, Op};
@@ -40,8 +40,8 @@ pub trait Sink: Sync {
     const EVERY_DOCUMENT: bool = false;
 
     /// How much text is processed at a time: what the sink makes of it is held until it is
-    /// pushed, in document order, once the whole chunk is made.
-    const CHUNK: usize = super::CHUNK;
+    /// pushed, in document order, once the whole chunk is made (4 MiB by default).
+    const CHUNK: usize = 4 << 20;
 
     /// Whether each object's result keeps every rule's verdict (`kinject explain`).
     fn verdicts(&self) -> bool {
@@ -86,7 +86,7 @@ impl Changed<'_> {
     /// How the nulls the operations write were written before kinject filled them, where
     /// not empty, by pointer of the document.
     pub fn null_as(&self) -> BTreeMap<String, String> {
-        super::null_as(self.objects)
+        null_as(self.objects)
     }
 }
 

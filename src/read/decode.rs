@@ -6,7 +6,14 @@ use thiserror::Error;
 
 use crate::diagnostic::lines::line_col;
 
-use super::Encoding;
+/// How an input's text was encoded (a UTF-8 byte-order mark is kept, and written back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf8Bom,
+    Utf16Le,
+    Utf16Be,
+}
 
 /// Why bytes are not YAML text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]

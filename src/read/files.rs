@@ -8,7 +8,8 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use super::{InputError, Source};
+use super::error::InputError;
+use super::input::{Source, Stamp};
 use crate::diagnostic::printable_name;
 use crate::tree::{Outside, Tree, is_manifest};
 
@@ -27,46 +28,6 @@ pub(crate) enum Intent {
     /// credential file, to a directory of another checkout) is a pull request's. Such a file
     /// could not be written back anyway.
     Rewrite,
-}
-
-/// What a file was when it was read: which file (device and inode) and what every write to it
-/// changes (size, modification and status-change times).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    id: (u64, u64),
-    size: u64,
-    modified: (i64, i64),
-    changed: (i64, i64),
-}
-
-impl Stamp {
-    #[cfg(unix)]
-    pub(crate) fn of(meta: &fs::Metadata) -> Self {
-        use std::os::unix::fs::MetadataExt;
-        Stamp {
-            id: (meta.dev(), meta.ino()),
-            size: meta.size(),
-            modified: (meta.mtime(), meta.mtime_nsec()),
-            changed: (meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-
-    #[cfg(not(unix))]
-    pub(crate) fn of(meta: &fs::Metadata) -> Self {
-        let modified = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or((0, 0), |d| {
-                (d.as_secs() as i64, i64::from(d.subsec_nanos()))
-            });
-        Stamp {
-            id: (0, 0),
-            size: meta.len(),
-            modified,
-            changed: modified,
-        }
-    }
 }
 
 /// Expands paths into sources: `-` is stdin, a directory is walked recursively for

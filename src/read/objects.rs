@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::json::{Fields, Pointer};
 use crate::yaml::parse_document;
 
-use super::Input;
+use super::input::Input;
 
 /// Labels of the `Namespace` objects among `inputs`, by namespace name.
 pub(crate) fn namespace_labels<'a>(

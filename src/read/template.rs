@@ -17,6 +17,8 @@
 
 use std::path::Path;
 
+use super::split::documents;
+
 use crate::yaml::{Node, NodeKind, ScalarKind};
 
 /// What only Helm's templates read: a directive naming one is Helm's, wherever it is.
@@ -44,7 +46,7 @@ pub(crate) fn directive(text: &str, path: Option<&Path>) -> Option<(usize, Why)>
     first_directive(text)?;
     let mut in_chart = None;
     let mut chart = || *in_chart.get_or_insert_with(|| path.is_some_and(chart_template));
-    for range in super::documents(text) {
+    for range in documents(text) {
         let doc = &text[range.clone()];
         if first_directive(doc).is_none() {
             continue;

@@ -5,7 +5,10 @@
 
 use std::io::Read;
 
-use super::{InputError, Source, split};
+use super::error::InputError;
+use super::files::until_binary;
+use super::input::{Input, Source, from_bytes_unparsed, from_window};
+use super::split;
 
 /// Bytes read at a time.
 const BLOCK: usize = 256 * 1024;
@@ -55,7 +58,7 @@ impl<R: Read> Windows<R> {
     }
 
     /// The next window of the stream as an input named `<stdin>`; `None` after the last.
-    pub(crate) fn next_window(&mut self) -> Option<Result<super::Input, InputError>> {
+    pub(crate) fn next_window(&mut self) -> Option<Result<Input, InputError>> {
         if self.done {
             return None;
         }
@@ -88,7 +91,7 @@ impl<R: Read> Windows<R> {
     }
 
     /// Everything from `first` (the first window) to the end of the stream, as one input.
-    pub(crate) fn whole(mut self, first: super::Input) -> Result<super::Input, InputError> {
+    pub(crate) fn whole(mut self, first: Input) -> Result<Input, InputError> {
         if self.done {
             return Ok(first);
         }
@@ -98,16 +101,16 @@ impl<R: Read> Windows<R> {
         self.join();
         bytes.append(&mut self.buf);
         if !self.eof {
-            super::files::until_binary(&mut self.reader, &mut bytes).map_err(unreadable)?;
+            until_binary(&mut self.reader, &mut bytes).map_err(unreadable)?;
         }
         self.done = true;
-        super::from_bytes_unparsed(Source::stdin(), bytes)
+        from_bytes_unparsed(Source::stdin(), bytes)
     }
 
-    fn window(&mut self, bytes: Vec<u8>) -> Result<super::Input, InputError> {
+    fn window(&mut self, bytes: Vec<u8>) -> Result<Input, InputError> {
         self.started = true;
         let lines = memchr::memchr_iter(b'\n', &bytes).count();
-        let input = super::from_window(bytes, self.first_line, self.first_doc);
+        let input = from_window(bytes, self.first_line, self.first_doc);
         match &input {
             Ok(i) => {
                 self.first_line += lines;

@@ -9,8 +9,6 @@ pub(crate) mod patch;
 pub(crate) mod report;
 pub(crate) mod yaml;
 
-pub(crate) use output::Format;
-
 /// A document that could not be rendered (an internal error: nothing is written).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{file}: document {}: {message}", document + 1)]

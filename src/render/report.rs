@@ -6,7 +6,40 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::diagnostic::one_line;
+use crate::inject::ActionKind;
 use crate::pipeline::{DocResult, FileResult, Identity};
+
+/// What an entry says became of its object: what injection did, or an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EntryAction {
+    Did(ActionKind),
+    Error,
+}
+
+impl EntryAction {
+    /// `injected`, `unchanged`, `skipped`, `uninjected`, `not_injected` or `error`
+    /// (docs/stability.md).
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            EntryAction::Did(action) => action.code(),
+            EntryAction::Error => "error",
+        }
+    }
+
+    /// Whether the object was changed (injected, uninjected): its file is written.
+    pub(crate) fn changed(self) -> bool {
+        matches!(
+            self,
+            EntryAction::Did(ActionKind::Injected | ActionKind::Uninjected)
+        )
+    }
+}
+
+impl Serialize for EntryAction {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -18,8 +51,7 @@ pub(crate) struct Entry {
     pub path: String,
     #[serde(flatten)]
     pub identity: Identity,
-    /// `injected`, `unchanged`, `skipped`, `uninjected`, `not_injected` or `error`.
-    pub action: &'static str,
+    pub action: EntryAction,
     /// The skip reason of `skipped`, the diagnostic code of `error`, else the action.
     pub code: &'static str,
     /// `--check` and `--diff`: what the action says would be done, nothing was written.
@@ -57,7 +89,9 @@ impl Entry {
     /// went wrong, what was said about it, and the skips in `SKIPS_SHOWN`.
     pub(crate) fn acted_on(&self) -> bool {
         match self.action {
-            "unchanged" | "not_injected" | "skipped" => {
+            EntryAction::Did(
+                ActionKind::Unchanged | ActionKind::NotInjected | ActionKind::Skipped,
+            ) => {
                 !self.warnings.is_empty()
                     || !self.removed.is_empty()
                     || self.reason.is_some_and(|r| SKIPS_SHOWN.contains(&r))
@@ -70,15 +104,15 @@ impl Entry {
     fn verb(&self) -> String {
         let would = self.dry_run || self.written == Some(false);
         match (would, self.action) {
-            (true, "injected") => "would inject".to_owned(),
-            (true, "uninjected") => "would uninject".to_owned(),
-            (_, action) => action.replace('_', " "),
+            (true, EntryAction::Did(ActionKind::Injected)) => "would inject".to_owned(),
+            (true, EntryAction::Did(ActionKind::Uninjected)) => "would uninject".to_owned(),
+            (_, action) => action.code().replace('_', " "),
         }
     }
 
     /// Marks this entry an error: its file was not written (`why`).
     pub(crate) fn not_written(&mut self, code: &'static str, why: &str) {
-        self.action = "error";
+        self.action = EntryAction::Error;
         self.code = code;
         self.sidecars.clear();
         self.error = Some(format!("not written: {why} (the file is unchanged)"));
@@ -101,7 +135,7 @@ pub(crate) fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
                 document: d.index,
                 path: o.pointer.clone(),
                 identity: o.identity.clone(),
-                action: "error",
+                action: EntryAction::Error,
                 code: "error",
                 dry_run: false,
                 written: None,
@@ -121,7 +155,7 @@ pub(crate) fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
                 Ok(outcome) => {
                     let reason = outcome.action.reason().map(|r| r.code());
                     Entry {
-                        action: outcome.action.code(),
+                        action: EntryAction::Did(outcome.action.kind()),
                         code: reason.unwrap_or(outcome.action.code()),
                         sidecars: outcome.action.sidecars().to_vec(),
                         reason,
@@ -290,32 +324,35 @@ impl Tally {
     pub(crate) fn add_results(&mut self, docs: &[DocResult]) {
         for o in docs.iter().flat_map(|d| &d.objects) {
             match &o.outcome {
-                Err(e) => self.count("error", e.code, &o.identity.kind),
+                Err(e) => self.count(EntryAction::Error, e.code, &o.identity.kind),
                 Ok(outcome) => {
-                    let action = outcome.action.code();
+                    let action = outcome.action.kind();
                     let reason = outcome.action.reason().map(|r| r.code());
-                    self.count(action, reason.unwrap_or(action), &o.identity.kind);
+                    let code = reason.unwrap_or(action.code());
+                    self.count(EntryAction::Did(action), code, &o.identity.kind);
                 }
             }
         }
     }
 
     /// Counts one object: its entry's `action` and `code`, and its `kind`.
-    fn count(&mut self, action: &'static str, code: &'static str, kind: &str) {
+    fn count(&mut self, action: EntryAction, code: &'static str, kind: &str) {
         self.objects += 1;
         if kind == "Kustomization" || kind == "Component" {
             self.kustomizations += 1;
         }
+        let EntryAction::Did(action) = action else {
+            return;
+        };
         match action {
-            "injected" => self.injected += 1,
-            "unchanged" => self.unchanged += 1,
-            "uninjected" => self.uninjected += 1,
-            "not_injected" => self.not_injected += 1,
-            "skipped" => {
+            ActionKind::Injected => self.injected += 1,
+            ActionKind::Unchanged => self.unchanged += 1,
+            ActionKind::Uninjected => self.uninjected += 1,
+            ActionKind::NotInjected => self.not_injected += 1,
+            ActionKind::Skipped => {
                 self.skipped += 1;
                 *self.skipped_by.entry(code).or_default() += 1;
             }
-            _ => {}
         }
     }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::Miss;
+use super::reason::Miss;
 
 /// One criterion of a rule (or one policy of the configuration) on one object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

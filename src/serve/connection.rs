@@ -23,6 +23,7 @@ use tokio::sync::{Notify, watch};
 use super::activity::Activity;
 use super::budget::Held;
 use super::http::{self, Routes};
+use super::options::Limits;
 
 /// An idle HTTP/1.1 connection is closed on SIGTERM once it has been idle this long (or
 /// `--header-timeout`, if shorter): a request its client wrote as the last answer arrived,
@@ -285,7 +286,7 @@ enum Verdict {
     End,
 }
 
-fn verdict(activity: &Activity, limits: &super::Limits, stopping: bool) -> Verdict {
+fn verdict(activity: &Activity, limits: &Limits, stopping: bool) -> Verdict {
     let now = Instant::now();
     if activity
         .oldest_answer()
@@ -314,7 +315,7 @@ fn verdict(activity: &Activity, limits: &super::Limits, stopping: bool) -> Verdi
 
 /// When to look at the connection again: the earliest time its verdict may change, or soon,
 /// as requests and answers change it without telling.
-fn next_look(activity: &Activity, limits: &super::Limits, stopping: bool) -> Instant {
+fn next_look(activity: &Activity, limits: &Limits, stopping: bool) -> Instant {
     let now = Instant::now();
     let mut next = now + limits.header_timeout.min(limits.write_timeout) / 2;
     if let Some(ready) = activity.oldest_answer() {

@@ -5,13 +5,13 @@
 use std::time::Instant;
 
 use super::state::Shared;
-use crate::integrations::admission::{self, Facts, Limits, Policy};
+use crate::integrations::admission::{self, Facts, Limits, OnError, Policy, ReviewResult};
 
 /// How the server answers a review, besides its configuration.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Terms {
-    /// Allow objects that cannot be injected correctly (`--on-error allow`).
-    pub allow_errors: bool,
+    /// What to answer for an object that cannot be injected correctly (`--on-error`).
+    pub on_error: OnError,
     /// What one review may cost (`--max-request-values`, `--max-containers`).
     pub limits: Limits,
     /// Past this the review is abandoned, not begun or not finished: its client has had its
@@ -24,6 +24,7 @@ pub(crate) struct Handled {
     pub status: u16,
     pub body: Vec<u8>,
     pub facts: Facts,
+    pub result: ReviewResult,
     pub warnings: Vec<String>,
     /// Why it was refused, for the log.
     pub message: Option<String>,
@@ -43,7 +44,7 @@ pub(crate) fn answer(shared: &Shared, bytes: &[u8], terms: &Terms) -> Option<Han
     let engine = shared.engine();
     let labels = crate::inject::NamespaceLabels::new();
     let mut policy = Policy::new(&engine.config, &labels);
-    policy.allow_errors = terms.allow_errors;
+    policy.on_error = terms.on_error;
     policy.namespace_selector_holds = engine.webhook.namespace_selector.is_some();
     policy.json_only = true;
     policy.limits = terms.limits;
@@ -54,22 +55,25 @@ pub(crate) fn answer(shared: &Shared, bytes: &[u8], terms: &Terms) -> Option<Han
         status: 200,
         body: serde_json::to_vec(&answer.response).unwrap_or_default(),
         facts: answer.facts,
+        result: answer.result,
         warnings: answer.warnings,
         message,
     })
 }
 
-/// The answer when the review could not be answered (`result`: `panic`, `timeout`): an HTTP
+/// The answer when the review could not be answered (`result`: `Panic`, `Timeout`): an HTTP
 /// error, for which the API server applies the webhook's `failurePolicy`.
-pub(crate) fn failed(bytes: &[u8], message: &str, result: &'static str) -> Handled {
-    let status = if result == "timeout" { 504 } else { 500 };
+pub(crate) fn failed(bytes: &[u8], message: &str, result: ReviewResult) -> Handled {
+    let status = if result == ReviewResult::Timeout {
+        504
+    } else {
+        500
+    };
     Handled {
         status,
         body: format!("{message}\n").into_bytes(),
-        facts: Facts {
-            result,
-            ..admission::facts(bytes)
-        },
+        facts: admission::facts(bytes),
+        result,
         warnings: Vec::new(),
         message: Some(message.to_owned()),
     }

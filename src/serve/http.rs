@@ -13,8 +13,10 @@ use serde_json::json;
 use super::activity::InProgress;
 use super::body::{self, Answer, Unread};
 use super::handler;
+use super::log;
+use super::options::Limits;
 use super::state::Shared;
-use super::{Limits, log};
+use crate::integrations::admission::{OnError, ReviewResult};
 
 type Reply = Response<Answer>;
 
@@ -22,6 +24,8 @@ type Reply = Response<Answer>;
 pub(crate) struct Routes {
     pub shared: Arc<Shared>,
     pub limits: Limits,
+    /// What to answer for an object that cannot be injected correctly (`--on-error`).
+    pub on_error: OnError,
     /// The path AdmissionReviews are posted to (none: probes and metrics only).
     pub review_path: Option<String>,
 }
@@ -118,7 +122,7 @@ async fn review(routes: &Routes, request: Request<Incoming>, in_progress: InProg
     };
     let shared = Arc::clone(&routes.shared);
     let terms = handler::Terms {
-        allow_errors: routes.limits.allow_errors,
+        on_error: routes.on_error,
         limits: routes.limits.review,
         deadline: Some(deadline.into_std()),
     };
@@ -134,20 +138,22 @@ async fn review(routes: &Routes, request: Request<Incoming>, in_progress: InProg
                 "no answer within {:.1}s (--request-timeout)",
                 timeout.as_secs_f64()
             ),
-            "timeout",
+            ReviewResult::Timeout,
         )
     };
     let answer = match tokio::time::timeout_at(deadline, work).await {
-        Ok(Ok(Some(answer))) if answer.facts.result != "timeout" => answer,
+        Ok(Ok(Some(answer))) if answer.result != ReviewResult::Timeout => answer,
         Ok(Ok(_)) | Err(_) => late(),
-        Ok(Err(panic)) => handler::failed(&received.bytes, &panic_message(panic), "panic"),
+        Ok(Err(panic)) => {
+            handler::failed(&received.bytes, &panic_message(panic), ReviewResult::Panic)
+        }
     };
     drop(received);
     let seconds = started.elapsed().as_secs_f64();
     let engine = routes.shared.engine();
     let known = |kind: &str| crate::kinds::is_known(kind, &engine.config.kinds);
     routes.shared.metrics.review(
-        answer.facts.result,
+        answer.result,
         super::metrics::kind_label(&answer.facts.kind, &known),
         &answer.facts.sidecars,
         seconds,

@@ -9,6 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Value, json};
 
 use super::handler::Handled;
+use crate::integrations::admission::ReviewResult;
 
 /// Writes one line: `ts` (seconds since the epoch), `level`, `msg`, then `fields`.
 pub(crate) fn line(level: &str, msg: &str, fields: Value) {
@@ -46,7 +47,7 @@ pub(crate) fn review(answer: &Handled, seconds: f64) {
         "namespace": clipped(&facts.namespace),
         "name": clipped(&facts.name),
         "operation": clipped(&facts.operation),
-        "result": facts.result,
+        "result": answer.result.code(),
         "sidecars": facts.sidecars,
         "status": answer.status,
         "durationMs": (seconds * 1e6).round() / 1e3,
@@ -60,9 +61,9 @@ pub(crate) fn review(answer: &Handled, seconds: f64) {
     if let Some(message) = &answer.message {
         fields["message"] = json!(message);
     }
-    let level = match facts.result {
-        "denied" | "malformed" => "warn",
-        "panic" | "timeout" => "error",
+    let level = match answer.result {
+        ReviewResult::Denied | ReviewResult::Malformed => "warn",
+        ReviewResult::Panic | ReviewResult::Timeout => "error",
         _ => "info",
     };
     line(level, "review", fields);

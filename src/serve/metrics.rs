@@ -10,6 +10,9 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+use crate::inject::ActionKind;
+use crate::integrations::admission::ReviewResult;
+
 type Labels = Vec<(&'static str, String)>;
 
 pub(crate) struct Metrics {
@@ -125,12 +128,21 @@ impl Metrics {
 
     /// A review answered: `kind` is the label of its kind (`kind_label`), `sidecars` those
     /// it injected (names of the configuration's).
-    pub(crate) fn review(&self, result: &str, kind: &str, sidecars: &[String], seconds: f64) {
+    pub(crate) fn review(
+        &self,
+        result: ReviewResult,
+        kind: &str,
+        sidecars: &[String],
+        seconds: f64,
+    ) {
         self.reviews
-            .get_or_create(&vec![("result", label(result)), ("kind", label(kind))])
+            .get_or_create(&vec![
+                ("result", label(result.code())),
+                ("kind", label(kind)),
+            ])
             .inc();
         self.latency.observe(seconds);
-        if result == "injected" {
+        if result == ReviewResult::Acted(ActionKind::Injected) {
             for name in sidecars {
                 self.sidecars
                     .get_or_create(&vec![("sidecar", label(name))])
@@ -218,7 +230,7 @@ mod tests {
     fn label_values_cannot_end_their_series() {
         let metrics = Metrics::new();
         metrics.review(
-            "injected",
+            ReviewResult::Acted(ActionKind::Injected),
             "X\"} 1\nforged{a=\"\\",
             &["s\"\n".to_owned()],
             0.1,

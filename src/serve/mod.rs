@@ -1,6 +1,9 @@
 //! `kinject serve`: the in-cluster mutating webhook. The API server's AdmissionReviews over
 //! HTTPS, each answered by the admission code `kinject admission` runs (one engine, the same
 //! bytes), with the configuration and the certificates reloaded when their files change.
+//!
+//! This file starts and stops the server, calling down into its parts; what it is told is
+//! `options.rs`. The parts import each other, never this file.
 
 mod activity;
 mod body;
@@ -13,20 +16,20 @@ mod listen;
 mod log;
 pub(crate) mod manifests;
 mod metrics;
+mod options;
 mod reload;
 mod state;
 mod tls;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
 
-use crate::config::Set;
 use crate::diagnostic::Located;
 
+pub(crate) use options::{Limits, Options};
 pub(crate) use tls::TlsFiles;
 // The request handler and its state, for the fuzz target (`crate::fuzz::serve`).
 #[cfg(feature = "oracles")]
@@ -34,39 +37,6 @@ pub(crate) use {
     handler::{Terms, answer},
     state::Shared,
 };
-
-/// Everything `kinject serve` is told.
-pub(crate) struct Options {
-    pub config: Vec<PathBuf>,
-    pub sets: Vec<Set>,
-    pub listen: SocketAddr,
-    /// None: plain HTTP (`--insecure-plain-http`).
-    pub tls: Option<TlsFiles>,
-    pub probe_listen: Option<SocketAddr>,
-    pub path: String,
-    pub limits: Limits,
-    pub shutdown_delay: Duration,
-    pub shutdown_timeout: Duration,
-    pub reload_interval: Duration,
-}
-
-/// What one request, and all of them at once, may take.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits {
-    pub max_request_bytes: usize,
-    /// Bytes of request bodies being read and answers not yet written, all requests together.
-    pub max_in_flight_bytes: usize,
-    /// Connections open at once on `--listen`.
-    pub max_connections: usize,
-    pub header_timeout: Duration,
-    pub request_timeout: Duration,
-    /// The time an answer may take to be written.
-    pub write_timeout: Duration,
-    /// Allow objects that cannot be injected correctly (`--on-error allow`).
-    pub allow_errors: bool,
-    /// What one review may cost.
-    pub review: crate::integrations::admission::Limits,
-}
 
 /// Why the server did not start.
 pub(crate) enum StartError {
@@ -127,11 +97,13 @@ async fn serve(options: Options, shared: Arc<state::Shared>) -> Result<(), Start
     let routes = Arc::new(http::Routes {
         shared: Arc::clone(&shared),
         limits: options.limits,
+        on_error: options.on_error,
         review_path: Some(options.path.clone()),
     });
     let probe_routes = Arc::new(http::Routes {
         shared: Arc::clone(&shared),
         limits: options.limits,
+        on_error: options.on_error,
         review_path: None,
     });
     announce(&options, &main, probes.as_ref(), &shared);

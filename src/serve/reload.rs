@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::log;
 use super::state::{self, Shared};
-use super::{TlsFiles, log, tls};
+use super::tls::{self, TlsFiles};
 use crate::config::Set;
 use crate::diagnostic::{Located, codes};
 

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{Tree, normalize};
+use super::bounds::{Tree, normalize};
 use crate::diagnostic::printable_name;
 
 /// File names looked for when no `-c` is given, nearest first in each directory.

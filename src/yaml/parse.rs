@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use granit_parser::{Event, Options, Parser, ScalarStyle, Span, StructureStyle};
 use serde_json::{Map, Value};
 
+use super::node::{Entry, Node, NodeKind, Parsed, ScalarKind};
 use super::scalar::{key_text, resolve_plain, resolve_tagged};
-use super::{Entry, Node, NodeKind, Parsed, ScalarKind};
 
 /// A syntax error at a byte offset of the document text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ impl Size {
     /// Whether this is more than anchors and aliases may copy (`MAX_ALIAS_EXPANSION`,
     /// `MAX_ALIAS_TEXT`).
     fn too_much(self) -> bool {
-        self.values > super::MAX_ALIAS_EXPANSION || self.bytes > super::MAX_ALIAS_TEXT
+        self.values > super::node::MAX_ALIAS_EXPANSION || self.bytes > super::node::MAX_ALIAS_TEXT
     }
 }
 
@@ -190,10 +190,10 @@ impl<'a> Builder<'a> {
         if !self.copied.too_much() {
             return Ok(());
         }
-        let limit = if self.copied.values > super::MAX_ALIAS_EXPANSION {
-            format!("{} values", super::MAX_ALIAS_EXPANSION)
+        let limit = if self.copied.values > super::node::MAX_ALIAS_EXPANSION {
+            format!("{} values", super::node::MAX_ALIAS_EXPANSION)
         } else {
-            format!("{} MiB of text", super::MAX_ALIAS_TEXT >> 20)
+            format!("{} MiB of text", super::node::MAX_ALIAS_TEXT >> 20)
         };
         Err(ParseError {
             offset,
@@ -203,13 +203,16 @@ impl<'a> Builder<'a> {
 
     /// The next node, refused when nested deeper than `MAX_DEPTH`.
     fn node(&mut self) -> Result<Read, ParseError> {
-        if self.depth >= super::MAX_DEPTH {
+        if self.depth >= super::node::MAX_DEPTH {
             let (ev, span) = self.next()?;
             let offset = self.offset(&span.start);
             self.lookahead = Some((ev, span));
             return Err(ParseError {
                 offset,
-                message: format!("nested more than {} levels deep: refused", super::MAX_DEPTH),
+                message: format!(
+                    "nested more than {} levels deep: refused",
+                    super::node::MAX_DEPTH
+                ),
             });
         }
         self.depth += 1;

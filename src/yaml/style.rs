@@ -1,7 +1,7 @@
 //! The layout habits of a document (indentation, sequence style, quotes, line endings), read
 //! from its own text so that inserted lines look like their neighbours.
 
-use super::{Node, NodeKind, ScalarKind};
+use super::node::{Node, NodeKind, ScalarKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Quote {

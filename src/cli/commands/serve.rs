@@ -23,6 +23,7 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
     }
     use std::time::Duration;
 
+    use crate::integrations::admission;
     use crate::serve::{Limits, Options, StartError, TlsFiles};
 
     let config = match discover::paths(&args.config, false) {
@@ -48,6 +49,10 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
         tls,
         probe_listen: args.probe_listen,
         path: args.path.clone(),
+        on_error: match args.on_error {
+            OnError::Deny => admission::OnError::Deny,
+            OnError::Allow => admission::OnError::Allow,
+        },
         limits: Limits {
             max_request_bytes: args.max_request_bytes,
             max_in_flight_bytes: args.max_in_flight_bytes,
@@ -55,7 +60,6 @@ pub(crate) fn run(args: &ServeArgs) -> ExitStatus {
             header_timeout: seconds(args.header_timeout),
             request_timeout: seconds(args.request_timeout),
             write_timeout: seconds(args.write_timeout),
-            allow_errors: args.on_error == OnError::Allow,
             review: crate::integrations::admission::Limits {
                 max_values: Some(args.max_request_values),
                 max_containers: Some(args.max_containers),

@@ -4,8 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use super::super::pod::{list_field, name_of, position};
-use super::{Ctx, Rendered, TOKEN_MOUNT};
+use super::super::pod::{TOKEN_MOUNT, list_field, name_of, position};
+use super::super::sidecar::Rendered;
+use super::context::Ctx;
 use crate::json::Fields;
 
 /// The sidecar's container as it goes into this pod: with the app's volume mounts when it

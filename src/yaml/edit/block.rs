@@ -8,9 +8,9 @@ use super::ctx::{Ctx, Place};
 use super::splice::{Res, Splice, Unsupported, unsupported};
 use super::tree::{Child, V};
 use crate::yaml::emit::Emitter;
+use crate::yaml::node::{Node, NodeKind};
 use crate::yaml::parse::dash_before;
 use crate::yaml::style::{column, line_start};
-use crate::yaml::{Node, NodeKind};
 
 impl Ctx<'_> {
     pub(super) fn render_block_map(

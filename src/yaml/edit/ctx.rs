@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::splice::{Res, Splice, Unsupported, unsupported};
 use super::tree::{V, is_empty_collection, new_value};
 use crate::yaml::emit::Emitter;
+use crate::yaml::node::{Entry, Node, NodeKind, ScalarKind};
 use crate::yaml::style::{Style, line_start};
-use crate::yaml::{Entry, Node, NodeKind, ScalarKind};
 
 /// How a node sits in its parent, which decides how replacement text is laid out.
 #[derive(Clone, Copy)]

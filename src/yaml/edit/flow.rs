@@ -6,7 +6,7 @@ use super::ctx::{Ctx, Place};
 use super::splice::{Res, Splice, arrange, spliced, unsupported};
 use super::tree::{Child, V};
 use crate::yaml::emit::{flow_text, scalar};
-use crate::yaml::{Node, NodeKind};
+use crate::yaml::node::{Node, NodeKind};
 
 impl Ctx<'_> {
     /// Flow collections are rewritten on one line, keeping each original item's text.

@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::ctx::{Ctx, Place, trim_newline};
 use super::splice::{Res, Splice, unsupported};
 use crate::yaml::emit::{Emitter, flow_text, scalar};
+use crate::yaml::node::{Node, NodeKind, ScalarKind};
 use crate::yaml::style::Style;
-use crate::yaml::{Node, NodeKind, ScalarKind};
 
 impl Ctx<'_> {
     /// Text of a new value laid out for `place`, and whether it ends in a line break.

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::splice::{Res, Unsupported, unsupported};
 use crate::json::Fields;
 use crate::json::patch::{self, Op};
-use crate::yaml::{Node, NodeKind};
+use crate::yaml::node::{Node, NodeKind};
 
 /// The virtual tree: original nodes, or original collections with items added or removed.
 pub(super) enum V<'t> {

@@ -7,7 +7,7 @@ use super::compare::plain_reads_as_written;
 use super::keys::KeySet;
 use super::reader::{GiveUp, Line, R, Reader, empty};
 use super::text::marker_alone;
-use crate::yaml::{Entry, Node, NodeKind, Parsed};
+use crate::yaml::node::{Entry, Node, NodeKind, Parsed};
 
 impl<'a> Reader<'a> {
     pub(super) fn document(&mut self) -> R<Parsed> {

@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 
 use super::keys::long_key;
 use super::reader::{GiveUp, R, Reader, scalar};
+use crate::yaml::node::{Entry, Node, NodeKind, ScalarKind};
 use crate::yaml::scalar::{key_text, resolve_plain};
-use crate::yaml::{Entry, Node, NodeKind, ScalarKind};
 
 impl<'a> Reader<'a> {
     /// A flow collection on one line from `pos` (`[` or `{`): node, value and the offset after

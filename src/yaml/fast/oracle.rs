@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::read::{IDENTITY, matches, parse, parse_shallow, parse_value, reads};
-use crate::yaml::{Entry, NodeKind};
+use crate::yaml::node::{Entry, NodeKind};
 
 /// The fast reader, where it reads `text`, gives what the general parser gives.
 pub(crate) fn agrees(text: &str) -> bool {

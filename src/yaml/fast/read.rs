@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::reader::Reader;
-use crate::yaml::{NodeKind, Parsed};
+use crate::yaml::node::{NodeKind, Parsed};
 
 /// The document `text` read the fast way, or `None` when it uses YAML this reader leaves to
 /// the general parser.

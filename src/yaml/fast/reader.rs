@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::yaml::{Node, NodeKind, ScalarKind};
+use crate::yaml::node::{Node, NodeKind, ScalarKind};
 
 /// Gives up: the general parser reads this document.
 pub(super) struct GiveUp;
@@ -66,7 +66,7 @@ impl<'a> Reader<'a> {
 
     /// Runs `read` one collection deeper.
     pub(super) fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
-        if self.depth >= crate::yaml::MAX_DEPTH {
+        if self.depth >= crate::yaml::node::MAX_DEPTH {
             return Err(GiveUp);
         }
         self.depth += 1;

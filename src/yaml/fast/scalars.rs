@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::reader::{GiveUp, R, Reader, scalar};
 use super::text::find_either;
+use crate::yaml::node::{Node, ScalarKind};
 use crate::yaml::scalar::resolve_plain;
-use crate::yaml::{Node, ScalarKind};
 
 impl<'a> Reader<'a> {
     /// A value written after `key: ` or `- ` on its line (from `pos` to the line's `end`):

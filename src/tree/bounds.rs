@@ -1,0 +1,212 @@
+//! A tree's bounds: the directory nothing is read or written outside of (`Tree`), a path that
+//! leads out of it (`Outside`), and paths resolved (`resolved`, `normalize`) to tell.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use crate::diagnostic::printable_name;
+
+/// A directory that nothing is read or written outside of: its canonical path, and how the
+/// user knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Tree {
+    root: PathBuf,
+    shown: String,
+}
+
+/// A path that leads out of its tree: where it leads, whether a symlink takes it there
+/// (else a `..` does), and whether it is a `.git` directory inside the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outside {
+    pub target: PathBuf,
+    pub link: bool,
+    pub tree: String,
+    pub git: bool,
+}
+
+impl std::fmt::Display for Outside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let target = printable_name(&self.target.display().to_string()).into_owned();
+        let place = if self.git {
+            format!("in a .git directory of {}", self.tree)
+        } else {
+            format!("outside {}", self.tree)
+        };
+        if self.link {
+            write!(f, "a symlink to {target}, {place}")
+        } else {
+            write!(f, "{target} is {place}")
+        }
+    }
+}
+
+impl Tree {
+    /// The tree of the directory `dir`, shown as the user named it.
+    pub(crate) fn new(dir: &Path) -> io::Result<Tree> {
+        Ok(Tree {
+            root: fs::canonicalize(dir)?,
+            shown: printable_name(&dir.display().to_string()).into_owned(),
+        })
+    }
+
+    /// The tree of the directory `dir`, shown as `shown` says.
+    pub(crate) fn shown_as(dir: &Path, shown: String) -> io::Result<Tree> {
+        Ok(Tree {
+            root: fs::canonicalize(dir)?,
+            shown,
+        })
+    }
+
+    /// The tree whose canonical path is `root` (already resolved), shown as it is.
+    pub(crate) fn canonical(root: &Path) -> Tree {
+        Tree {
+            root: root.to_owned(),
+            shown: printable_name(&root.display().to_string()).into_owned(),
+        }
+    }
+
+    /// The tree a file named on the command line is kept in: the current directory when the
+    /// name lies in it, else the directory the name is in.
+    pub(crate) fn of_name(path: &Path) -> Option<Tree> {
+        let cwd = std::env::current_dir().ok();
+        let absolute = match &cwd {
+            Some(cwd) => normalize(&cwd.join(path)),
+            None => normalize(path),
+        };
+        match cwd {
+            Some(cwd) if absolute.starts_with(normalize(&cwd)) => Tree::new(&cwd).ok(),
+            _ => Tree::new(absolute.parent()?).ok(),
+        }
+    }
+
+    /// Its canonical path.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether the file at `path` lies in the tree once symlinks are resolved: `Err` says
+    /// where it leads when that is outside. A path that does not exist is resolved as far
+    /// as it does, the rest as written. A `.git` directory below the root is not part of the
+    /// tree (a path written through one too: `inherits: ../.git/config` is written so): it holds what git and CI put there (actions/checkout's token in `.git/config`),
+    /// not what was committed, and a committed symlink into it read that token or replaced
+    /// the checkout's git configuration.
+    pub(crate) fn check(&self, path: &Path) -> Result<PathBuf, Outside> {
+        let target = resolved(path);
+        let git = target.strip_prefix(&self.root).is_ok_and(in_git_directory);
+        if target.starts_with(&self.root) && !git {
+            return Ok(target);
+        }
+        Err(Outside {
+            target,
+            link: fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()),
+            tree: self.shown.clone(),
+            git,
+        })
+    }
+}
+
+/// `path` with symlinks resolved: canonical when it exists, else its nearest existing
+/// ancestor's canonical path with the rest joined as written (`.` and `..` resolved).
+pub(crate) fn resolved(path: &Path) -> PathBuf {
+    if let Ok(p) = fs::canonicalize(path) {
+        return p;
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = normalize(&cwd.join(path));
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while let Some(parent) = existing.parent() {
+        rest.push(existing.file_name().map(PathBuf::from).unwrap_or_default());
+        existing = parent;
+        if let Ok(real) = fs::canonicalize(existing) {
+            return rest.iter().rev().fold(real, |p, c| p.join(c));
+        }
+    }
+    absolute
+}
+
+/// Whether the path `rel` (relative to a tree's root) goes through a `.git` directory (any
+/// case: `.GIT` is `.git` on a case-insensitive file system).
+fn in_git_directory(rel: &Path) -> bool {
+    rel.components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+}
+
+/// `p` with `.` removed and `..` resolved lexically (without reading the file system).
+pub(crate) fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_checked_where_it_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir_all(root.join("repo/k8s")).unwrap();
+        fs::create_dir_all(root.join("outside")).unwrap();
+        fs::write(root.join("outside/secret"), "x").unwrap();
+        std::os::unix::fs::symlink("../../outside/secret", root.join("repo/k8s/link")).unwrap();
+        std::os::unix::fs::symlink("../k8s", root.join("repo/k8s/up")).unwrap();
+        let tree = Tree::shown_as(&root.join("repo"), "the repository".to_owned()).unwrap();
+        let out = tree.check(&root.join("repo/k8s/link")).unwrap_err();
+        assert_eq!(out.target, root.join("outside/secret"));
+        assert!(out.link);
+        assert!(out.to_string().starts_with("a symlink to "), "{out}");
+        // Climbing with `..`, to a file that exists or not.
+        let out = tree
+            .check(&root.join("repo/k8s/../../outside/secret"))
+            .unwrap_err();
+        assert!(!out.link);
+        assert!(
+            tree.check(&root.join("repo/k8s/../../outside/none"))
+                .is_err()
+        );
+        assert!(tree.check(Path::new("/proc/self/environ")).is_err());
+        // Inside, through a link or not, existing or not.
+        assert_eq!(
+            tree.check(&root.join("repo/k8s/up/new.yaml")),
+            Ok(root.join("repo/k8s/new.yaml"))
+        );
+        assert!(tree.check(&root.join("repo/k8s/../k8s/x/y")).is_ok());
+        // Inside, but in a `.git` directory (the repository's, a submodule's): refused.
+        fs::create_dir_all(root.join("repo/.git")).unwrap();
+        fs::write(root.join("repo/.git/config"), "x").unwrap();
+        std::os::unix::fs::symlink("../.git/config", root.join("repo/k8s/git")).unwrap();
+        let out = tree.check(&root.join("repo/k8s/git")).unwrap_err();
+        assert!(out.git && out.link, "{out}");
+        assert!(out.to_string().contains("in a .git directory of"), "{out}");
+        assert!(tree.check(&root.join("repo/sub/.GIT/hooks/x")).is_err());
+        assert!(tree.check(&root.join("repo/k8s/.gitignore")).is_ok());
+    }
+
+    #[test]
+    fn a_name_inside_the_current_directory_is_kept_inside_it() {
+        let cwd = fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+        assert_eq!(
+            Tree::of_name(Path::new("k8s/a.yaml")).map(|t| t.root),
+            Some(cwd.clone())
+        );
+        assert_eq!(
+            Tree::of_name(Path::new("./k8s/../a.yaml")).map(|t| t.root),
+            Some(cwd.clone())
+        );
+        assert_eq!(
+            Tree::of_name(Path::new("../elsewhere.yaml")).map(|t| t.root),
+            cwd.parent().map(Path::to_owned)
+        );
+    }
+}
