@@ -533,26 +533,10 @@ fn parent_child_pairs(files: &[File]) -> Pairs {
         .collect()
 }
 
-/// The parent↔child pairs left, each in files another change is rewriting while this check
-/// lands (issue 37). The list is exact: a pair not listed fails, and so does a listed pair that
-/// is gone, so that it is emptied as they go, and then removed.
-const NOT_YET: &[(&str, &str)] = &[
-    // The compat formats import `Context`, `Failure`, `embedded`, `string_field`, `native`
-    // from `config/compat/mod.rs`, which calls each format: the room for those is
-    // `config/compat/context.rs`, with `config/` being split by another change.
-    ("config/compat/mod.rs", "expedia"),
-    ("config/compat/mod.rs", "kruise"),
-    ("config/compat/mod.rs", "salesforce"),
-    ("config/compat/mod.rs", "tumblr"),
-];
-
 #[test]
 fn no_parent_file_and_child_import_each_other() {
-    let pairs = parent_child_pairs(&library());
-    let listed = |parent: &str, child: &str| NOT_YET.contains(&(parent, child));
-    let found: Vec<String> = pairs
+    let found: Vec<String> = parent_child_pairs(&library())
         .iter()
-        .filter(|((parent, child), _)| !listed(parent, child))
         .map(|((parent, child), (down, up))| {
             format!(
                 "src/{parent} and its child `{child}`: src/{down} imports it, src/{up} imports back"
@@ -564,16 +548,6 @@ fn no_parent_file_and_child_import_each_other() {
         "a parent file and a child that import each other (the parent names the parts and \
          calls down; a child imports the sibling that holds what it needs, never the parent):\n{}",
         found.join("\n")
-    );
-    let gone: Vec<String> = NOT_YET
-        .iter()
-        .filter(|(parent, child)| !pairs.contains_key(&(parent.to_string(), child.to_string())))
-        .map(|(parent, child)| format!("src/{parent} and `{child}`"))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "pairs listed in NOT_YET that no longer import each other (take them off the list):\n{}",
-        gone.join("\n")
     );
 }
 

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Context, Failure, embedded, string_field};
+use super::context::{Context, Failure, embedded, string_field};
 use crate::config::{AnnotationKeys, UnreadAnnotations};
 use crate::model::schema::validate;
 use crate::yaml::Node;
@@ -139,7 +139,7 @@ pub(crate) fn to_native(
             flag: ANNOTATION_ENV_FLAG,
         });
     }
-    Ok(super::native(sidecars, rules))
+    Ok(super::context::native(sidecars, rules))
 }
 
 /// The ConfigMap's name, namespace and the text of its `data` `key`; every one of them that

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::Context;
-use super::salesforce::{self, Catalogs};
+use super::context::{Catalogs, Context};
+use super::salesforce;
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
 use crate::model::{API_VERSION, Formats, KIND};

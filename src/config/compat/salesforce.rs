@@ -14,15 +14,14 @@
 //! `annotationConfig` (pod annotations that add mounts to the sidecar: a manifest changing it)
 //! is read only when `formats.salesforce.allowAnnotationConfig` turns it on.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Container, Volume, VolumeMount};
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
+use super::context::{Catalogs, Context, Failure, Problem, describe_violation, nothing};
 use super::gotemplate::{self, Translator, quote};
-use super::{Context, Failure, Problem};
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
 use crate::json::Pointer;
@@ -108,42 +107,6 @@ fn mutation_schema() -> &'static Value {
 /// `implementsSidecarLifecycle`.
 const LIFECYCLE: &str = "sidecar-lifecycle";
 const LIFECYCLE_PATH: &str = "/var/run/sidecar-lifecycle";
-
-/// Every sidecar file given: their entries, translated, in file order.
-#[derive(Default)]
-pub(crate) struct Catalogs {
-    /// `(list, entry)` with `list` one of `LISTS`.
-    entries: Vec<(&'static str, Value)>,
-    /// Where the first one was read (for "no mutation file" errors).
-    first: Option<(String, Arc<str>, usize)>,
-    /// A mutation file was given too.
-    pub(crate) used: RefCell<bool>,
-    /// One could not be read (its errors are reported; the mutation files say no more).
-    failed: bool,
-}
-
-impl Catalogs {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.first.is_none()
-    }
-
-    /// The error for sidecar files given without a mutation file.
-    pub(crate) fn unused(&self) -> Option<Located> {
-        let (name, text, at) = self.first.as_ref()?;
-        (!*self.used.borrow()).then(|| {
-            Located::new(
-                codes::CONFIG_MISSING_MUTATION_CONFIG,
-                name,
-                text,
-                (*at, *at),
-                "this reads as a salesforce sidecar file (lists of containers and volumes, no `name`), which needs its \
-                 mutation file to say when to inject",
-            )
-            .help("pass the mutation file too (-c sidecarconfigs.yaml -c mutationconfigs.yaml); a tumblr sidecar \
-                   configuration needs a `name`")
-        })
-    }
-}
 
 /// A document without `apiVersion`/`kind` holding the sidecar file's lists (its keys matched
 /// without regard to case, as Go's JSON decoder matches them).
@@ -272,7 +235,7 @@ fn add_entries(
     }
     coerce_scalars(sidecar_schema(), &mut value);
     for v in validate(sidecar_schema(), "", &value) {
-        let (at, message) = super::describe_violation(Some(&root), &v, None);
+        let (at, message) = describe_violation(Some(&root), &v, None);
         errors.push((at, v.code(), message));
     }
     if !errors.is_empty() {
@@ -446,7 +409,7 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
         }]));
     }
     if ctx.catalogs.failed {
-        return Ok(super::nothing());
+        return Ok(nothing());
     }
     let mut native = Mutations::default();
     for (i, m) in value["mutationConfigs"]
@@ -460,7 +423,7 @@ pub(crate) fn to_native(value: &Value, ctx: &Context<'_>) -> Result<Value, Failu
     if !native.problems.is_empty() {
         return Err(Failure::Problems(native.problems));
     }
-    Ok(super::native(native.sidecars, native.rules))
+    Ok(super::context::native(native.sidecars, native.rules))
 }
 
 /// The native sidecars and rules of a mutation file's mutations, so far.

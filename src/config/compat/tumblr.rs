@@ -17,7 +17,7 @@ use k8s_openapi::api::core::v1::{Container, EnvVar, HostAlias, Volume, VolumeMou
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
-use super::{Context, Failure, Problem, embedded};
+use super::context::{Context, Failure, Problem, embedded};
 use crate::diagnostic::Located;
 use crate::diagnostic::codes;
 use crate::model::schema::validate;
@@ -112,13 +112,13 @@ pub(crate) fn config_map_to_native(
     doc: &str,
     ctx: &Context<'_>,
 ) -> Result<Value, Failure> {
-    let cm_name = super::string_field(cm, &["metadata", "name"])
+    let cm_name = super::context::string_field(cm, &["metadata", "name"])
         .map_err(|p| Failure::Problems(vec![p]))?
         .unwrap_or_default();
     let mut configs = Vec::new();
     let mut problems = Vec::new();
     for (key, text) in cm["data"].as_object().into_iter().flatten() {
-        let text = match super::string_field(text, &[]) {
+        let text = match super::context::string_field(text, &[]) {
             Ok(text) => text.unwrap_or_default(),
             Err(mut p) => {
                 p.path = vec!["data".to_owned(), key.clone()];
@@ -523,7 +523,7 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
             "jobs": "inject",
         }));
     }
-    Ok(super::native(sidecars, rules))
+    Ok(super::context::native(sidecars, rules))
 }
 
 /// The configuration as tumblr's Go reader sees it (null fields absent, scalars in string

@@ -24,7 +24,7 @@ mod go_json;
 mod hash;
 mod quantity;
 
-use super::{Context, Problem};
+use super::context::{Context, Problem, injector_skips};
 use crate::diagnostic::codes;
 use crate::json::Pointer;
 
@@ -564,7 +564,7 @@ fn rule(spec: &Value, name: &str) -> Option<Value> {
         "match": m,
         "inject": [name],
         "jobs": "inject",
-        "skips": super::injector_skips(),
+        "skips": injector_skips(),
     }))
 }
 
