@@ -120,7 +120,7 @@ impl Inputs {
 
     /// Whether the manifests are read from standard input (no path, or `-`).
     pub(crate) fn reads_stdin(&self) -> bool {
-        reads_stdin(&self.paths)
+        self.paths.is_empty() || self.paths.iter().any(|p| p.as_os_str() == "-")
     }
 
     /// Whether files are named (a path that is not `-`).
@@ -136,9 +136,4 @@ impl Inputs {
             eprint(&hint);
         }
     }
-}
-
-/// Whether inputs named `paths` are read from standard input (none, or `-`).
-pub(crate) fn reads_stdin(paths: &[PathBuf]) -> bool {
-    paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-")
 }

@@ -84,7 +84,7 @@ pub(crate) fn start_for(command: &Command) -> Result<(), String> {
 }
 
 /// From now on, the run's report goes where `output` says, worded as `wording` says.
-pub(crate) fn start(output: &OutputArgs, wording: Wording) -> Result<(), String> {
+fn start(output: &OutputArgs, wording: Wording) -> Result<(), String> {
     let file = match &output.report_file {
         Some(path) => Some(std::io::BufWriter::new(
             super::write::Replacement::create(path).map_err(|e| {

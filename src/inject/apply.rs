@@ -338,7 +338,15 @@ fn place_containers(
         } else {
             &mut lists.init_after
         };
-        place(c, &mut lists.inits, &lists.app, side, rec, true, s)?;
+        place(
+            c,
+            &mut lists.inits,
+            &lists.app,
+            side,
+            rec,
+            PodList::InitContainers,
+            s,
+        )?;
     }
     for c in &s.body.containers {
         let n = name_of(c).to_owned();
@@ -357,7 +365,15 @@ fn place_containers(
             } else {
                 &mut lists.init_after
             };
-            place(&c, &mut lists.inits, &lists.app, side, rec, true, s)?;
+            place(
+                &c,
+                &mut lists.inits,
+                &lists.app,
+                side,
+                rec,
+                PodList::InitContainers,
+                s,
+            )?;
         } else {
             let position = s.spec.positions.get(&n).copied().unwrap_or(s.position);
             let side = if position == Position::Before {
@@ -365,7 +381,15 @@ fn place_containers(
             } else {
                 &mut lists.after
             };
-            place(c, &mut lists.app, &lists.inits, side, rec, false, s)?;
+            place(
+                c,
+                &mut lists.app,
+                &lists.inits,
+                side,
+                rec,
+                PodList::Containers,
+                s,
+            )?;
         }
     }
     Ok(())
@@ -690,24 +714,38 @@ fn claim(owners: &mut Owners, name: &str, sidecar: &str) -> Result<(), InjectErr
     Ok(())
 }
 
-/// Puts a sidecar container into `list` (the pod's own containers or init containers): a
-/// same-name container of the pod is a user override, merged over the sidecar's in place.
+/// Which of the pod's two lists of containers a sidecar container goes into.
+#[derive(Clone, Copy)]
+enum PodList {
+    Containers,
+    InitContainers,
+}
+
+impl PodList {
+    /// Its field in a pod spec, and the other list's.
+    fn fields(self) -> (&'static str, &'static str) {
+        match self {
+            PodList::Containers => ("containers", "initContainers"),
+            PodList::InitContainers => ("initContainers", "containers"),
+        }
+    }
+}
+
+/// Puts a sidecar container into `list` (the pod's own containers or init containers, as
+/// `into` says; `other` is the pod's other list): a same-name container of the pod is a user
+/// override, merged over the sidecar's in place.
 fn place(
     c: &Value,
     list: &mut [Value],
     other: &[Value],
     side: &mut Vec<Value>,
     rec: &mut Record,
-    init: bool,
+    into: PodList,
     s: &Rendered,
 ) -> Result<(), InjectError> {
     let sidecar = s.name.as_str();
     let n = name_of(c).to_owned();
-    let (here, there) = if init {
-        ("initContainers", "containers")
-    } else {
-        ("containers", "initContainers")
-    };
+    let (here, there) = into.fields();
     if let Some(i) = position(list, &n) {
         if s.spec.same_name.unwrap_or_default() == SameName::Error {
             return Err(conflict(format!(
@@ -724,10 +762,9 @@ fn place(
     } else {
         side.push(c.clone());
     }
-    if init {
-        rec.init_containers.push(n);
-    } else {
-        rec.containers.push(n);
+    match into {
+        PodList::InitContainers => rec.init_containers.push(n),
+        PodList::Containers => rec.containers.push(n),
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::diagnostic::one_line;
 use crate::inject::ActionKind;
 use crate::pipeline::{DocResult, FileResult, Identity};
+use crate::select::Reason;
 
 /// What an entry says became of its object: what injection did, or an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,9 +64,9 @@ pub(crate) struct Entry {
     pub written: Option<bool>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sidecars: Vec<String>,
-    /// Skip reason code.
+    /// Why it was skipped (its code in JSON).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    pub reason: Option<Reason>,
     /// Sidecars of an earlier run this run removed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removed: Vec<String>,
@@ -79,14 +80,9 @@ pub(crate) struct Entry {
     pub error: Option<String>,
 }
 
-/// Skips a person is shown without `-v`: an object the configuration or its own annotation
-/// picked, which was then kept from its sidecars. The others (not a workload, no rule for
-/// it, a system namespace…) are most of any input and are only counted.
-const SKIPS_SHOWN: [&str; 2] = ["opted_out", "job_needs_native_sidecar"];
-
 impl Entry {
     /// Whether a person is shown this entry without `-v`: what was done (or would be), what
-    /// went wrong, what was said about it, and the skips in `SKIPS_SHOWN`.
+    /// went wrong, what was said about it, and the skips `Reason::shown_by_default`.
     pub(crate) fn acted_on(&self) -> bool {
         match self.action {
             EntryAction::Did(
@@ -94,7 +90,7 @@ impl Entry {
             ) => {
                 !self.warnings.is_empty()
                     || !self.removed.is_empty()
-                    || self.reason.is_some_and(|r| SKIPS_SHOWN.contains(&r))
+                    || self.reason.is_some_and(Reason::shown_by_default)
             }
             _ => true,
         }
@@ -153,10 +149,10 @@ pub(crate) fn entries_of(f: &FileResult, docs: &[DocResult]) -> Vec<Entry> {
                     ..base
                 },
                 Ok(outcome) => {
-                    let reason = outcome.action.reason().map(|r| r.code());
+                    let reason = outcome.action.reason();
                     Entry {
                         action: EntryAction::Did(outcome.action.kind()),
-                        code: reason.unwrap_or(outcome.action.code()),
+                        code: reason.map_or(outcome.action.code(), Reason::code),
                         sidecars: outcome.action.sidecars().to_vec(),
                         reason,
                         removed: outcome.removed.clone(),
@@ -233,7 +229,7 @@ pub(crate) fn text(entries: &[Entry], all: bool, mut groups: Option<&mut Groups>
             kind.push_str(&format!(": {}", e.sidecars.join(", ")));
         }
         if let Some(r) = e.reason {
-            kind.push_str(&format!(": {r}"));
+            kind.push_str(&format!(": {}", r.code()));
         }
         let repeats = e.error.is_none()
             && e.warnings.is_empty()

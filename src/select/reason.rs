@@ -45,6 +45,14 @@ impl Reason {
             Reason::NotSelected => "not_selected",
         }
     }
+
+    /// Whether a person is shown a skip for it without `-v`: the configuration or the object's
+    /// own annotation picked the object, which was then kept from its sidecars. The others
+    /// (not a workload, no rule for it, a system namespace…) are most of any input and are
+    /// only counted.
+    pub fn shown_by_default(self) -> bool {
+        matches!(self, Reason::OptedOut | Reason::JobNeedsNativeSidecar)
+    }
 }
 
 /// Why one rule did not match. Codes are API too.

@@ -71,13 +71,13 @@ pub(crate) fn manifests(files: &[(String, Arc<str>)], webhook: &Webhook, o: &Opt
     ]);
     let mut out = header(files, webhook, o);
     let style = Style::default();
-    for (comment, document) in documents {
+    for Document { comment, object } in documents {
         out.push_str("---\n");
         for line in comment.lines() {
             out.push_str(&format!("# {line}\n"));
         }
         let mut emitter = Emitter::new(&style);
-        emitter.document(&document);
+        emitter.document(&object);
         out.push_str(&emitter.out);
     }
     out
@@ -216,13 +216,23 @@ fn metadata(name: &str, o: &Options) -> Value {
     json!({"name": name, "namespace": o.namespace, "labels": labels()})
 }
 
-type Document = (String, Value);
+/// One object of the manifests, with the comment written above it (what it is for).
+struct Document {
+    comment: String,
+    object: Value,
+}
+
+impl Document {
+    fn new(comment: String, object: Value) -> Document {
+        Document { comment, object }
+    }
+}
 
 fn namespace(o: &Options) -> Document {
     let mut labels = labels();
     // The server's pod meets the restricted Pod Security Standard.
     labels["pod-security.kubernetes.io/enforce"] = json!("restricted");
-    (
+    Document::new(
         "The server's namespace: the webhook never sends its objects (a server that is not\n\
          running could not admit its own pods)."
             .to_owned(),
@@ -232,7 +242,7 @@ fn namespace(o: &Options) -> Document {
 }
 
 fn service_account(o: &Options) -> Document {
-    (
+    Document::new(
         "The server calls no API: no token, no RBAC.".to_owned(),
         json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata(NAME, o),
             "automountServiceAccountToken": false}),
@@ -273,7 +283,7 @@ fn config_map(files: &[(String, Arc<str>)], keys: &[String], o: &Options) -> Doc
         .zip(files)
         .map(|(k, (_, text))| (k.clone(), json!(text.as_ref())))
         .collect();
-    (
+    Document::new(
         format!(
             "The configuration files, mounted at {CONFIG_DIR}: the server reads them again when\n\
              they change (the last good configuration keeps serving while a new one fails)."
@@ -294,11 +304,11 @@ fn certificates(o: &Options) -> Vec<Document> {
         |name: &str| json!({"name": name, "kind": "Issuer", "group": "cert-manager.io"});
     let host = format!("{NAME}.{}.svc", o.namespace);
     vec![
-        (
+        Document::new(
             "cert-manager: a self-signed issuer, for the CA alone.".to_owned(),
             issuer(&format!("{NAME}-selfsigned"), json!({"selfSigned": {}})),
         ),
-        (
+        Document::new(
             "The CA the API server trusts (cert-manager's cainjector writes it into the\n\
              webhook's caBundle)."
                 .to_owned(),
@@ -309,14 +319,14 @@ fn certificates(o: &Options) -> Vec<Document> {
                     "privateKey": {"algorithm": "ECDSA", "size": 256},
                     "issuerRef": issuer_ref(&format!("{NAME}-selfsigned"))}}),
         ),
-        (
+        Document::new(
             "The CA's issuer.".to_owned(),
             issuer(
                 &format!("{NAME}-ca"),
                 json!({"ca": {"secretName": format!("{NAME}-ca")}}),
             ),
         ),
-        (
+        Document::new(
             "The server's certificate, renewed by cert-manager before it expires; the server\n\
              reads the new files without a restart."
                 .to_owned(),
@@ -411,7 +421,7 @@ fn deployment(keys: &[String], o: &Options) -> Document {
             ],
         },
     });
-    (
+    Document::new(
         format!(
             "The server: {} replicas on different nodes where it can, as the image's user\n\
              (non-root, read-only, no capabilities). Probes and metrics on {} in plain HTTP:\n\
@@ -426,7 +436,7 @@ fn deployment(keys: &[String], o: &Options) -> Document {
 }
 
 fn disruption_budget(o: &Options) -> Document {
-    (
+    Document::new(
         "A node drain takes one server at a time.".to_owned(),
         json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": metadata(NAME, o),
@@ -435,7 +445,7 @@ fn disruption_budget(o: &Options) -> Document {
 }
 
 fn service(o: &Options) -> Document {
-    (
+    Document::new(
         "What the API server calls (443), and Prometheus scrapes (metrics).".to_owned(),
         json!({"apiVersion": "v1", "kind": "Service", "metadata": metadata(NAME, o),
         "spec": {"selector": labels(), "ports": [
@@ -538,7 +548,7 @@ fn webhook_configuration(webhook: &Webhook, o: &Options) -> Document {
     } else {
         "Set clientConfig.caBundle to the base64 of your CA certificate (docs/serve.md)."
     };
-    (
+    Document::new(
         format!(
             "The webhook: pods (and the workloads the rules name) as they are created, in the\n\
              namespaces the rules can select. IfNeeded: called again when a later webhook\n\

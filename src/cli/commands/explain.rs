@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
-use crate::inject::{Action, Mode};
+use crate::inject::{ActionKind, Mode};
 use crate::pipeline::{Identity, Values};
-use crate::select::{Criterion, RuleVerdict};
+use crate::select::{Criterion, Reason, RuleVerdict};
 
 use crate::cli::args::{EditArgs, ExplainArgs, ReportFormat};
 use crate::cli::configs;
@@ -21,18 +21,51 @@ struct Explanation {
     line: usize,
     #[serde(flatten)]
     identity: Identity,
-    /// What inject would do: `inject`, `unchanged`, `skip` or `error`.
-    decision: &'static str,
+    decision: Decision,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     sidecars: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'static str>,
+    reason: Option<Reason>,
     rules: Vec<RuleVerdict>,
     /// The object's own annotation and the skips that apply to it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     policy: Vec<Criterion>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+}
+
+/// What `inject` would do with an object, in `explain`'s words (`decision`, docs/stability.md):
+/// the report's action, named as a decision not yet carried out.
+#[derive(Serialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum Decision {
+    Inject,
+    Unchanged,
+    Skip,
+    Error,
+}
+
+impl Decision {
+    /// The decision for what injecting did (explain runs in `Mode::Inject`: an object is
+    /// injected, unchanged or skipped).
+    fn of(kind: ActionKind) -> Decision {
+        match kind {
+            ActionKind::Injected => Decision::Inject,
+            ActionKind::Unchanged => Decision::Unchanged,
+            ActionKind::Skipped | ActionKind::Uninjected | ActionKind::NotInjected => {
+                Decision::Skip
+            }
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Decision::Inject => "inject",
+            Decision::Unchanged => "unchanged",
+            Decision::Skip => "skip",
+            Decision::Error => "error",
+        }
+    }
 }
 
 /// `kinject explain`.
@@ -81,7 +114,7 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
                     file: f.input.source.raw_name(),
                     line: o.line,
                     identity: o.identity.clone(),
-                    decision: "error",
+                    decision: Decision::Error,
                     sidecars: Vec::new(),
                     reason: None,
                     rules: Vec::new(),
@@ -91,13 +124,9 @@ pub(crate) fn run(args: &ExplainArgs) -> ExitStatus {
                 match &o.outcome {
                     Err(err) => e.error = Some(err.message.clone()),
                     Ok(outcome) => {
-                        e.decision = match outcome.action {
-                            Action::Injected(_) => "inject",
-                            Action::Unchanged(_) => "unchanged",
-                            _ => "skip",
-                        };
+                        e.decision = Decision::of(outcome.action.kind());
                         e.sidecars = outcome.action.sidecars().to_vec();
-                        e.reason = outcome.action.reason().map(|r| r.code());
+                        e.reason = outcome.action.reason();
                         e.rules = outcome.verdicts.rules.clone();
                         e.policy = outcome.verdicts.policy.clone();
                     }
@@ -135,8 +164,11 @@ fn text(items: &[Explanation]) -> String {
         lines.push(format!("{}:{}: {}", e.file, e.line, e.identity.short()));
         match (e.decision, &e.error) {
             (_, Some(err)) => lines.push(format!("  error: {err}")),
-            ("skip", _) => lines.push(format!("  skip: {}", e.reason.unwrap_or("unknown"))),
-            (d, _) => lines.push(format!("  {d}: {}", e.sidecars.join(", "))),
+            (Decision::Skip, _) => lines.push(format!(
+                "  skip: {}",
+                e.reason.map_or("unknown", Reason::code)
+            )),
+            (d, _) => lines.push(format!("  {}: {}", d.word(), e.sidecars.join(", "))),
         }
         for c in &e.policy {
             lines.push(format!("  policy: {}", not_matched(c)));
