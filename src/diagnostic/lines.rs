@@ -155,7 +155,6 @@ fn mark_inside(text: &str, start: usize, end: usize, line: u32, marks: &mut Vec<
 
 /// A mark (offsets, lines and columns fit in 32 bits: the text's length does).
 fn mark(offset: usize, line: u32, column: usize) -> Mark {
-    #[allow(clippy::cast_possible_truncation)]
     Mark {
         offset: offset as u32,
         line,

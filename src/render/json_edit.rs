@@ -297,7 +297,6 @@ impl Editor<'_> {
         out.push('}');
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn array(
         &self,
         out: &mut String,

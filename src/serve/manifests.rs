@@ -71,7 +71,7 @@ pub(crate) fn manifests(files: &[(String, Arc<str>)], webhook: &Webhook, o: &Opt
     ]);
     let mut out = header(files, webhook, o);
     let style = Style::default();
-    for Document { comment, object } in documents {
+    for Commented { comment, object } in documents {
         out.push_str("---\n");
         for line in comment.lines() {
             out.push_str(&format!("# {line}\n"));
@@ -217,22 +217,22 @@ fn metadata(name: &str, o: &Options) -> Value {
 }
 
 /// One object of the manifests, with the comment written above it (what it is for).
-struct Document {
+struct Commented {
     comment: String,
     object: Value,
 }
 
-impl Document {
-    fn new(comment: String, object: Value) -> Document {
-        Document { comment, object }
+impl Commented {
+    fn new(comment: String, object: Value) -> Commented {
+        Commented { comment, object }
     }
 }
 
-fn namespace(o: &Options) -> Document {
+fn namespace(o: &Options) -> Commented {
     let mut labels = labels();
     // The server's pod meets the restricted Pod Security Standard.
     labels["pod-security.kubernetes.io/enforce"] = json!("restricted");
-    Document::new(
+    Commented::new(
         "The server's namespace: the webhook never sends its objects (a server that is not\n\
          running could not admit its own pods)."
             .to_owned(),
@@ -241,8 +241,8 @@ fn namespace(o: &Options) -> Document {
     )
 }
 
-fn service_account(o: &Options) -> Document {
-    Document::new(
+fn service_account(o: &Options) -> Commented {
+    Commented::new(
         "The server calls no API: no token, no RBAC.".to_owned(),
         json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata(NAME, o),
             "automountServiceAccountToken": false}),
@@ -277,13 +277,13 @@ fn config_keys(files: &[(String, Arc<str>)]) -> Vec<String> {
     keys
 }
 
-fn config_map(files: &[(String, Arc<str>)], keys: &[String], o: &Options) -> Document {
+fn config_map(files: &[(String, Arc<str>)], keys: &[String], o: &Options) -> Commented {
     let data: Map<String, Value> = keys
         .iter()
         .zip(files)
         .map(|(k, (_, text))| (k.clone(), json!(text.as_ref())))
         .collect();
-    Document::new(
+    Commented::new(
         format!(
             "The configuration files, mounted at {CONFIG_DIR}: the server reads them again when\n\
              they change (the last good configuration keeps serving while a new one fails)."
@@ -295,7 +295,7 @@ fn config_map(files: &[(String, Arc<str>)], keys: &[String], o: &Options) -> Doc
 
 /// cert-manager: a self-signed issuer makes a CA, the CA issues the serving certificate. The
 /// webhook's caBundle is the CA's, so the serving certificate rotates without changing it.
-fn certificates(o: &Options) -> Vec<Document> {
+fn certificates(o: &Options) -> Vec<Commented> {
     let issuer = |name: &str, spec: Value| {
         json!({"apiVersion": "cert-manager.io/v1", "kind": "Issuer",
             "metadata": metadata(name, o), "spec": spec})
@@ -304,11 +304,11 @@ fn certificates(o: &Options) -> Vec<Document> {
         |name: &str| json!({"name": name, "kind": "Issuer", "group": "cert-manager.io"});
     let host = format!("{NAME}.{}.svc", o.namespace);
     vec![
-        Document::new(
+        Commented::new(
             "cert-manager: a self-signed issuer, for the CA alone.".to_owned(),
             issuer(&format!("{NAME}-selfsigned"), json!({"selfSigned": {}})),
         ),
-        Document::new(
+        Commented::new(
             "The CA the API server trusts (cert-manager's cainjector writes it into the\n\
              webhook's caBundle)."
                 .to_owned(),
@@ -319,14 +319,14 @@ fn certificates(o: &Options) -> Vec<Document> {
                     "privateKey": {"algorithm": "ECDSA", "size": 256},
                     "issuerRef": issuer_ref(&format!("{NAME}-selfsigned"))}}),
         ),
-        Document::new(
+        Commented::new(
             "The CA's issuer.".to_owned(),
             issuer(
                 &format!("{NAME}-ca"),
                 json!({"ca": {"secretName": format!("{NAME}-ca")}}),
             ),
         ),
-        Document::new(
+        Commented::new(
             "The server's certificate, renewed by cert-manager before it expires; the server\n\
              reads the new files without a restart."
                 .to_owned(),
@@ -363,7 +363,7 @@ fn server_args(keys: &[String], o: &Options) -> Vec<String> {
     args
 }
 
-fn deployment(keys: &[String], o: &Options) -> Document {
+fn deployment(keys: &[String], o: &Options) -> Commented {
     let grace = o.shutdown_seconds.max(0.0).ceil() as u64 + u64::from(PRE_STOP_SECONDS) + 5;
     let container = json!({
         "name": NAME,
@@ -421,7 +421,7 @@ fn deployment(keys: &[String], o: &Options) -> Document {
             ],
         },
     });
-    Document::new(
+    Commented::new(
         format!(
             "The server: {} replicas on different nodes where it can, as the image's user\n\
              (non-root, read-only, no capabilities). Probes and metrics on {} in plain HTTP:\n\
@@ -435,8 +435,8 @@ fn deployment(keys: &[String], o: &Options) -> Document {
     )
 }
 
-fn disruption_budget(o: &Options) -> Document {
-    Document::new(
+fn disruption_budget(o: &Options) -> Commented {
+    Commented::new(
         "A node drain takes one server at a time.".to_owned(),
         json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": metadata(NAME, o),
@@ -444,8 +444,8 @@ fn disruption_budget(o: &Options) -> Document {
     )
 }
 
-fn service(o: &Options) -> Document {
-    Document::new(
+fn service(o: &Options) -> Commented {
+    Commented::new(
         "What the API server calls (443), and Prometheus scrapes (metrics).".to_owned(),
         json!({"apiVersion": "v1", "kind": "Service", "metadata": metadata(NAME, o),
         "spec": {"selector": labels(), "ports": [
@@ -520,7 +520,7 @@ fn namespace_selector(webhook: &Webhook, o: &Options) -> Value {
     Value::Object(selector)
 }
 
-fn webhook_configuration(webhook: &Webhook, o: &Options) -> Document {
+fn webhook_configuration(webhook: &Webhook, o: &Options) -> Commented {
     let mut metadata = json!({"name": NAME, "labels": labels()});
     if o.cert_manager {
         metadata["annotations"] = json!({
@@ -548,7 +548,7 @@ fn webhook_configuration(webhook: &Webhook, o: &Options) -> Document {
     } else {
         "Set clientConfig.caBundle to the base64 of your CA certificate (docs/serve.md)."
     };
-    Document::new(
+    Commented::new(
         format!(
             "The webhook: pods (and the workloads the rules name) as they are created, in the\n\
              namespaces the rules can select. IfNeeded: called again when a later webhook\n\

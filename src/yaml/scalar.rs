@@ -71,7 +71,6 @@ fn number(s: &str) -> Option<Value> {
 /// A float as JSON would carry it from Go: integral values print without a fraction.
 fn float_value(f: f64) -> Value {
     if f.fract() == 0.0 && f.abs() < 9.0e15 {
-        #[allow(clippy::cast_possible_truncation)]
         return Value::Number(Number::from(f as i64));
     }
     Number::from_f64(f).map_or(Value::Null, Value::Number)
