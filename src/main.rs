@@ -11,7 +11,8 @@ fn main() -> std::process::ExitCode {
     // the main thread's is: one file, standard input and KRM input are processed here.
     kinject::on_stack(kinject::main).unwrap_or_else(|e| {
         eprintln!(
-            "error: cannot start kinject's thread ({e}): its {} MiB stack does not fit in the memory this process may use",
+            "error: cannot start kinject's thread ({e}): its {} MiB stack does not fit in the memory this process may \
+                use",
             kinject::STACK >> 20
         );
         kinject::ExitStatus::Error.into()

@@ -250,16 +250,20 @@ impl EditArgs {
     }
 
     /// Why these flags cannot go together, or with inputs read from standard input
-    /// (`reads_stdin`), before anything is read: `--check` promises to write nothing, `--in-place` to write (`--in-place --diff`
-    /// is the diff of what was written), and standard input cannot be rewritten in place.
+    /// (`reads_stdin`), before anything is read: `--check` promises to write nothing,
+    /// `--in-place` to write (`--in-place --diff` is the diff of what was written), and
+    /// standard input cannot be rewritten in place.
     pub(crate) fn refused_for(&self, reads_stdin: bool) -> Option<&'static str> {
         if self.in_place && self.check {
             return Some(
-                "--in-place and --check cannot be used together: --in-place rewrites the files, --check writes nothing and lists the files that would change (exit 1 if any); use --check in CI, --in-place to fix the files (--in-place --diff also shows what it changed)",
+                "--in-place and --check cannot be used together: --in-place rewrites the files, --check writes nothing \
+                    and lists the files that would change (exit 1 if any); use --check in CI, --in-place to fix the \
+                    files (--in-place --diff also shows what it changed)",
             );
         }
         (self.in_place && reads_stdin).then_some(
-            "--in-place needs files, not standard input: name the files to rewrite (or drop --in-place to write the result on stdout)",
+            "--in-place needs files, not standard input: name the files to rewrite (or drop --in-place to write the \
+                result on stdout)",
         )
     }
 }
@@ -446,7 +450,13 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = FailurePolicy::Fail, requires = "print_manifests")]
     pub failure_policy: FailurePolicy,
     /// With `--print-manifests`: the webhook's `timeoutSeconds` (1 to 30).
-    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=30), requires = "print_manifests")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u32).range(1..=30),
+        requires = "print_manifests"
+    )]
     pub timeout_seconds: u32,
     /// With `--print-manifests`: no cert-manager objects; the certificate's Secret and the
     /// webhook's `caBundle` are yours to make (docs/serve.md says how).

@@ -25,7 +25,8 @@ impl ValueEnum for Format {
             Format::Patch => PossibleValue::new("patch")
                 .help("Per object: identity, source, and RFC 6902 operations"),
             Format::JsonList => PossibleValue::new("json-list").help(
-                "One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o json` prints several objects)",
+                "One JSON value: a kubectl `List` of every input document, in order (as `kubectl get -o json` prints \
+                    several objects)",
             ),
         })
     }

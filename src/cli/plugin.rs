@@ -109,7 +109,8 @@ mod tests {
     fn the_listed_file_holding_the_same_configuration_is_the_original() {
         let dir = tempfile::tempdir().expect("tempdir");
         let d = dir.path();
-        let config = "# mine\napiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nmetadata: {name: s}\nvalues: {v: '1'}\n";
+        let config = "# mine\napiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nmetadata: {name: s}\nvalues: \
+            {v: '1'}\n";
         let copy = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nmetadata:\n  name: s\nvalues:\n  v: \"1\"\n";
         std::fs::write(d.join("sidecars.yaml"), config).expect("write");
         std::fs::write(d.join("other.yaml"), "kind: Other\n").expect("write");

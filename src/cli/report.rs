@@ -482,7 +482,8 @@ pub(crate) fn no_objects_in_stdin() {
     error(
         codes::INPUT_NO_OBJECTS,
         Some("<stdin>"),
-        "standard input holds no Kubernetes object (it is empty, or only comments and `---`): nothing to inject; did the command before kinject fail?",
+        "standard input holds no Kubernetes object (it is empty, or only comments and `---`): nothing to inject; did \
+            the command before kinject fail?",
     );
 }
 

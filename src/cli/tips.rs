@@ -13,7 +13,8 @@ use super::args::Cli;
 const FOREIGN: [(&str, &str); 7] = [
     (
         "--injectConfigFile",
-        "istioctl's --injectConfigFile is kinject's -c/--config: the configuration file (Istio's injection template is not read; docs/compat.md)",
+        "istioctl's --injectConfigFile is kinject's -c/--config: the configuration file (Istio's injection template is \
+            not read; docs/compat.md)",
     ),
     (
         "--meshConfigFile",
@@ -48,7 +49,8 @@ pub(crate) fn with_tip(mut error: Error, subcommand: Option<&str>) -> Error {
         error.insert(
             ContextKind::Suggested,
             ContextValue::StyledStrs(vec![
-                "to try it without certificates, on this machine only: kinject serve -c FILE --insecure-plain-http --listen 127.0.0.1:8080 (docs/serve.md)".into(),
+                "to try it without certificates, on this machine only: kinject serve -c FILE --insecure-plain-http \
+                    --listen 127.0.0.1:8080 (docs/serve.md)".into(),
             ]),
         );
         return error;
@@ -64,7 +66,8 @@ pub(crate) fn with_tip(mut error: Error, subcommand: Option<&str>) -> Error {
         (*tip).to_owned()
     } else if subcommand.is_none() && flag.starts_with('-') {
         format!(
-            "{flag} is an option of a subcommand: to inject manifests, run `kinject inject {arg} …` (kinject without a subcommand reads a KRM ResourceList on standard input)"
+            "{flag} is an option of a subcommand: to inject manifests, run `kinject inject {arg} …` (kinject without a \
+                subcommand reads a KRM ResourceList on standard input)"
         )
     } else {
         return error;

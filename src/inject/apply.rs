@@ -103,7 +103,8 @@ impl Names {
 fn pod_item_help(field: &str, name: &str, sidecar: &str) -> String {
     if field == "volumes" {
         format!(
-            "rename the pod's volume `{name}`; or, when the sidecar should mount the pod's own volume, say so with `keepPodVolumes: true` on sidecar `{sidecar}`"
+            "rename the pod's volume `{name}`; or, when the sidecar should mount the pod's own volume, say so with \
+                `keepPodVolumes: true` on sidecar `{sidecar}`"
         )
     } else {
         format!("rename the pod's `{name}`, or the one sidecar `{sidecar}` defines")
@@ -751,14 +752,23 @@ fn place(
             return Err(conflict(format!(
                 "sidecar `{sidecar}` would replace the pod's own container `{n}`"
             ))
-            .help(format!("rename the pod's container (or the sidecar's); a configuration that lets pods override this sidecar says so with `sameName: override` on sidecar `{sidecar}` (OpenKruise replaced the app's container silently: openkruise/kruise#565)"))
+            .help(format!("rename the pod's container (or the sidecar's); a configuration that lets pods override this \
+                sidecar says so with `sameName: override` on sidecar `{sidecar}` (OpenKruise replaced the app's \
+                container silently: openkruise/kruise#565)"))
             .at(format!("/spec/{here}/{i}")));
         }
         let user = list[i].clone();
         list[i] = overlay(c, &user);
         rec.overrides.insert(n.clone(), user);
     } else if let Some(j) = position(other, &n) {
-        return Err(conflict(format!("sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` in {there}")).help(format!("move the pod's own `{n}` to {here} to override the sidecar, or rename it")).at(format!("/spec/{there}/{j}")));
+        return Err(conflict(format!(
+            "sidecar `{sidecar}` injects `{n}` into {here}, but the pod has a container `{n}` \
+            in {there}"
+        ))
+        .help(format!(
+            "move the pod's own `{n}` to {here} to override the sidecar, or rename it"
+        ))
+        .at(format!("/spec/{there}/{j}")));
     } else {
         side.push(c.clone());
     }
@@ -855,7 +865,8 @@ fn add_to_app_container(
         InjectError::new(
             codes::INJECT_NO_COMMAND,
             format!(
-                "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's entrypoint)",
+                "sidecar `{}` appends to the command of container `{cname}`, which has none (it runs the image's \
+                    entrypoint)",
                 s.name
             ),
         )

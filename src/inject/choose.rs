@@ -105,7 +105,8 @@ impl Notes {
     fn not_declined(&mut self, rule: &RuleDef, name: &str, opt_out: &str) {
         let rule = &rule.spec.name;
         self.warnings.push(format!(
-            "`{}: {opt_out:?}` does not leave out `{name}`: rule `{rule}`, read from another injector's configuration, selects the object without its asking, and that injector gives an object no say",
+            "`{}: {opt_out:?}` does not leave out `{name}`: rule `{rule}`, read from another injector's configuration, \
+                selects the object without its asking, and that injector gives an object no say",
             select::INJECT_ANNOTATION
         ));
         let actual = format!(
@@ -126,7 +127,8 @@ impl Notes {
     /// format, and no rule injecting it reaches the object (`why`).
     fn out_of_reach(&mut self, name: &str, why: &str) {
         self.warnings.push(format!(
-            "`{}` asks for `{name}`, left out: a sidecar of another injector's configuration goes only where its rules select the object, and {why}",
+            "`{}` asks for `{name}`, left out: a sidecar of another injector's configuration goes only where its rules \
+                select the object, and {why}",
             select::INJECT_ANNOTATION
         ));
         let expected =
@@ -162,7 +164,8 @@ fn unread_annotations(chosen: &[Chosen<'_>], s: &Subject<'_>) -> Vec<String> {
                 continue;
             }
             out.push(format!(
-                "{} not read: {} of sidecar `{}`'s containers, which lets a manifest change the sidecar; `{}: true` in a native configuration turns that on",
+                "{} not read: {} of sidecar `{}`'s containers, which lets a manifest change the sidecar; `{}: true` in \
+                    a native configuration turns that on",
                 keys.join(", "),
                 unread.effect,
                 c.def.spec.name,

@@ -36,7 +36,8 @@ mod tests {
 
     fn config(rules: &str) -> crate::config::Config {
         let text = format!(
-            "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - {{name: s, image: s}}\nrules:\n- name: r\n  match:\n{rules}\n  inject: [s]\n"
+            "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - {{name: \
+                s, image: s}}\nrules:\n- name: r\n  match:\n{rules}\n  inject: [s]\n"
         );
         load_texts(&[("c.yaml".to_owned(), Arc::from(text))], &[]).expect("config")
     }

@@ -23,8 +23,9 @@ use crate::template::{self, Source};
 
 /// Decides and performs injection (or uninjection) for one object read from text:
 /// `null_text` gives, for a pointer of the object, how a null there is written when that is
-/// not empty (`null`, `~`), so that the status can record it and `uninject` write it so again. With `explain`, the outcome keeps every
-/// rule's verdict on the object (`kinject explain`).
+/// not empty (`null`, `~`), so that the status can record it and `uninject` write it so
+/// again. With `explain`, the outcome keeps every rule's verdict on the object (`kinject
+/// explain`).
 pub(crate) fn plan_in_text(
     object: &Value,
     settings: &Settings<'_>,
@@ -286,7 +287,8 @@ fn find_pod_template<'a>(
         let mut outcome = Outcome::new(Action::Skipped(Reason::NoPodTemplate));
         if let Some(found) = containers_elsewhere(object, 5) {
             outcome.warnings.push(format!(
-                "no pod template at `{}/spec`, but `containers` is at `{found}/containers`: written at another level (its indentation)?",
+                "no pod template at `{}/spec`, but `containers` is at `{found}/containers`: written at another level \
+                    (its indentation)?",
                 wk.pod_template
             ));
         }
@@ -372,13 +374,15 @@ fn check_status(
         return Err(InjectError::new(
             codes::INJECT_UNVERIFIED_STATUS,
             format!(
-                "the `{STATUS_ANNOTATION}` annotation says sidecar `{}` added {}, and no configuration given defines `{}`: kinject cannot check that it did",
+                "the `{STATUS_ANNOTATION}` annotation says sidecar `{}` added {}, and no configuration given defines \
+                    `{}`: kinject cannot check that it did",
                 r.name,
                 trust::claims(r),
                 r.name
             ),
         )
-        .help(format!("give the configuration that defines `{}` (-c FILE); or, having read the annotation, `--trust-status` removes what it says on its word", r.name))
+        .help(format!("give the configuration that defines `{}` (-c FILE); or, having read the annotation, \
+            `--trust-status` removes what it says on its word", r.name))
         .at(at));
     }
     Ok(())
@@ -476,7 +480,8 @@ fn add_sidecars(
     }
     o.warnings.extend(notes);
     o.warnings.extend(left_out.iter().map(|name| {
-        format!("sidecar `{name}` is left out: the pod runs to completion and its containers would keep it running (the rule's `jobs: skip`; `jobs: native` makes them native sidecars)")
+        format!("sidecar `{name}` is left out: the pod runs to completion and its containers would keep it running \
+            (the rule's `jobs: skip`; `jobs: native` makes them native sidecars)")
     }));
     note_nulls(spelling, &mut records);
     write_status(pod, kept, records, spelling);

@@ -130,7 +130,9 @@ pub(crate) fn check(
 ) -> Result<(), InjectError> {
     let refuse = |message: String| {
         InjectError::new(codes::INJECT_UNTRUSTED_STATUS, format!("the `{STATUS_ANNOTATION}` annotation {message}"))
-            .help("kinject removes only what it added: if an earlier definition of the sidecar added it, remove it by hand (or with `kinject uninject` and that configuration); if kinject did not write this annotation, delete the annotation")
+            .help("kinject removes only what it added: if an earlier definition of the sidecar added it, remove it by \
+                hand (or with `kinject uninject` and that configuration); if kinject did not write this annotation, \
+                delete the annotation")
             .at(at)
     };
     for p in &status.created {
@@ -198,7 +200,8 @@ fn consistent<'s>(
             .find(|m| m.mount.field("mountPath").and_then(Value::as_str) != Some(TOKEN_MOUNT))
         {
             return Err(format!(
-                "says sidecar `{sidecar}` took mount `{}` out of container `{}`; kinject takes out only service account token mounts",
+                "says sidecar `{sidecar}` took mount `{}` out of container `{}`; kinject takes out only service \
+                    account token mounts",
                 m.mount, app.name
             ));
         }
@@ -322,7 +325,8 @@ fn names_defined(r: &Record, adds: &Adds) -> Result<(), String> {
         }
         if !app.removed_mounts.is_empty() && !adds.service_account {
             return Err(format!(
-                "says sidecar `{sidecar}` took the token mount out of container `{c}`, which sidecar `{sidecar}` does not do"
+                "says sidecar `{sidecar}` took the token mount out of container `{c}`, which sidecar `{sidecar}` does \
+                    not do"
             ));
         }
     }

@@ -153,7 +153,8 @@ pub(crate) fn review(bytes: &[u8], policy: &Policy<'_>) -> Answer {
         let (line, column) =
             crate::diagnostic::lines::line_col(&String::from_utf8_lossy(bytes), offset);
         let message = format!(
-            "the AdmissionReview holds more than {max} JSON values (the limit is passed at line {line} column {column}): kinject serve does not review one this large (--max-request-values)"
+            "the AdmissionReview holds more than {max} JSON values (the limit is passed at line {line} column \
+                {column}): kinject serve does not review one this large (--max-request-values)"
         );
         return too_large(bytes, policy, message);
     }
@@ -526,7 +527,8 @@ fn parse(bytes: &[u8], json_only: bool) -> Result<Request, BadRequest> {
                 V1,
                 "",
                 format!(
-                    "the AdmissionReview is not JSON: {json_error} (kinject serve reads JSON only, as the API server sends)"
+                    "the AdmissionReview is not JSON: {json_error} (kinject serve reads JSON only, as the API server \
+                        sends)"
                 ),
             ));
         }
@@ -538,7 +540,8 @@ fn parse(bytes: &[u8], json_only: bool) -> Result<Request, BadRequest> {
                     V1,
                     "",
                     format!(
-                        "the AdmissionReview is not valid JSON ({json_error}) nor YAML (line {line} column {column}: {})",
+                        "the AdmissionReview is not valid JSON ({json_error}) nor YAML (line {line} column {column}: \
+                            {})",
                         crate::diagnostic::printable(&yaml_error.message)
                     ),
                 )

@@ -191,7 +191,8 @@ fn not_a_resource_list(input: &Input) -> Located {
         span,
         format!("the input is {what}, not a KRM ResourceList: nothing was written"),
     )
-    .help("to inject manifests, run `kinject inject` (`kinject inject -c CONFIG FILE`, or with the manifests on stdin); `kinject` without a subcommand, and `kinject krm`, run as a KRM function, which reads one ResourceList")
+    .help("to inject manifests, run `kinject inject` (`kinject inject -c CONFIG FILE`, or with the manifests on \
+        stdin); `kinject` without a subcommand, and `kinject krm`, run as a KRM function, which reads one ResourceList")
 }
 
 /// The configuration in the `functionConfig` (a kinject `InjectionConfig`), with `sets`.

@@ -65,7 +65,8 @@ fn collect(dir: &Path, b: &mut Base, depth: usize) -> Result<(), String> {
         return Err(format!("{}: bases nest too deeply", dir.display()));
     }
     let file = kustomization_file(dir).ok_or_else(|| {
-        format!("{} is not a kustomize base (no kustomization.yaml): kustomize cannot load files outside an overlay, so --emit-kustomize needs bases", dir.display())
+        format!("{} is not a kustomize base (no kustomization.yaml): kustomize cannot load files outside an overlay, \
+            so --emit-kustomize needs bases", dir.display())
     })?;
     b.dirs.push(dir.to_owned());
     let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -82,7 +83,8 @@ fn collect(dir: &Path, b: &mut Base, depth: usize) -> Result<(), String> {
         .collect();
     if !unsupported.is_empty() {
         return Err(format!(
-            "{}: --emit-kustomize cannot follow `{}` (it changes the objects the patches would apply to); supported: {}",
+            "{}: --emit-kustomize cannot follow `{}` (it changes the objects the patches would \
+             apply to); supported: {}",
             file.display(),
             unsupported.join("`, `"),
             ALLOWED.join(", ")
@@ -190,7 +192,8 @@ pub(crate) fn kustomization(resources: &[String], patches: &[(Value, Vec<Op>)]) 
     let mut e = Emitter::new(&style);
     e.document(&doc);
     format!(
-        "{GENERATED}: the sidecar injection as patches over\n# the base, which stays as it is. Regenerate rather than edit.\n{}",
+        "{GENERATED}: the sidecar injection as patches over\n# the base, which stays as it is. Regenerate rather than \
+            edit.\n{}",
         e.out
     )
 }

@@ -77,7 +77,8 @@ pub(crate) fn containers_beyond(
     }
     (total > max).then(|| {
         format!(
-            "the pod has {total} containers ({}), more than the {max} kinject serve reviews in one pod (--max-containers)",
+            "the pod has {total} containers ({}), more than the {max} kinject serve reviews in one pod \
+                (--max-containers)",
             lists.join(", ")
         )
     })
@@ -120,7 +121,10 @@ mod tests {
         assert_eq!(containers_beyond(&deployment, &[], 3), None);
         let said = containers_beyond(&deployment, &[], 2).expect("beyond");
         assert!(
-            said.starts_with("the pod has 3 containers (`spec.template.spec.containers`: 2, `spec.template.spec.initContainers`: 1)"),
+            said.starts_with(
+                "the pod has 3 containers (`spec.template.spec.containers`: 2, \
+                `spec.template.spec.initContainers`: 1)"
+            ),
             "{said}"
         );
         assert_eq!(containers_beyond(&json!({"kind": "Service"}), &[], 0), None);

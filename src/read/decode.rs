@@ -33,13 +33,16 @@ pub enum Undecodable {
     )]
     Unprintable(u32),
     #[error(
-        "{what} (U+{code:04X}) written raw: Kubernetes' YAML reader takes it for a line break, YAML 1.2 readers for a character, so the two would read this text differently (write it as an escape, `\\u{code:04X}`, in a double-quoted string)",
+        "{what} (U+{code:04X}) written raw: Kubernetes' YAML reader takes it for a line break, YAML 1.2 readers for a \
+            character, so the two would read this text differently (write it as an escape, `\\u{code:04X}`, in a \
+            double-quoted string)",
         what = line_break_name(*.0),
         code = .0
     )]
     LineBreak(u32),
     #[error(
-        "a carriage return without a line feed after it: YAML reads it as a line break, and kinject edits text whose line breaks are LF or CR LF only (write them so)"
+        "a carriage return without a line feed after it: YAML reads it as a line break, and kinject edits text whose \
+            line breaks are LF or CR LF only (write them so)"
     )]
     LoneCarriageReturn,
 }

@@ -21,7 +21,8 @@ pub enum InputError {
     OptionAfterSeparator { name: String },
 
     #[error(
-        "{name}:{line}:{column}: looks like a Helm/Go template ({why}): render it first (`helm template`) or exclude `charts/` (pre-commit `exclude:`)"
+        "{name}:{line}:{column}: looks like a Helm/Go template ({why}): render it first (`helm template`) or exclude \
+            `charts/` (pre-commit `exclude:`)"
     )]
     Template {
         name: String,
@@ -32,7 +33,8 @@ pub enum InputError {
     },
 
     #[error(
-        "{name}: no manifest here (a directory's .yaml, .yml and .json files are read, hidden ones skipped), so nothing would be injected"
+        "{name}: no manifest here (a directory's .yaml, .yml and .json files are read, hidden ones skipped), so \
+            nothing would be injected"
     )]
     EmptyDirectory { name: String },
 
@@ -73,7 +75,8 @@ impl Diagnostic for InputError {
         let help = match self {
             InputError::Io { name, error } if error.kind() == std::io::ErrorKind::NotFound => {
                 if name.contains("://") {
-                    "kinject reads files and standard input, not URLs: download it first (`curl -fsSL URL | kinject inject -c CONFIG -`)"
+                    "kinject reads files and standard input, not URLs: download it first (`curl -fsSL URL | kinject \
+                        inject -c CONFIG -`)"
                 } else {
                     let similar = crate::diagnostic::similar_file(std::path::Path::new(name));
                     return similar.map(|s| Box::new(s) as Box<dyn std::fmt::Display>);
@@ -81,22 +84,27 @@ impl Diagnostic for InputError {
             }
             InputError::Io { .. } => return None,
             InputError::Template { .. } => {
-                "kinject reads manifests; a template's text is not what Kubernetes will read, and injecting into it would write into the chart"
+                "kinject reads manifests; a template's text is not what Kubernetes will read, and injecting into it \
+                    would write into the chart"
             }
             InputError::EmptyDirectory { .. } => {
                 "name the directory that holds the manifests, or the files themselves"
             }
             InputError::OptionAfterSeparator { .. } => {
-                "options go before `--`. The pre-commit hooks end their `entry:` with `--`, so their `args:` are file names: to pass options, override the hook's `entry:` in .pre-commit-config.yaml (`entry: kinject inject --in-place -c sidecars.yaml --`)"
+                "options go before `--`. The pre-commit hooks end their `entry:` with `--`, so their `args:` are file \
+                    names: to pass options, override the hook's `entry:` in .pre-commit-config.yaml (`entry: kinject \
+                    inject --in-place -c sidecars.yaml --`)"
             }
             InputError::Encoding { .. } => {
                 "kinject reads YAML and JSON text: UTF-8 (with or without BOM) or UTF-16 with a BOM"
             }
             InputError::NoConfiguration { .. } => {
-                "pass -c FILE, or add a .kinject.yaml beside the file or in a directory above it (each file uses the nearest one)"
+                "pass -c FILE, or add a .kinject.yaml beside the file or in a directory above it (each file uses the \
+                    nearest one)"
             }
             InputError::ConfigurationRefused { .. } => {
-                "a configuration found beside the manifests is read only when it is a regular file inside the repository; pass -c FILE to name one (docs/security.md)"
+                "a configuration found beside the manifests is read only when it is a regular file inside the \
+                    repository; pass -c FILE to name one (docs/security.md)"
             }
         };
         Some(Box::new(help))

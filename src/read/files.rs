@@ -47,7 +47,8 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
             && let Some(outside) = Tree::of_name(path).and_then(|t| t.check(path).err())
         {
             let why = format!(
-                "{outside}, not read: --in-place, --check and --diff keep to the tree a name is in (name the file it leads to, to read it)"
+                "{outside}, not read: --in-place, --check and --diff keep to the tree a name is in (name the file it \
+                    leads to, to read it)"
             );
             found.error(path, io::Error::other(why));
             continue;

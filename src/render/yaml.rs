@@ -297,8 +297,10 @@ pub(crate) fn edit_document(
     }
     match parse_value(text) {
         Ok(value) if crate::json::patch::equal(&value, target) => Ok((edited, note)),
-        Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited text:\n{text}")),
-        Ok(_) => Err("internal error: the edited document reads back differently from the injected object; nothing was written".to_owned()),
+        Ok(_) if std::env::var_os("KINJECT_DEBUG").is_some() => Err(format!("internal error: mismatch; edited \
+            text:\n{text}")),
+        Ok(_) => Err("internal error: the edited document reads back differently from the injected object; nothing was \
+            written".to_owned()),
         Err(e) => Err(format!(
             "internal error: the edited document is not valid YAML ({}); nothing was written",
             e.message

@@ -9,7 +9,8 @@ const NAME_MAX: usize = 63;
 /// A key's prefix (a DNS subdomain): at most this many bytes.
 const SUBDOMAIN_MAX: usize = 253;
 
-const NAME_RULE: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const NAME_RULE: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an \
+    alphanumeric character";
 
 /// What is wrong with `key` as a label key: `[prefix/]name`, the prefix a lowercase DNS
 /// subdomain, the name at most 63 bytes of `[A-Za-z0-9][-A-Za-z0-9_.]*` ending alphanumeric.
@@ -32,7 +33,8 @@ pub(super) fn label_key_errors(key: &str) -> Vec<String> {
         }
         _ => {
             return vec![format!(
-                "a valid label key {NAME_RULE}, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+                "a valid label key {NAME_RULE}, with an optional DNS subdomain prefix and '/' (e.g. \
+                    'example.com/MyName')"
             )];
         }
     };
@@ -55,7 +57,8 @@ pub(super) fn label_value_errors(value: &str) -> Vec<String> {
         errors.push(format!("must be no more than {NAME_MAX} bytes"));
     }
     if !value.is_empty() && !is_name(value) {
-        errors.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character".to_owned());
+        errors.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and \
+            must start and end with an alphanumeric character".to_owned());
     }
     errors
 }
@@ -89,7 +92,8 @@ fn subdomain_errors(s: &str) -> Vec<String> {
             && b.iter().all(|c| edge(c) || *c == b'-')
     };
     if !s.split('.').all(label) {
-        errors.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character".to_owned());
+        errors.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', \
+            and must start and end with an alphanumeric character".to_owned());
     }
     errors
 }

@@ -287,7 +287,10 @@ mod tests {
     /// A configuration of one sidecar, `defaults` (YAML lines, indented) and `rules` (each
     /// rule's `match`, as YAML lines indented under it).
     fn config(defaults: &str, rules: &[&str]) -> Config {
-        let mut text = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - {name: s, image: s}\n".to_owned();
+        let mut text =
+            "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  \
+            containers:\n  - {name: s, image: s}\n"
+                .to_owned();
         if !defaults.is_empty() {
             text.push_str(&format!("defaults:\n{defaults}\n"));
         }
@@ -315,7 +318,8 @@ mod tests {
             "",
             &[
                 "    kinds: [Deployment, CronJob]\n    names: [web-*]\n    namespaces: [prod]",
-                "    namespaceSelector:\n      matchExpressions:\n      - {key: kubernetes.io/metadata.name, operator: In, values: [a]}",
+                "    namespaceSelector:\n      matchExpressions:\n      - \
+                    {key: kubernetes.io/metadata.name, operator: In, values: [a]}",
                 "    labelSelector:\n      matchLabels: {tier: web}\n    annotations: {x/inject: \"true\"}",
             ],
         );
@@ -403,7 +407,8 @@ mod tests {
     #[test]
     fn namespaces_the_rules_name() {
         let off = "  allowRequests: false";
-        let name_selector = "    namespaceSelector:\n      matchExpressions:\n      - {key: kubernetes.io/metadata.name, operator: In, values: [b, a]}";
+        let name_selector = "    namespaceSelector:\n      matchExpressions:\n      - \
+            {key: kubernetes.io/metadata.name, operator: In, values: [b, a]}";
         let named = decide(&config(off, &["    namespaces: [prod]", name_selector]));
         assert_eq!(
             named.expect("decided").namespaces,

@@ -177,9 +177,11 @@ pub(crate) fn scope(webhook: &Webhook, o: &Options) -> (Vec<String>, Option<Stri
         ));
     }
     let down = if o.failure_policy == "Fail" {
-        "no pod it intercepts is created while no server answers (`--failure-policy Ignore` creates them without sidecars instead)"
+        "no pod it intercepts is created while no server answers (`--failure-policy Ignore` creates them without \
+            sidecars instead)"
     } else {
-        "a pod it intercepts is created without its sidecars while no server answers (`--failure-policy Fail` refuses it instead)"
+        "a pod it intercepts is created without its sidecars while no server answers (`--failure-policy Fail` refuses \
+            it instead)"
     };
     lines.push(format!(
         "failurePolicy {}, timeoutSeconds {}: {down}",
@@ -188,10 +190,14 @@ pub(crate) fn scope(webhook: &Webhook, o: &Options) -> (Vec<String>, Option<Stri
     let warning = match &webhook.namespaces {
         Namespaces::Named(_) => None,
         Namespaces::All(why) => Some(format!(
-            "the webhook intercepts pods of every namespace but {excluded}, as {why}: to narrow it to the namespaces your rules name, give every rule `namespaces:` by name and set `defaults.allowRequests: false`"
+            "the webhook intercepts pods of every namespace but {excluded}, as {why}: to narrow it to the namespaces \
+                your rules name, give every rule `namespaces:` by name and set `defaults.allowRequests: false`"
         )),
         Namespaces::Patterns(rule, patterns) => Some(format!(
-            "rule `{rule}` names namespaces by pattern ({}), which a webhook's namespaceSelector cannot say: the webhook intercepts pods of every namespace but {excluded}, and the server decides; to narrow it, name the namespaces, or label them and select that label with the rules' namespaceSelector (the webhook then uses it)",
+            "rule `{rule}` names namespaces by pattern ({}), which a webhook's namespaceSelector cannot say: the \
+                webhook intercepts pods of every namespace but {excluded}, and the server decides; to narrow it, name \
+                the namespaces, or label them and select that label with the rules' namespaceSelector (the webhook \
+                then uses it)",
             patterns.join(", ")
         )),
     };

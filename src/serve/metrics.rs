@@ -39,7 +39,8 @@ impl Metrics {
         let reviews = Family::<Labels, Counter>::default();
         registry.register(
             "admission_reviews",
-            "AdmissionReviews answered, by result (injected, unchanged, skipped, kept, ignored, denied, allowed_on_error, malformed, timeout, panic) and the object's kind",
+            "AdmissionReviews answered, by result (injected, unchanged, skipped, kept, ignored, denied, \
+                allowed_on_error, malformed, timeout, panic) and the object's kind",
             reviews.clone(),
         );
         // 100 µs to ~3.3 s.
@@ -58,19 +59,22 @@ impl Metrics {
         let refusals = Family::<Labels, Counter>::default();
         registry.register(
             "http_refusals",
-            "Requests refused before any review, by HTTP status (400 unreadable body, 404, 405, 408 body too slow, 413, 415, 503 over --max-in-flight-bytes)",
+            "Requests refused before any review, by HTTP status (400 unreadable body, 404, 405, 408 body too slow, \
+                413, 415, 503 over --max-in-flight-bytes)",
             refusals.clone(),
         );
         let reloads = Family::<Labels, Counter>::default();
         registry.register(
             "reloads",
-            "Reloads of the configuration and the certificate files after a change, by what (config, certificate) and result (success, failure)",
+            "Reloads of the configuration and the certificate files after a change, by what (config, certificate) and \
+                result (success, failure)",
             reloads.clone(),
         );
         let current = Family::<Labels, Gauge>::default();
         registry.register(
             "load_successful",
-            "1 when the last load of the configuration (or certificate) files succeeded; 0 while the last good one serves after a failed reload",
+            "1 when the last load of the configuration (or certificate) files succeeded; 0 while the last good one \
+                serves after a failed reload",
             current.clone(),
         );
         let in_flight = Gauge::default();
@@ -82,7 +86,9 @@ impl Metrics {
         let in_flight_bytes = Gauge::default();
         registry.register(
             "in_flight_bytes",
-            "What the budget holds: bytes of request bodies being read, of answers not yet written and of requests in progress, all requests together (at most --max-in-flight-bytes, but for small text answers and the probe port's requests)",
+            "What the budget holds: bytes of request bodies being read, of answers not yet written and of requests in \
+                progress, all requests together (at most --max-in-flight-bytes, but for small text answers and the \
+                probe port's requests)",
             in_flight_bytes.clone(),
         );
         let open_connections = Gauge::default();
@@ -94,7 +100,8 @@ impl Metrics {
         let handshakes_failed = Counter::default();
         registry.register(
             "tls_handshake_failures",
-            "TLS handshakes that failed or did not end within --header-timeout (a client certificate the CA did not sign, none, a plain HTTP client)",
+            "TLS handshakes that failed or did not end within --header-timeout (a client certificate the CA did not \
+                sign, none, a plain HTTP client)",
             handshakes_failed.clone(),
         );
         let info = Family::<Labels, Gauge>::default();

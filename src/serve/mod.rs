@@ -196,7 +196,8 @@ fn announce(
     if options.tls.is_none() {
         log::line(
             "warn",
-            "serving plain HTTP without TLS (--insecure-plain-http): for local testing only, the API server calls webhooks over HTTPS alone",
+            "serving plain HTTP without TLS (--insecure-plain-http): for local testing only, the API server calls \
+                webhooks over HTTPS alone",
             json!({}),
         );
     }

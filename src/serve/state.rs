@@ -193,7 +193,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
-    const CONFIG: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nmetadata:\n  name: t\nsidecars:\n  - name: proxy\n    containers:\n      - name: proxy\n        image: proxy:1\nrules:\n  - name: all\n    inject: [proxy]\n";
+    const CONFIG: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nmetadata:\n  name: t\nsidecars:\n  \
+        - name: proxy\n    containers:\n      - name: proxy\n        image: proxy:1\nrules:\n  - name: all\n    \
+        inject: [proxy]\n";
 
     fn dir_with(config: &str) -> (tempfile::TempDir, Vec<PathBuf>) {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -88,8 +88,9 @@ impl Tree {
     /// Whether the file at `path` lies in the tree once symlinks are resolved: `Err` says
     /// where it leads when that is outside. A path that does not exist is resolved as far
     /// as it does, the rest as written. A `.git` directory below the root is not part of the
-    /// tree (a path written through one too: `inherits: ../.git/config` is written so): it holds what git and CI put there (actions/checkout's token in `.git/config`),
-    /// not what was committed, and a committed symlink into it read that token or replaced
+    /// tree (a path written through one too: `inherits: ../.git/config` is written so): it
+    /// holds what git and CI put there (actions/checkout's token in `.git/config`), not what
+    /// was committed, and a committed symlink into it read that token or replaced
     /// the checkout's git configuration.
     pub(crate) fn check(&self, path: &Path) -> Result<PathBuf, Outside> {
         let target = resolved(path);

@@ -61,7 +61,8 @@ pub(crate) fn output_refused(
         let to = fs::read_link(output).unwrap_or_default();
         let to = printable_name(&to.display().to_string()).into_owned();
         return Some(format!(
-            "{flag} {name} is a symlink to {to}, which does not exist: no file is made through a link (name the file itself)"
+            "{flag} {name} is a symlink to {to}, which does not exist: no file is made through a link (name the file \
+                itself)"
         ));
     }
     let target = resolved(output);
@@ -79,12 +80,14 @@ pub(crate) fn output_refused(
         let input_name = printable_name(&input.display().to_string()).into_owned();
         if input_target == target {
             return Some(format!(
-                "{flag} {name} is also an input: to rewrite the manifests kinject reads, use -i/--in-place (it leaves unchanged files alone and does not replace a file edited meanwhile)"
+                "{flag} {name} is also an input: to rewrite the manifests kinject reads, use -i/--in-place (it leaves \
+                    unchanged files alone and does not replace a file edited meanwhile)"
             ));
         }
         if input_target.is_dir() && target.starts_with(&input_target) && is_manifest(&target) {
             return Some(format!(
-                "{flag} {name} is inside the input directory {input_name}: the next run would read it as a manifest too; write it outside the inputs (or name it other than .yaml, .yml, .json)"
+                "{flag} {name} is inside the input directory {input_name}: the next run would read it as a manifest \
+                    too; write it outside the inputs (or name it other than .yaml, .yml, .json)"
             ));
         }
     }

@@ -73,7 +73,8 @@ fn no_directive(text: &str) -> Result<(), ParseError> {
         return Err(ParseError {
             offset,
             message: format!(
-                "the directive `{directive}`: Kubernetes' YAML reader (kubectl, kustomize) refuses a file with directives; remove it"
+                "the directive `{directive}`: Kubernetes' YAML reader (kubectl, kustomize) refuses a file with \
+                    directives; remove it"
             ),
         });
     }
@@ -128,7 +129,8 @@ pub(crate) fn syntax_help(text: &str, at: usize, message: &str) -> Option<&'stat
     let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
     if indent.contains('\t') {
         return Some(
-            "this line is indented with a tab: YAML indents with spaces only (the excerpt shows the tab as spaces); replace it with spaces",
+            "this line is indented with a tab: YAML indents with spaces only (the excerpt shows the tab as spaces); \
+                replace it with spaces",
         );
     }
     // The reader stops at the first line that cannot belong where it stands; the line that

@@ -154,7 +154,8 @@ fn generated(p: &Path) -> Result<Option<crate::read::Stamp>, String> {
     }
     let not_ours = || {
         format!(
-            "{} was not written by kinject: not replaced (it does not start with `{}`; move it, or write the overlay to another directory)",
+            "{} was not written by kinject: not replaced (it does not start with `{}`; move it, or write the overlay \
+                to another directory)",
             p.display(),
             kustomize::GENERATED
         )

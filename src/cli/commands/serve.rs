@@ -96,7 +96,8 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
     // registry has, behind a webhook that fails closed: no pod could be created).
     let Some(image) = args.image.clone() else {
         eprint(
-            "error: --print-manifests needs --image IMAGE: the kinject image your cluster pulls (build and push it as docs/container-image.md says; no image is published)\n",
+            "error: --print-manifests needs --image IMAGE: the kinject image your cluster pulls (build and push it as \
+                docs/container-image.md says; no image is published)\n",
         );
         return ExitStatus::Error;
     };

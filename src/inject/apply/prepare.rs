@@ -116,7 +116,8 @@ fn transferred_env(s: &Rendered, cname: &str, app: &[Value], ctx: &Ctx<'_>) -> V
                 let path = &from.field_ref.field_path;
                 let Some(name) = field_value(ctx.metadata, path) else {
                     ctx.warn(format!(
-                        "sidecar `{}`: the pod has no `{path}` to name the container `transferEnv` copies from, so container `{cname}` gets none of its env",
+                        "sidecar `{}`: the pod has no `{path}` to name the container `transferEnv` copies from, so \
+                            container `{cname}` gets none of its env",
                         s.name
                     ));
                     continue;

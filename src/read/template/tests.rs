@@ -38,9 +38,13 @@ fn helm_templates_are_templates() {
 /// Alertmanager configuration calling its own named templates is data.
 #[test]
 fn named_templates_make_a_workload_a_template_and_nothing_else() {
-    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: '{{ template \"app.fullname\" . }}'\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: '{{ template \"app.image\" . }}'\n";
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: '{{ template \"app.fullname\" . \
+        }}'\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: '{{ template \
+        \"app.image\" . }}'\n";
     assert!(directive(deployment, None).is_some());
-    let alertmanager = "apiVersion: monitoring.coreos.com/v1alpha1\nkind: AlertmanagerConfig\nmetadata:\n  name: slack\nspec:\n  receivers:\n  - name: slack\n    slackConfigs:\n    - title: '{{ template \"slack.default.title\" . }}'\n      text: \"{{ template \\\"slack.myorg.text\\\" . }}\"\n";
+    let alertmanager = "apiVersion: monitoring.coreos.com/v1alpha1\nkind: AlertmanagerConfig\nmetadata:\n  name: \
+        slack\nspec:\n  receivers:\n  - name: slack\n    slackConfigs:\n    - title: '{{ template \
+        \"slack.default.title\" . }}'\n      text: \"{{ template \\\"slack.myorg.text\\\" . }}\"\n";
     assert_eq!(directive(alertmanager, None), None);
 }
 
@@ -72,7 +76,10 @@ fn other_tools_templates_are_data() {
         // A double-quoted scalar spanning lines.
         "data:\n  d: \"first line\n    {{ $labels.instance }} continued\"\n",
         // Prometheus's alerting rule.
-        "spec:\n  groups:\n  - name: example\n    rules:\n    - alert: HighRequestLatency\n      expr: job:request_latency_seconds:mean5m{job=\"myjob\"} > 0.5\n      for: 10m\n      annotations:\n        summary: \"Instance {{ $labels.instance }} down\"\n        description: \"{{ $labels.instance }} has a median request latency above 1s (current value: {{ $value }}s)\"\n",
+        "spec:\n  groups:\n  - name: example\n    rules:\n    - alert: HighRequestLatency\n      expr: \
+            job:request_latency_seconds:mean5m{job=\"myjob\"} > 0.5\n      for: 10m\n      annotations:\n        \
+            summary: \"Instance {{ $labels.instance }} down\"\n        description: \"{{ $labels.instance }} has a \
+            median request latency above 1s (current value: {{ $value }}s)\"\n",
         "annotations:\n  v: '{{ .Value }} {{ .Labels.job }} {{ humanize $value }}'\n",
         // JSON.
         "{\"data\":{\"msg\":\"Scheduled on: {{x}}\"}}\n",
