@@ -133,8 +133,8 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
         'kinject;krm' {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)')
-            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value of the configuration (the functionConfig, or the files of `-c`) with a string, as `inject --set` does (repeatable)')
-            [CompletionResult]::new('--set-json', '--set-json', [CompletionResultType]::ParameterName, 'Override a template value with a JSON value, as `inject --set-json` does (repeatable)')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error')
+            [CompletionResult]::new('--set-json', '--set-json', [CompletionResultType]::ParameterName, 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json ''ports=[80,443]''` (applied before `--set`)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace of objects that do not name one (for rules that match namespaces)')
             [CompletionResult]::new('--namespace-labels', '--namespace-labels', [CompletionResultType]::ParameterName, 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)')

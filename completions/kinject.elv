@@ -126,8 +126,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;krm'= {
             cand -c 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)'
             cand --config 'Configuration file to use instead of the ResourceList''s functionConfig (repeatable)'
-            cand --set 'Override a template value of the configuration (the functionConfig, or the files of `-c`) with a string, as `inject --set` does (repeatable)'
-            cand --set-json 'Override a template value with a JSON value, as `inject --set-json` does (repeatable)'
+            cand --set 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error'
+            cand --set-json 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json ''ports=[80,443]''` (applied before `--set`)'
             cand -n 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace 'Namespace of objects that do not name one (for rules that match namespaces)'
             cand --namespace-labels 'A label of a namespace, for rules'' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)'

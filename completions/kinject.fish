@@ -99,8 +99,8 @@ complete -c kinject -n "__fish_kinject_using_subcommand explain" -l no-discovery
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c kinject -n "__fish_kinject_using_subcommand explain" -s V -l version -d 'Print version'
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s c -l config -d 'Configuration file to use instead of the ResourceList\'s functionConfig (repeatable)' -r -F
-complete -c kinject -n "__fish_kinject_using_subcommand krm" -l set -d 'Override a template value of the configuration (the functionConfig, or the files of `-c`) with a string, as `inject --set` does (repeatable)' -r
-complete -c kinject -n "__fish_kinject_using_subcommand krm" -l set-json -d 'Override a template value with a JSON value, as `inject --set-json` does (repeatable)' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -l set -d 'Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`; the leading `values.` may be written). A key no template reads is an error' -r
+complete -c kinject -n "__fish_kinject_using_subcommand krm" -l set-json -d 'Override a template value with a JSON value: `--set-json replicas=3`, `--set-json \'ports=[80,443]\'` (applied before `--set`)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s n -l namespace -d 'Namespace of objects that do not name one (for rules that match namespaces)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -l namespace-labels -d 'A label of a namespace, for rules\' `namespaceSelector` (repeatable; `Namespace` objects in the input count too)' -r
 complete -c kinject -n "__fish_kinject_using_subcommand krm" -s h -l help -d 'Print help'

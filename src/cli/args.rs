@@ -170,6 +170,23 @@ pub struct ConfigArgs {
     /// directory's or above.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub values: SetArgs,
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
+}
+
+impl ConfigArgs {
+    /// The `--set` and `--set-json` arguments, for loading.
+    pub(crate) fn overrides(&self) -> Vec<crate::config::Set> {
+        self.values.overrides()
+    }
+}
+
+// The template values the command line overrides (every command that loads a configuration).
+// A `//` comment: clap makes a flattened struct's doc comment the `about` of its command.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SetArgs {
     /// Override a template value with a string: `--set image.tag=1.10` (`values.image.tag`;
     /// the leading `values.` may be written). A key no template reads is an error.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -178,22 +195,15 @@ pub struct ConfigArgs {
     /// `--set-json 'ports=[80,443]'` (applied before `--set`).
     #[arg(long = "set-json", value_name = "KEY=JSON")]
     pub set_json: Vec<String>,
-    #[command(flatten)]
-    pub discovery: DiscoveryArgs,
 }
 
-impl ConfigArgs {
-    /// The `--set` and `--set-json` arguments, for loading.
+impl SetArgs {
+    /// The values, for loading: `--set-json` first, as Helm applies them.
     pub(crate) fn overrides(&self) -> Vec<crate::config::Set> {
-        overrides(&self.sets, &self.set_json)
+        let json = self.set_json.iter().map(crate::config::Set::json);
+        json.chain(self.sets.iter().map(crate::config::Set::string))
+            .collect()
     }
-}
-
-/// `--set` and `--set-json` values, for loading: `--set-json` first, as Helm applies them.
-pub(crate) fn overrides(sets: &[String], set_json: &[String]) -> Vec<crate::config::Set> {
-    let json = set_json.iter().map(crate::config::Set::json);
-    json.chain(sets.iter().map(crate::config::Set::string))
-        .collect()
 }
 
 // What to write, and how to report.
@@ -503,13 +513,9 @@ pub struct KrmArgs {
     /// Configuration file to use instead of the ResourceList's functionConfig (repeatable).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub configs: Vec<PathBuf>,
-    /// Override a template value of the configuration (the functionConfig, or the files of
-    /// `-c`) with a string, as `inject --set` does (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub sets: Vec<String>,
-    /// Override a template value with a JSON value, as `inject --set-json` does (repeatable).
-    #[arg(long = "set-json", value_name = "KEY=JSON")]
-    pub set_json: Vec<String>,
+    // Template values of the configuration (the functionConfig, or the files of `-c`).
+    #[command(flatten)]
+    pub values: SetArgs,
     #[command(flatten)]
     pub scope: RuleScopeArgs,
 }

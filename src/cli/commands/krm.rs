@@ -8,7 +8,7 @@ use crate::inject::NamespaceLabels;
 use crate::integrations::krm;
 use crate::read::Input;
 
-use crate::cli::args::{KrmArgs, RuleScopeArgs, overrides};
+use crate::cli::args::{KrmArgs, RuleScopeArgs};
 use crate::cli::inputs::parse_namespace_labels;
 use crate::cli::output::stdout;
 use crate::cli::report::{diagnostics, eprint};
@@ -24,12 +24,7 @@ pub(crate) fn run(args: &KrmArgs) -> ExitStatus {
         }
     };
     match krm::input(&bytes) {
-        Ok(input) => run_input(
-            input,
-            &args.configs,
-            &overrides(&args.sets, &args.set_json),
-            &args.scope,
-        ),
+        Ok(input) => run_input(input, &args.configs, &args.values.overrides(), &args.scope),
         Err(e) => {
             diagnostics(vec![e]);
             ExitStatus::Error

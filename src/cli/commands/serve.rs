@@ -171,8 +171,8 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
 fn server_flags(args: &ServeArgs) -> Vec<String> {
     let mut out = Vec::new();
     for (flag, values) in [
-        ("--set-json", &args.config.set_json),
-        ("--set", &args.config.sets),
+        ("--set-json", &args.config.values.set_json),
+        ("--set", &args.config.values.sets),
     ] {
         for v in values {
             out.extend([flag.to_owned(), v.clone()]);
