@@ -8,33 +8,61 @@
 
 mod common;
 
+/// `kinject admission`: AdmissionReviews in, webhook responses out.
 mod admission;
+/// Where the configuration comes from (`-c`, discovery), flags that clash, exit codes.
 mod cli;
+/// The other injectors' own suites, ported (`testdata/compat/`).
 mod compat;
+/// Every corpus folder: no-op, idempotent, byte-exact uninject, kubectl's reading.
 mod corpus;
+/// Every shell block of README.md and docs/*.md, run as written.
 mod examples;
+/// Nothing lost when writing fails (read-only files, a full disk).
 mod faults;
+/// The floors of `src/`: no import climbs, no parent and child import each other.
 mod floors;
+/// Other injectors' configuration files, end to end (`testdata/formats/`).
 mod formats;
+/// The fuzz targets' seeds as tests.
 mod fuzz;
+/// Completions, man pages and the JSON Schema are current.
 mod generated;
+/// The golden cases, `testdata/cases/<name>/`, with their three invariants.
 mod golden;
+/// Hostile inputs refused with their diagnostics, within their bounds.
 mod hostile;
+/// The container image, built with podman and run.
 mod image;
+/// `--in-place`, `--check` and `--diff` on real files.
 mod inplace;
+/// Inputs that once did nothing in silence (a terminal, empty input).
 mod inputs;
+/// kinject as a KRM function (ResourceLists).
 mod krm;
+/// kinject inside the real `kubectl kustomize`.
 mod kustomize;
+/// kinject against the YAML reader Kubernetes uses.
 mod oracle;
+/// What `cargo package` puts in the crate.
 mod package;
+/// The real `pre-commit` running the hooks.
 mod precommit;
+/// Properties over generated manifests and configurations (proptest).
 mod properties;
+/// The report: text, `-v`, `--report json` and its schema.
 mod report;
+/// The seed documents' own examples.
 mod seeds;
+/// `kinject serve` over loopback TLS: answers, reloads, bounds, faults.
 mod serve;
+/// `kinject serve --print-manifests`, validated.
 mod serve_manifests;
+/// The stable interface (docs/stability.md, docs/stable.txt).
 mod stable;
+/// Standard input a window at a time.
 mod stream;
+/// Nothing read or written outside the tree a run was given.
 mod trees;
 
 /// Every `.rs` file of `tests/` is built: a module of this binary, or a `[[test]]` of
