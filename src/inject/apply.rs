@@ -334,20 +334,7 @@ fn place_containers(
             .get(name_of(c))
             .copied()
             .unwrap_or(s.init_position);
-        let side = if init_position == Position::Before {
-            &mut lists.init_before
-        } else {
-            &mut lists.init_after
-        };
-        place(
-            c,
-            &mut lists.inits,
-            &lists.app,
-            side,
-            rec,
-            PodList::InitContainers,
-            s,
-        )?;
+        place_init(c, init_position, lists, rec, s)?;
     }
     for c in &s.body.containers {
         let n = name_of(c).to_owned();
@@ -361,20 +348,7 @@ fn place_containers(
                     Value::String("Always".to_owned()),
                 );
             }
-            let side = if s.init_position == Position::Before {
-                &mut lists.init_before
-            } else {
-                &mut lists.init_after
-            };
-            place(
-                &c,
-                &mut lists.inits,
-                &lists.app,
-                side,
-                rec,
-                PodList::InitContainers,
-                s,
-            )?;
+            place_init(&c, s.init_position, lists, rec, s)?;
         } else {
             let position = s.spec.positions.get(&n).copied().unwrap_or(s.position);
             let side = if position == Position::Before {
@@ -713,6 +687,31 @@ fn claim(owners: &mut Owners, name: &str, sidecar: &str) -> Result<(), InjectErr
     }
     owners.set("container", name, sidecar);
     Ok(())
+}
+
+/// Puts a sidecar's init container (or native sidecar container) among the pod's init
+/// containers, before or after the pod's own as `position` says.
+fn place_init(
+    c: &Value,
+    position: Position,
+    lists: &mut Containers,
+    rec: &mut Record,
+    s: &Rendered,
+) -> Result<(), InjectError> {
+    let side = if position == Position::Before {
+        &mut lists.init_before
+    } else {
+        &mut lists.init_after
+    };
+    place(
+        c,
+        &mut lists.inits,
+        &lists.app,
+        side,
+        rec,
+        PodList::InitContainers,
+        s,
+    )
 }
 
 /// Which of the pod's two lists of containers a sidecar container goes into.
