@@ -27,6 +27,7 @@ mod krm;
 mod kustomize;
 mod oracle;
 mod package;
+mod packaging;
 mod precommit;
 mod properties;
 mod report;
