@@ -19,6 +19,7 @@ mod formats;
 mod fuzz;
 mod generated;
 mod golden;
+mod helm;
 mod hostile;
 mod image;
 mod inplace;
