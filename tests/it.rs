@@ -9,6 +9,7 @@
 mod common;
 
 mod admission;
+mod argocd;
 mod cli;
 mod compat;
 mod corpus;
