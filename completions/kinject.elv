@@ -173,7 +173,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand --shutdown-delay 'On SIGTERM, keep accepting connections this many seconds while `/readyz` says the server is stopping, so that the Service stops sending it requests before it stops listening (the endpoints'' update takes a moment to reach every API server)'
             cand --shutdown-timeout 'Then, in-flight requests are given this many seconds to complete'
             cand --reload-interval 'How often the configuration and certificate files are checked for changes. A change is loaded once the files have held still for an interval (not caught half-written)'
-            cand --image 'With `--print-manifests` (and needed by it): the image the cluster pulls, built and pushed as docs/container-image.md says'
+            cand --image 'With `--print-manifests` (and needed by it): the image the cluster pulls, the one a release would push (`ghcr.io/kinject/kinject:<version>`) or one built and pushed as docs/container-image.md says'
             cand --namespace 'With `--print-manifests`: the namespace the server runs in'
             cand --replicas 'With `--print-manifests`: the server''s replicas'
             cand --failure-policy 'With `--print-manifests`: the webhook''s `failurePolicy` (`Fail`: a pod is not created while no server answers; `Ignore`: it is created without its sidecars)'

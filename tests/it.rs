@@ -10,6 +10,8 @@ mod common;
 
 /// `kinject admission`: AdmissionReviews in, webhook responses out.
 mod admission;
+/// The Argo CD Config Management Plugin (`deploy/argocd/`): its files and its generate command.
+mod argocd;
 /// Where the configuration comes from (`-c`, discovery), flags that clash, exit codes.
 mod cli;
 /// The other injectors' own suites, ported (`testdata/compat/`).
@@ -30,6 +32,8 @@ mod fuzz;
 mod generated;
 /// The golden cases, `testdata/cases/<name>/`, with their three invariants.
 mod golden;
+/// The Helm post-renderer plugin (`helm-plugin/`): its manifest and the contract Helm relies on.
+mod helm;
 /// Hostile inputs refused with their diagnostics, within their bounds.
 mod hostile;
 /// The container image, built with podman and run.
@@ -46,6 +50,8 @@ mod kustomize;
 mod oracle;
 /// What `cargo package` puts in the crate.
 mod package;
+/// The krew manifest and Homebrew formula made from a release (`scripts/packaging.py`).
+mod packaging;
 /// The real `pre-commit` running the hooks.
 mod precommit;
 /// Properties over generated manifests and configurations (proptest).

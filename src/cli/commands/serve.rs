@@ -96,8 +96,9 @@ fn print_manifests(args: &ServeArgs) -> ExitStatus {
     // registry has, behind a webhook that fails closed: no pod could be created).
     let Some(image) = args.image.clone() else {
         eprint(
-            "error: --print-manifests needs --image IMAGE: the kinject image your cluster pulls (build and push it as \
-                docs/container-image.md says; no image is published)\n",
+            "error: --print-manifests needs --image IMAGE: the kinject image your cluster pulls (a release would \
+                push ghcr.io/kinject/kinject:<version>; none is pushed yet: build and push one as \
+                docs/container-image.md says)\n",
         );
         return ExitStatus::Error;
     };
