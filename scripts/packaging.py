@@ -19,6 +19,7 @@ tests/packaging.rs checks both outputs (testdata/packaging/) and krew's manifest
 """
 import argparse
 import os
+import stat
 import re
 import sys
 
@@ -59,6 +60,28 @@ class Refused(Exception):
     """What makes the input unusable, said to the user as it is."""
 
 
+# A sha256sum line for one archive is under 200 bytes; more is not a checksum file.
+CHECKSUM_MAX = 1024
+
+
+def checksum_text(path, name):
+    """The text of checksum file `path`: a regular file (not a link, a folder or a device, which
+    could be read forever), small, and UTF-8."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise Refused(f"{name}: not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(CHECKSUM_MAX + 1)
+    except OSError as e:
+        raise Refused(f"{name}: cannot read it: {e.strerror}")
+    if len(data) > CHECKSUM_MAX:
+        raise Refused(f"{name}: over {CHECKSUM_MAX} bytes, not one sha256sum line")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{name}: not UTF-8 text")
+
+
 def archives(directory, version):
     """The release's archives found in `directory`'s `.sha256` files, one per platform, in
     a fixed order: [(target, file name, sha256, (os, arch))]."""
@@ -82,8 +105,7 @@ def archives(directory, version):
         windows = TARGETS[target][0] == "windows"
         if archive.endswith(".zip") != windows:
             raise Refused(f"{checksum}: {target} is released as a .{'zip' if windows else 'tar.gz'}")
-        with open(os.path.join(directory, checksum), encoding="utf-8") as f:
-            text = f.read()
+        text = checksum_text(os.path.join(directory, checksum), checksum)
         line = CHECKSUM_LINE.match(text)
         if not line:
             raise Refused(f"{checksum}: not one line `<64 lowercase hex>  <file name>` (sha256sum's format)")
@@ -99,6 +121,12 @@ def archives(directory, version):
         raise Refused(f"{directory}: no kinject-{version}-<target>.tar.gz.sha256 (or .zip.sha256) in it")
     order = [("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64"),
              ("windows", "amd64")]
+    missing = [f"{o}/{a}" for o, a in order if (o, a) not in found]
+    if missing:
+        # A release built for some targets only (a maintainer's local run): the manifest is
+        # valid for those, and says nothing to users of the others.
+        print(f"scripts/packaging.py: warning: no archive for {', '.join(missing)}: "
+              "the output installs nothing there", file=sys.stderr)
     return [found[p] for p in order if p in found]
 
 

@@ -26,8 +26,14 @@
 //! - Helm 3's `--post-renderer PATH` (pkg/postrender/exec.go): the executable run with the
 //!   `--post-renderer-args`, the same streams, standard error shown only on failure.
 //!
-//! The rendered stream is `helm template`'s shape: `---` then `# Source: CHART/templates/…`
-//! before each document.
+//! The rendered stream differs between the two. Helm 3 writes `helm template`'s shape, `---`
+//! then `# Source: CHART/templates/…` before each document (testdata/helm/rendered.yaml).
+//! Helm 4 (pkg/action/action.go `annotateAndMerge`) re-serializes each template's documents
+//! with kyaml, files in sorted order, annotates each with
+//! `postrenderer.helm.sh/postrender-filename: 'CHART/templates/…'`, and after the
+//! post-renderer splits its output back into files by that annotation and removes it
+//! (`splitAndDeannotate`): every document must come back with its annotation
+//! (testdata/helm/rendered-helm4.yaml, the same chart in that shape).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -229,9 +235,38 @@ fn workdir() -> tempfile::TempDir {
     tmp
 }
 
+/// The chart as Helm 3 renders it for a post-renderer.
 fn rendered() -> Vec<u8> {
     std::fs::read(root().join("testdata/helm/rendered.yaml")).expect("read")
 }
+
+/// The same chart as Helm 4 hands it to a `postrenderer/v1` plugin.
+fn rendered_helm4() -> Vec<u8> {
+    std::fs::read(root().join("testdata/helm/rendered-helm4.yaml")).expect("read")
+}
+
+/// `stdout` is the golden file `name` of testdata/helm/ (`KINJECT_BLESS=1` rewrites it).
+fn check_golden(name: &str, stdout: &str) {
+    let path = root().join("testdata/helm").join(name);
+    if std::env::var_os("KINJECT_BLESS").is_some() {
+        std::fs::write(&path, stdout).expect("write golden");
+    }
+    assert_eq!(
+        stdout,
+        std::fs::read_to_string(&path).expect("read golden"),
+        "stdout is the golden stream {name} (KINJECT_BLESS=1 to rewrite it)"
+    );
+}
+
+/// `kind/name` of each object, in order.
+fn names(objects: &[Value]) -> Vec<String> {
+    objects
+        .iter()
+        .map(|o| format!("{}/{}", o["kind"], o["metadata"]["name"]))
+        .collect()
+}
+
+const FILENAME: &str = "postrenderer.helm.sh/postrender-filename";
 
 const ARGS: [&str; 2] = ["--config=sidecars.yaml", "--namespace=prod"];
 
@@ -239,35 +274,27 @@ const ARGS: [&str; 2] = ["--config=sidecars.yaml", "--namespace=prod"];
 fn helm_4_runs_the_plugin_and_all_of_stdout_is_the_injected_stream() {
     let dir = workdir();
     let (program, args) = prepare_commands(&plugin(), &ARGS);
-    let out = post_render(dir.path(), &program, &args, &rendered());
+    let out = post_render(dir.path(), &program, &args, &rendered_helm4());
     let (stdout, stderr) = (
         String::from_utf8(out.stdout).expect("utf-8"),
         String::from_utf8_lossy(&out.stderr),
     );
     assert!(out.status.success(), "{stderr}");
-    let path = root().join("testdata/helm/expected.yaml");
-    if std::env::var_os("KINJECT_BLESS").is_some() {
-        std::fs::write(&path, &stdout).expect("write golden");
-    }
-    assert_eq!(
-        stdout,
-        std::fs::read_to_string(&path).expect("read golden"),
-        "stdout is the golden stream (KINJECT_BLESS=1 to rewrite it)"
-    );
-    // A YAML stream of the same documents, in order, the workload injected.
+    check_golden("expected-helm4.yaml", &stdout);
+    // The same documents, in order, each with the file annotation Helm splits the output by,
+    // unchanged; the workload injected.
     let (input, output) = (
-        common::objects_of_documents(&String::from_utf8(rendered()).expect("utf-8")),
+        common::objects_of_documents(&String::from_utf8(rendered_helm4()).expect("utf-8")),
         common::objects_of_documents(&stdout),
     );
-    let names = |objects: &[Value]| -> Vec<String> {
-        objects
-            .iter()
-            .map(|o| format!("{}/{}", o["kind"], o["metadata"]["name"]))
-            .collect()
-    };
     assert_eq!(names(&input), names(&output));
+    for (i, o) in input.iter().zip(&output) {
+        let file = |v: &Value| v["metadata"]["annotations"][FILENAME].clone();
+        assert!(file(i).is_string(), "{i}");
+        assert_eq!(file(i), file(o), "{}", names(std::slice::from_ref(o))[0]);
+    }
     assert_eq!(
-        common::container_names(&output[1]),
+        common::container_names(&output[0]),
         ["web", "log-shipper"],
         "the tier=web Deployment"
     );
@@ -276,7 +303,6 @@ fn helm_4_runs_the_plugin_and_all_of_stdout_is_the_injected_stream() {
         ["worker"],
         "the other one"
     );
-    assert!(stdout.contains("# Source: web/templates/deployment.yaml"));
     // The report is on standard error, and only there.
     assert!(
         stderr.contains("deployment/web injected: log-shipper"),
@@ -287,18 +313,32 @@ fn helm_4_runs_the_plugin_and_all_of_stdout_is_the_injected_stream() {
 }
 
 #[test]
-fn helm_3_runs_kinject_as_an_executable_with_the_same_result() {
+fn helm_3_runs_kinject_as_an_executable_and_all_of_stdout_is_the_injected_stream() {
     let dir = workdir();
     let args: Vec<String> = ["inject"]
         .iter()
         .chain(&ARGS)
         .map(|a| (*a).to_owned())
         .collect();
-    let helm3 = post_render(dir.path(), "kinject", &args, &rendered());
+    let out = post_render(dir.path(), "kinject", &args, &rendered());
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    check_golden("expected.yaml", &stdout);
+    let (input, output) = (
+        common::objects_of_documents(&String::from_utf8(rendered()).expect("utf-8")),
+        common::objects_of_documents(&stdout),
+    );
+    assert_eq!(names(&input), names(&output));
+    assert_eq!(common::container_names(&output[1]), ["web", "log-shipper"]);
+    assert!(stdout.contains("# Source: web/templates/deployment.yaml"));
+    assert!(stderr.contains("summary: 1 injected"), "{stderr}");
+    // The Helm 4 plugin gives the same bytes for the same stream.
     let (program, args) = prepare_commands(&plugin(), &ARGS);
     let helm4 = post_render(dir.path(), &program, &args, &rendered());
-    assert!(helm3.status.success());
-    assert_eq!(helm3.stdout, helm4.stdout);
+    assert_eq!(stdout.as_bytes(), helm4.stdout);
 }
 
 /// Every failure Helm can meet: a non-zero exit (Helm fails the install or upgrade), nothing on

@@ -505,4 +505,29 @@ fn a_release_folder_that_is_not_one_is_refused() {
         "0.1.0",
         "unknown target `riscv64gc-unknown-linux-gnu`",
     );
+    std::fs::remove_file(tmp.path().join(format!("{riscv}.sha256"))).expect("rm");
+    // Checksum files that are not text to read: each refused, none read forever.
+    let arm = "kinject-0.1.0-aarch64-unknown-linux-musl.tar.gz";
+    let arm_sum = tmp.path().join(format!("{arm}.sha256"));
+    std::fs::write(&arm_sum, b"\xff\xfe not utf-8\n").expect("w");
+    refused(tmp.path(), "0.1.0", "not UTF-8 text");
+    std::fs::write(&arm_sum, format!("{hex}  {arm}\n").repeat(100)).expect("w");
+    refused(tmp.path(), "0.1.0", "over 1024 bytes");
+    std::fs::remove_file(&arm_sum).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", &arm_sum).expect("symlink");
+    refused(tmp.path(), "0.1.0", "not a regular file");
+    std::fs::remove_file(&arm_sum).expect("rm");
+    std::fs::create_dir(&arm_sum).expect("mkdir");
+    refused(tmp.path(), "0.1.0", "not a regular file");
+    std::fs::remove_dir(&arm_sum).expect("rmdir");
+    // A release of some platforms only is made, with a warning naming the others.
+    let out = generate("brew", "0.1.0", tmp.path());
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "warning: no archive for linux/arm64, darwin/amd64, darwin/arm64, windows/amd64"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

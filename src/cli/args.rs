@@ -76,7 +76,7 @@ Exit status: 0 done; 1 files changed (--in-place) or would change (--check, --di
     /// `kinject admission` for each request, the configuration and certificates reloaded when
     /// their files change (docs/serve.md).
     #[command(after_help = "Examples:
-  kinject serve -c sidecars.yaml --print-manifests --image ghcr.io/kinject/kinject:0.1.0 | kubectl apply -f -
+  kinject serve -c sidecars.yaml --print-manifests --image registry.example.com/kinject:0.1.0 | kubectl apply -f -
   kinject serve -c /etc/kinject/config --tls-cert-file tls.crt --tls-private-key-file tls.key
   kinject serve -c sidecars.yaml --insecure-plain-http --listen 127.0.0.1:8080
 
