@@ -29,6 +29,7 @@ mod oracle;
 mod package;
 mod precommit;
 mod properties;
+mod release;
 mod report;
 mod seeds;
 mod serve;
