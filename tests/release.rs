@@ -628,6 +628,20 @@ fn a_dirty_tree_is_refused_before_anything_is_built() {
     checkout.refuses(&["--no-image"], "the tree has uncommitted changes");
     checkout.refuses(&["--no-image", "--out", "out"], "Cargo.toml");
     assert!(!checkout.path().join("out").exists());
+    // Untracked files where the release reads: shipped (man/, completions/) or building the
+    // binary (.cargo/config.toml), so as dirty as a changed tracked file.
+    checkout.git(&["checkout", "-q", "--", "Cargo.toml"]);
+    for untracked in [
+        "man/kinject-gone.1",
+        "completions/old-kinject.zsh",
+        ".cargo/config.toml",
+    ] {
+        let path = checkout.path().join(untracked);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, "not committed").expect("write");
+        checkout.refuses(&["--no-image"], "untracked files where the release reads");
+        std::fs::remove_file(&path).expect("rm");
+    }
 }
 
 /// `--out` holds the release's own files only: anything else in it, a link in it, or a link
@@ -660,8 +674,18 @@ fn an_output_directory_holding_other_files_is_refused() {
         );
         std::os::unix::fs::symlink(&elsewhere, at.join("link")).expect("symlink");
         checkout.refuses(&["--no-image", "--out", "link"], "is a symbolic link");
+        checkout.refuses(&["--no-image", "--out", "link/"], "is a symbolic link");
+        checkout.refuses(&["--no-image", "--out", "link//"], "is a symbolic link");
         assert_eq!(read(&elsewhere.join("precious")), b"keep");
     }
+    // Named like the release's files, but not one of them.
+    let named = at.join("named");
+    std::fs::create_dir_all(&named).expect("mkdir");
+    std::fs::write(named.join("kinject-9.9.9-anything.txt"), "").expect("write");
+    checkout.refuses(
+        &["--no-image", "--out", "named"],
+        "kinject-9.9.9-anything.txt",
+    );
     let dotted = at.join("dotted");
     std::fs::create_dir_all(dotted.join(".git")).expect("mkdir");
     checkout.refuses(&["--no-image", "--out", "dotted"], ".git");
