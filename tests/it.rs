@@ -56,6 +56,8 @@ mod packaging;
 mod precommit;
 /// Properties over generated manifests and configurations (proptest).
 mod properties;
+/// `scripts/release`: the artefacts, their checksums and SBOM, and its refusals.
+mod release;
 /// The report: text, `-v`, `--report json` and its schema.
 mod report;
 /// The seed documents' own examples.
