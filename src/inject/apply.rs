@@ -258,7 +258,9 @@ struct Own {
 impl Own {
     fn of(spec: &Map<String, Value>, lists: &Containers, sidecars: &[Cow<'_, Rendered>]) -> Self {
         let reads_app = |s: &Cow<'_, Rendered>| {
-            !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty()
+            !s.spec.share_volume_mounts.is_empty()
+                || !s.spec.share_volume_devices.is_empty()
+                || !s.spec.transfer_env.is_empty()
         };
         let originals = if sidecars.iter().any(reads_app) {
             lists.app.clone()

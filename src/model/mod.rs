@@ -111,6 +111,13 @@ impl Formats {
             .as_ref()
             .is_some_and(|f| f.allow_share_volume_policy)
     }
+
+    /// Whether Kruise's `shareVolumeDevicePolicy` is read.
+    pub(crate) fn kruise_share_volume_device_policy(&self) -> bool {
+        self.kruise
+            .as_ref()
+            .is_some_and(|f| f.allow_share_volume_device_policy)
+    }
 }
 
 /// The tumblr k8s-sidecar-injector's flags (docs/compat.md).
@@ -159,6 +166,12 @@ pub(crate) struct KruiseFlags {
     /// sidecar's own files), so it is off unless turned on; while off, a warning says so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_share_volume_policy: bool,
+    /// Read `shareVolumeDevicePolicy: {type: enabled}` (default false): the sidecar container
+    /// then also gets every volume device of the app containers, at its device path, as
+    /// OpenKruise does. That lets a manifest change a sidecar (put a block device at a path
+    /// of the sidecar's), so it is off unless turned on; while off, a warning says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_share_volume_device_policy: bool,
 }
 
 /// A sidecar definition. Every string may be a minijinja template (`{{ pod.spec… }}`).
@@ -230,9 +243,15 @@ pub struct Sidecar {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_from_annotations: Option<EnvFromAnnotations>,
     /// Sidecar containers (glob patterns of their names) that also get every volume mount of
-    /// the app containers (OpenKruise `shareVolumePolicy`).
+    /// the app containers (OpenKruise `shareVolumePolicy`; not those of an app container
+    /// whose env has `IS_INJECTED: "true"`, a sidecar OpenKruise injected).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub share_volume_mounts: Vec<String>,
+    /// Sidecar containers (glob patterns of their names) that also get every volume device of
+    /// the app containers (OpenKruise `shareVolumeDevicePolicy`; not those of an app container
+    /// whose env has `IS_INJECTED: "true"`), but at a path the container uses already.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub share_volume_devices: Vec<String>,
     /// Environment variables copied from app containers into sidecar containers (OpenKruise
     /// `transferEnv`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -556,6 +575,7 @@ mod tests {
         let earlier = Formats {
             kruise: Some(KruiseFlags {
                 allow_share_volume_policy: true,
+                ..KruiseFlags::default()
             }),
             expedia: Some(ExpediaFlags {
                 allow_annotation_env: true,

@@ -26,6 +26,10 @@ pub(super) fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> 
         envs.extend(share_app_mounts(cm, app));
     }
     add_env(cm, envs, false);
+    let devices = &s.spec.share_volume_devices;
+    if !devices.is_empty() && names_container(devices, &cname) {
+        share_app_devices(cm, app);
+    }
     if let Some(from) = &s.spec.env_from_annotations {
         add_env(cm, env_from_annotations(from, ctx.metadata), true);
     }
@@ -63,7 +67,7 @@ fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) -> Vec<Value> {
         .map(str::to_owned)
         .collect();
     let mut envs = Vec::new();
-    for a in app {
+    for a in app.iter().filter(|a| !is_injected_sidecar(a)) {
         for m in a
             .field("volumeMounts")
             .and_then(Value::as_array)
@@ -99,6 +103,51 @@ fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) -> Vec<Value> {
     }
     cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
     envs
+}
+
+/// Gives a sidecar container the app containers' volume devices, but one at a path the
+/// container already mounts a volume or device at (Kruise's GetInjectedVolumeDevices and
+/// MergeVolumeDevices, after the shared mounts).
+fn share_app_devices(cm: &mut Map<String, Value>, app: &[Value]) {
+    let own = cm.field("volumeDevices").and_then(Value::as_array);
+    let mut devices = own.cloned().unwrap_or_default();
+    let mounts = cm.field("volumeMounts").and_then(Value::as_array);
+    let mut paths: std::collections::HashSet<String> = devices
+        .iter()
+        .filter_map(|d| d.field("devicePath"))
+        .chain(
+            mounts
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.field("mountPath")),
+        )
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    let before = devices.len();
+    let app_devices = app
+        .iter()
+        .filter(|a| !is_injected_sidecar(a))
+        .filter_map(|a| a.field("volumeDevices").and_then(Value::as_array))
+        .flatten();
+    for d in app_devices {
+        let path = d
+            .field("devicePath")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if paths.insert(path.to_owned()) {
+            devices.push(d.clone());
+        }
+    }
+    if devices.len() > before {
+        cm.insert("volumeDevices".to_owned(), Value::Array(devices));
+    }
+}
+
+/// Whether app container `a` is a sidecar Kruise injected earlier (`IS_INJECTED: "true"`),
+/// whose mounts and devices Kruise does not share.
+fn is_injected_sidecar(a: &Value) -> bool {
+    env_of(a, "IS_INJECTED").and_then(|e| e.field("value")) == Some(&Value::from("true"))
 }
 
 /// The env vars `transferEnv` copies from app containers into sidecar container `cname`: for

@@ -3,9 +3,10 @@
 //! What Kruise's pod webhook does at creation (pkg/webhook/pod/mutating/sidecarset.go) becomes
 //! native settings: the selector, namespace and namespaceSelector a rule; containers with
 //! their `podInjectPolicy` (Before by API defaulting) positions; init containers after the
-//! pod's own, sorted by name; only the volumes the sidecar mounts; `shareVolumePolicy` (when
-//! `formats.kruise.allowShareVolumePolicy` turns it on: it gives the sidecar the mounts a
-//! manifest writes) and `transferEnv`; `IS_INJECTED=true` in every injected container;
+//! pod's own, sorted by name; only the volumes the sidecar mounts; `shareVolumePolicy` and
+//! `shareVolumeDevicePolicy` (when `formats.kruise.allowShareVolumePolicy` and
+//! `…allowShareVolumeDevicePolicy` turn them on: they give the sidecar the mounts and devices
+//! a manifest writes) and `transferEnv`; `IS_INJECTED=true` in every injected container;
 //! `patchPodMetadata` with its policies; and Kruise's own annotations (`kruise.io/sidecarset-hash`,
 //! `-hash-without-image`, `-injected-list`), merged across sets. A same-named app container is
 //! refused, not replaced (openkruise/kruise#565); conflicts are decided on the actual pod,
@@ -244,6 +245,9 @@ const KRUISE_FIELDS: [&str; 6] = [
 /// The flag that makes kinject read `shareVolumePolicy`.
 const SHARE_VOLUME_POLICY_FLAG: &str = "formats.kruise.allowShareVolumePolicy";
 
+/// The flag that makes kinject read `shareVolumeDevicePolicy`.
+const SHARE_VOLUME_DEVICE_POLICY_FLAG: &str = "formats.kruise.allowShareVolumeDevicePolicy";
+
 /// The native configuration (a `ConfigFile` value) for one SidecarSet; `shareVolumePolicy`
 /// read when `ctx.options` turns it on, else warned of.
 pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Problem>> {
@@ -264,10 +268,15 @@ pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Pro
         (json!([]), json!([]))
     } else {
         let rules: Vec<Value> = rule(spec, &name).into_iter().collect();
-        let share = ctx.options.kruise_share_volume_policy();
-        let containers = Containers::of(spec, share);
-        for path in &containers.unshared {
-            ctx.warnings.borrow_mut().push(unshared(path.clone()));
+        let allowed = Sharing {
+            mounts: ctx.options.kruise_share_volume_policy(),
+            devices: ctx.options.kruise_share_volume_device_policy(),
+        };
+        let containers = Containers::of(spec, allowed);
+        for (path, devices) in &containers.unshared {
+            ctx.warnings
+                .borrow_mut()
+                .push(unshared(path.clone(), *devices));
         }
         let sidecar = sidecar(spec, &name, containers);
         (json!([Value::Object(sidecar)]), json!(rules))
@@ -291,19 +300,39 @@ pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Pro
     }))
 }
 
-/// The warning for a `shareVolumePolicy` (at `path`) left unread.
-fn unshared(path: Vec<String>) -> Problem {
-    Problem {
-        path,
-        code: codes::CONFIG_OFF_BY_DEFAULT,
-        message: format!(
+/// The warning for a `shareVolumePolicy` (at `path`), or a `shareVolumeDevicePolicy`
+/// (`devices`), left unread.
+fn unshared(path: Vec<String>, devices: bool) -> Problem {
+    let message = if devices {
+        format!(
+            "`shareVolumeDevicePolicy` is not read: it gives the sidecar container every volume \
+             device of the app containers, so a manifest could change the sidecar (put a block \
+             device at a path of the sidecar's); `{SHARE_VOLUME_DEVICE_POLICY_FLAG}: true` in a \
+             native configuration turns it on"
+        )
+    } else {
+        format!(
             "`shareVolumePolicy` is not read: it gives the sidecar container every volume mount \
              of the app containers, so a manifest could change the sidecar (mount a volume it \
              writes over the sidecar's files); `{SHARE_VOLUME_POLICY_FLAG}: true` in a native \
              configuration turns it on"
-        ),
+        )
+    };
+    Problem {
+        path,
+        code: codes::CONFIG_OFF_BY_DEFAULT,
+        message,
         span: None,
     }
+}
+
+/// Which of Kruise's sharing policies a configuration lets kinject read.
+#[derive(Default, Clone, Copy)]
+struct Sharing {
+    /// `shareVolumePolicy`.
+    mounts: bool,
+    /// `shareVolumeDevicePolicy`.
+    devices: bool,
 }
 
 /// The native sidecar for the set `name` (its `spec`, its `containers` read).
@@ -335,6 +364,12 @@ fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Valu
     if !containers.share.is_empty() {
         sidecar.insert("shareVolumeMounts".into(), Value::Array(containers.share));
     }
+    if !containers.share_devices.is_empty() {
+        sidecar.insert(
+            "shareVolumeDevices".into(),
+            Value::Array(containers.share_devices),
+        );
+    }
     if !containers.transfer.is_empty() {
         sidecar.insert("transferEnv".into(), Value::Array(containers.transfer));
     }
@@ -354,21 +389,24 @@ struct Containers {
     positions: Map<String, Value>,
     /// Containers whose `shareVolumePolicy` is enabled.
     share: Vec<Value>,
+    /// Containers whose `shareVolumeDevicePolicy` is enabled.
+    share_devices: Vec<Value>,
     /// Every container's `transferEnv`, each naming its container.
     transfer: Vec<Value>,
     /// The volumes the containers use, in the order of first use.
     mounted: Vec<String>,
-    /// Whether `shareVolumePolicy` is read.
-    share_allowed: bool,
-    /// Where a `shareVolumePolicy` that enables sharing is left unread.
-    unshared: Vec<Vec<String>>,
+    /// Which sharing policies are read.
+    allowed: Sharing,
+    /// Where a sharing policy that enables sharing is left unread, and whether it is
+    /// `shareVolumeDevicePolicy`.
+    unshared: Vec<(Vec<String>, bool)>,
 }
 
 impl Containers {
-    /// The set's containers (its `spec`'s), `shareVolumePolicy` read when `share_allowed`.
-    fn of(spec: &Value, share_allowed: bool) -> Self {
+    /// The set's containers (its `spec`'s), the sharing policies read that `allowed` says.
+    fn of(spec: &Value, allowed: Sharing) -> Self {
         let mut out = Containers {
-            share_allowed,
+            allowed,
             ..Containers::default()
         };
         // Init containers first: Kruise gathers the volumes they use first (buildSidecars).
@@ -380,8 +418,8 @@ impl Containers {
                 .flatten()
                 .enumerate()
             {
-                let path = ["spec", list, &i.to_string(), "shareVolumePolicy"].map(str::to_owned);
-                let container = out.read(c, init, path.to_vec());
+                let path = ["spec", list, &i.to_string()].map(str::to_owned);
+                let container = out.read(c, init, &path);
                 if init {
                     out.init_containers.push(container);
                 } else {
@@ -393,9 +431,8 @@ impl Containers {
     }
 
     /// The native container for Kruise's `c` (an `init` container or not), with what it
-    /// mounts and transfers noted, and, for a container, its position and volume sharing
-    /// (its `shareVolumePolicy` at `share_path`).
-    fn read(&mut self, c: &Value, init: bool, share_path: Vec<String>) -> Value {
+    /// mounts and transfers noted, its position and its volume sharing (`c` at `path`).
+    fn read(&mut self, c: &Value, init: bool, path: &[String]) -> Value {
         let cname = c
             .get("name")
             .and_then(Value::as_str)
@@ -431,14 +468,29 @@ impl Containers {
             cname.clone(),
             json!(if before { "before" } else { "after" }),
         );
-        if c.at_pointer("/shareVolumePolicy/type")
-            .and_then(Value::as_str)
-            == Some("enabled")
-        {
-            if self.share_allowed {
-                self.share.push(json!(cname));
+        for (policy, devices) in [
+            ("shareVolumePolicy", false),
+            ("shareVolumeDevicePolicy", true),
+        ] {
+            let enabled = c
+                .get(policy)
+                .and_then(|p| p.get("type"))
+                .and_then(Value::as_str)
+                == Some("enabled");
+            let (allowed, list) = if devices {
+                (self.allowed.devices, &mut self.share_devices)
             } else {
-                self.unshared.push(share_path);
+                (self.allowed.mounts, &mut self.share)
+            };
+            if !enabled {
+                continue;
+            }
+            if allowed {
+                list.push(json!(cname));
+            } else {
+                let mut at = path.to_vec();
+                at.push(policy.to_owned());
+                self.unshared.push((at, devices));
             }
         }
         for t in c
@@ -649,15 +701,6 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
                 refuse(
                     at("resourcesPolicy"),
                     "`resourcesPolicy` (resources computed from the app containers) is not supported".into(),
-                );
-            }
-            if c.at_pointer("/shareVolumeDevicePolicy/type")
-                .and_then(Value::as_str)
-                == Some("enabled")
-            {
-                refuse(
-                    at("shareVolumeDevicePolicy"),
-                    "`shareVolumeDevicePolicy` is not supported".into(),
                 );
             }
         }
