@@ -451,6 +451,10 @@ pub struct Rule {
     /// object lists is reported: a warning (`warn`) or an error for the object (`error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_list: Option<RequestList>,
+    /// Sidecars left out of an object this rule injects into, whichever rule selects them
+    /// (an OpenKruise canary SidecarSet replaces its `apps.kruise.io/sidecarset-base`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<String>,
 }
 
 /// How a request list reports a name no rule lists.

@@ -267,7 +267,7 @@ pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Pro
     let (sidecars, rules) = if paused {
         (json!([]), json!([]))
     } else {
-        let rules: Vec<Value> = rule(spec, &name).into_iter().collect();
+        let rules: Vec<Value> = rule(spec, &name, canary_base(set)).into_iter().collect();
         let allowed = Sharing {
             mounts: ctx.options.kruise_share_volume_policy(),
             devices: ctx.options.kruise_share_volume_device_policy(),
@@ -594,9 +594,23 @@ fn pod_annotations(
     (annotations, policies)
 }
 
-/// The rule of the set `name` (its `spec`): its selector, namespace and namespaceSelector.
-/// None when the selector is empty, which selects nothing (`!selector.Empty()` in Kruise).
-fn rule(spec: &Value, name: &str) -> Option<Value> {
+/// The set a canary SidecarSet stands in for: `apps.kruise.io/sidecarset-base` when
+/// `apps.kruise.io/sidecarset-canary` is `"true"` (Kruise's IsCanarySidecarSet).
+fn canary_base(set: &Value) -> Option<&str> {
+    let annotations = set.at_pointer("/metadata/annotations")?;
+    let canary = annotations
+        .get("apps.kruise.io/sidecarset-canary")?
+        .as_str();
+    let base = annotations
+        .get("apps.kruise.io/sidecarset-base")?
+        .as_str()?;
+    (canary == Some("true") && !base.is_empty()).then_some(base)
+}
+
+/// The rule of the set `name` (its `spec`): its selector, namespace and namespaceSelector,
+/// and, for a canary set, the `base` set it replaces in the pods it selects. None when the
+/// selector is empty, which selects nothing (`!selector.Empty()` in Kruise).
+fn rule(spec: &Value, name: &str, base: Option<&str>) -> Option<Value> {
     let selector = spec
         .get("selector")
         .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()))?;
@@ -611,13 +625,17 @@ fn rule(spec: &Value, name: &str) -> Option<Value> {
     if let Some(ns) = spec.get("namespaceSelector") {
         m["namespaceSelector"] = ns.clone();
     }
-    Some(json!({
+    let mut rule = json!({
         "name": format!("sidecarset/{name}"),
         "match": m,
         "inject": [name],
         "jobs": "inject",
         "skips": injector_skips(),
-    }))
+    });
+    if let Some(base) = base {
+        rule["replaces"] = json!([base]);
+    }
+    Some(rule)
 }
 
 /// Fields whose behaviour needs a cluster (revision history, hot upgrades) are refused.
@@ -661,23 +679,6 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             vec!["spec".into(), "injectionStrategy".into(), "revision".into()],
             "`injectionStrategy.revision` injects a historical ControllerRevision, which only the cluster has".into(),
         );
-    }
-    for annotation in [
-        "apps.kruise.io/sidecarset-canary",
-        "apps.kruise.io/sidecarset-base",
-    ] {
-        if set
-            .at_pointer("/metadata/annotations")
-            .and_then(|a| a.get(annotation))
-            .is_some()
-        {
-            refuse(
-                vec!["metadata".into(), "annotations".into(), annotation.into()],
-                format!(
-                    "`{annotation}` (canary/base priority between SidecarSets) is not supported offline"
-                ),
-            );
-        }
     }
     for list in ["containers", "initContainers"] {
         for (i, c) in spec
