@@ -336,7 +336,7 @@ struct Sharing {
 }
 
 /// The native sidecar for the set `name` (its `spec`, its `containers` read).
-fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Value> {
+fn sidecar(spec: &Value, name: &str, mut containers: Containers) -> Map<String, Value> {
     let mut sidecar = Map::new();
     sidecar.insert("name".into(), json!(name));
     sidecar.insert(
@@ -345,7 +345,8 @@ fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Valu
     );
     sidecar.insert("literal".into(), json!(true));
     sidecar.insert("sameName".into(), json!("error"));
-    let sidecar_list = containers.sidecar_list();
+    let sidecar_list: Vec<String> = containers.sidecar_list.iter().cloned().collect();
+    let hot = std::mem::take(&mut containers.hot);
     let volumes = mounted_volumes(spec, &containers.mounted);
     if !containers.init_containers.is_empty() {
         sidecar.insert(
@@ -373,7 +374,8 @@ fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Valu
     if !containers.transfer.is_empty() {
         sidecar.insert("transferEnv".into(), Value::Array(containers.transfer));
     }
-    let (annotations, policies) = pod_annotations(spec, name, &sidecar_list);
+    let (mut annotations, mut policies) = pod_annotations(spec, name, &sidecar_list);
+    hot_upgrade_annotations(&hot, &mut annotations, &mut policies);
     sidecar.insert("annotations".into(), Value::Object(annotations));
     sidecar.insert("annotationPolicies".into(), Value::Object(policies));
     sidecar
@@ -397,6 +399,11 @@ struct Containers {
     mounted: Vec<String>,
     /// Which sharing policies are read.
     allowed: Sharing,
+    /// The names Kruise lists as the set's sidecars (`sidecarList`): its containers and its
+    /// native sidecars (init containers that keep running), by their names in the set.
+    sidecar_list: BTreeSet<String>,
+    /// The containers injected as HotUpgrade pairs, by their names in the set.
+    hot: Vec<String>,
     /// Where a sharing policy that enables sharing is left unread, and whether it is
     /// `shareVolumeDevicePolicy`.
     unshared: Vec<(Vec<String>, bool)>,
@@ -419,25 +426,39 @@ impl Containers {
                 .enumerate()
             {
                 let path = ["spec", list, &i.to_string()].map(str::to_owned);
-                let container = out.read(c, init, &path);
+                let containers = out.read(c, init, &path);
                 if init {
-                    out.init_containers.push(container);
+                    out.init_containers.extend(containers);
                 } else {
-                    out.containers.push(container);
+                    out.containers.extend(containers);
                 }
             }
         }
         out
     }
 
-    /// The native container for Kruise's `c` (an `init` container or not), with what it
-    /// mounts and transfers noted, its position and its volume sharing (`c` at `path`).
-    fn read(&mut self, c: &Value, init: bool, path: &[String]) -> Value {
+    /// The native containers for Kruise's `c` (an `init` container or not): the container,
+    /// or its HotUpgrade pair; with what it mounts and transfers noted, their positions and
+    /// their volume sharing (`c` at `path`).
+    fn read(&mut self, c: &Value, init: bool, path: &[String]) -> Vec<Value> {
         let cname = c
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
+        // Kruise lists the set's containers, and its init containers that keep running
+        // (native sidecars), by their names in the set.
+        let native = c.get("restartPolicy").and_then(Value::as_str) == Some("Always");
+        if !init || native {
+            self.sidecar_list.insert(cname.clone());
+        }
+        let hot = (!init || native) && is_hot_upgrade(c);
+        let names = if hot {
+            self.hot.push(cname.clone());
+            vec![format!("{cname}-1"), format!("{cname}-2")]
+        } else {
+            vec![cname.clone()]
+        };
         let mut container = c.as_object().cloned().unwrap_or_default();
         for f in KRUISE_FIELDS {
             container.shift_remove(f);
@@ -464,10 +485,10 @@ impl Containers {
         } else {
             policy != Some("AfterAppContainer")
         };
-        self.positions.insert(
-            cname.clone(),
-            json!(if before { "before" } else { "after" }),
-        );
+        for n in &names {
+            self.positions
+                .insert(n.clone(), json!(if before { "before" } else { "after" }));
+        }
         for (policy, devices) in [
             ("shareVolumePolicy", false),
             ("shareVolumeDevicePolicy", true),
@@ -486,7 +507,7 @@ impl Containers {
                 continue;
             }
             if allowed {
-                list.push(json!(cname));
+                list.extend(names.iter().map(|n| json!(n)));
             } else {
                 let mut at = path.to_vec();
                 at.push(policy.to_owned());
@@ -500,28 +521,63 @@ impl Containers {
             .flatten()
         {
             let mut t = t.as_object().cloned().unwrap_or_default();
-            t.insert("containers".into(), json!([cname]));
+            t.insert("containers".into(), json!(names));
             self.transfer.push(Value::Object(t));
         }
-        Value::Object(container)
-    }
-
-    /// The names Kruise lists as the set's sidecars: its containers, and its native sidecars
-    /// (init containers that keep running), sorted.
-    fn sidecar_list(&self) -> Vec<String> {
-        let native_inits = self
-            .init_containers
+        if !hot {
+            return vec![Value::Object(container)];
+        }
+        let empty_image = c
+            .at_pointer("/upgradeStrategy/hotUpgradeEmptyImage")
+            .cloned()
+            .unwrap_or_default();
+        names
             .iter()
-            .filter(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"));
-        self.containers
-            .iter()
-            .chain(native_inits)
-            .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_owned))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
+            .enumerate()
+            .map(|(i, n)| hot_upgrade_container(&container, n, (i == 1).then_some(&empty_image)))
             .collect()
     }
 }
+
+/// Whether Kruise injects container `c` as a HotUpgrade pair.
+fn is_hot_upgrade(c: &Value) -> bool {
+    c.at_pointer("/upgradeStrategy/upgradeType")
+        .and_then(Value::as_str)
+        == Some("HotUpgrade")
+}
+
+/// One of a HotUpgrade pair as Kruise's generateHotUpgradeContainers writes it: `container`
+/// named `name`, with `image` (the second: `hotUpgradeEmptyImage`) and the env vars that read
+/// its version annotations.
+fn hot_upgrade_container(
+    container: &Map<String, Value>,
+    name: &str,
+    image: Option<&Value>,
+) -> Value {
+    let mut c = container.clone();
+    c.insert("name".into(), json!(name));
+    if let Some(image) = image {
+        c.insert("image".into(), image.clone());
+    }
+    if let Some(Value::Array(env)) = c.get_mut("env") {
+        for (var, annotation) in [
+            ("SIDECARSET_VERSION", VERSION_ANNOTATION),
+            ("SIDECARSET_VERSION_ALT", VERSION_ALT_ANNOTATION),
+        ] {
+            let path = format!("metadata.annotations['{annotation}{name}']");
+            env.push(json!({"name": var, "valueFrom": {"fieldRef": {"fieldPath": path}}}));
+        }
+    }
+    Value::Object(c)
+}
+
+/// The prefixes of the pod annotations holding a HotUpgrade container's version and the
+/// other one's (Kruise's GetPodSidecarSetVersionAnnotation and …AltAnnotation).
+const VERSION_ANNOTATION: &str = "version.sidecarset.kruise.io/";
+const VERSION_ALT_ANNOTATION: &str = "versionalt.sidecarset.kruise.io/";
+
+/// The pod annotation saying which of each HotUpgrade pair works.
+const WORKING_HOT_UPGRADE: &str = "kruise.io/sidecarset-working-hotupgrade-container";
 
 /// The set's volumes that its containers use, in the order of first use (the others are not
 /// injected); of two volumes of one name, the last (Kruise's map of them).
@@ -607,6 +663,39 @@ fn canary_base(set: &Value) -> Option<&str> {
     (canary == Some("true") && !base.is_empty()).then_some(base)
 }
 
+/// The annotations Kruise's injectHotUpgradeContainers writes for the HotUpgrade containers
+/// `hot` (their names in the set), and their policies: each pair's versions (the first works:
+/// 1, the second, empty: 0), set as Kruise sets them, and which of each pair works, merged
+/// into the pod's map.
+fn hot_upgrade_annotations(
+    hot: &[String],
+    annotations: &mut Map<String, Value>,
+    policies: &mut Map<String, Value>,
+) {
+    if hot.is_empty() {
+        return;
+    }
+    let mut working = Map::new();
+    for name in hot {
+        for (n, version, alt) in [
+            (format!("{name}-1"), "1", "0"),
+            (format!("{name}-2"), "0", "1"),
+        ] {
+            for (prefix, value) in [(VERSION_ANNOTATION, version), (VERSION_ALT_ANNOTATION, alt)] {
+                annotations.insert(format!("{prefix}{n}"), json!(value));
+                policies.insert(format!("{prefix}{n}"), json!("overwrite"));
+            }
+        }
+        working.insert(name.clone(), json!(format!("{name}-1")));
+    }
+    working.sort_keys();
+    annotations.insert(
+        WORKING_HOT_UPGRADE.into(),
+        json!(Value::Object(working).to_string()),
+    );
+    policies.insert(WORKING_HOT_UPGRADE.into(), json!("mergeJson"));
+}
+
 /// The rule of the set `name` (its `spec`): its selector, namespace and namespaceSelector,
 /// and, for a canary set, the `base` set it replaces in the pods it selects. None when the
 /// selector is empty, which selects nothing (`!selector.Empty()` in Kruise).
@@ -638,7 +727,8 @@ fn rule(spec: &Value, name: &str, base: Option<&str>) -> Option<Value> {
     Some(rule)
 }
 
-/// Fields whose behaviour needs a cluster (revision history, hot upgrades) are refused.
+/// Fields whose behaviour needs a cluster (revision history), or that would give a pod the
+/// API server refuses, are refused.
 fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
     let spec = &set["spec"];
     let mut refuse = |path: Vec<String>, message: String| {
@@ -689,13 +779,18 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             .enumerate()
         {
             let at = |f: &str| vec!["spec".into(), list.into(), i.to_string(), f.into()];
-            if c.at_pointer("/upgradeStrategy/upgradeType")
+            let empty_image = c
+                .at_pointer("/upgradeStrategy/hotUpgradeEmptyImage")
                 .and_then(Value::as_str)
-                == Some("HotUpgrade")
-            {
+                .unwrap_or_default();
+            let native = c.get("restartPolicy").and_then(Value::as_str) == Some("Always");
+            let paired = is_hot_upgrade(c) && (list == "containers" || native);
+            if paired && empty_image.is_empty() {
                 refuse(
                     at("upgradeStrategy"),
-                    "`upgradeType: HotUpgrade` (two containers swapped at runtime) is not supported".into(),
+                    "`upgradeType: HotUpgrade` without `hotUpgradeEmptyImage`: Kruise injects a second \
+                     container with that image, and the API server refuses a container without one"
+                        .into(),
                 );
             }
             if c.get("resourcesPolicy").is_some() {
