@@ -31,6 +31,7 @@
 
 #![warn(unreachable_pub)]
 
+mod calculator;
 mod cli;
 mod config;
 mod diagnostic;
@@ -42,6 +43,7 @@ mod json;
 mod kinds;
 mod model;
 mod pipeline;
+mod quantity;
 mod read;
 mod render;
 mod select;

@@ -256,6 +256,11 @@ pub struct Sidecar {
     /// `transferEnv`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_env: Vec<TransferEnv>,
+    /// Resources of sidecar containers (by name) computed from the app containers' when the
+    /// sidecar goes into a pod (OpenKruise `resourcesPolicy`): they replace the container's
+    /// `resources`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub resources_policies: std::collections::BTreeMap<String, ResourcesPolicy>,
     /// Also give `volumeMounts` and `env` to the containers and init containers that earlier
     /// sidecars injected (salesforce applies each mutation to the pod as the previous ones
     /// left it).
@@ -372,6 +377,54 @@ pub struct EnvFromAnnotations {
     /// Annotation names (without the prefix) that are not env vars.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
+}
+
+/// How a sidecar container's resources are computed from the app containers' (OpenKruise
+/// `resourcesPolicy`, as its pod webhook computes them).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourcesPolicy {
+    /// `sum` or `max`: how the target containers' limits and requests are gathered (a limit
+    /// one of them lacks is no limit; a missing request is 0).
+    pub target_containers_mode: TargetContainersMode,
+    /// The target containers: the pod's containers, and its init containers with
+    /// `restartPolicy: Always`, whose names this regular expression matches (unanchored, RE2
+    /// syntax; default `.*`); none is an error for the object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_containers_name_regex: Option<String>,
+    /// The expressions of the resources, each of `cpu` or `memory`, the gathered value
+    /// (`max(cpu*50%, 50m)`: `+ - * /`, `max`, `min`, numbers, `50%`, quantities).
+    pub resources_expr: ResourcesExpr,
+}
+
+/// How a `resourcesPolicy` gathers the target containers' resources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum TargetContainersMode {
+    Sum,
+    Max,
+}
+
+/// The expressions of a `resourcesPolicy`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourcesExpr {
+    /// Limits: left unset where a target container has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<ResourceExprs>,
+    /// Requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ResourceExprs>,
+}
+
+/// An expression for `cpu` and one for `memory`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceExprs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 /// Copies an environment variable of an app container into sidecar containers.

@@ -1,23 +1,36 @@
-//! The sidecar's containers as they go into one pod: with the app containers' volume mounts
-//! and env where the sidecar takes them, env from the pod's annotations, and
+//! The sidecar's containers as they go into one pod: with the resources a `resourcesPolicy`
+//! works out, the app containers' volume mounts, devices and env where the sidecar takes them, env from the pod's annotations, and
 //! (`targetSidecars`) what the sidecar gives app containers.
 
 use serde_json::{Map, Value};
 
+use super::super::error::InjectError;
 use super::super::pod::{TOKEN_MOUNT, list_field, name_of, position};
 use super::super::sidecar::Rendered;
 use super::context::Ctx;
+use super::resources::Compiled;
+use crate::diagnostic::codes;
 use crate::json::Fields;
 
 /// The sidecar's container as it goes into this pod: with the app's volume mounts when it
 /// shares them, environment transferred from app containers, and (`targetSidecars`) the
 /// sidecar's own `env` and `volumeMounts`.
-pub(super) fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Value {
+pub(super) fn prepare(
+    c: &Value,
+    s: &Rendered,
+    app: &[Value],
+    app_inits: &[Value],
+    ctx: &Ctx<'_>,
+) -> Result<Value, InjectError> {
     let mut c = c.clone();
     let cname = name_of(&c).to_owned();
     let Value::Object(cm) = &mut c else {
-        return c;
+        return Ok(c);
     };
+    // Kruise works out the resources first (buildSidecars).
+    if let Some((_, policy)) = s.resources.iter().find(|(n, _)| *n == cname) {
+        set_resources(cm, &cname, policy, s, app, app_inits)?;
+    }
     let shared = &s.spec.share_volume_mounts;
     // Kruise's order (buildSidecars): env transferred, then the env the shared mounts'
     // `subPathExpr`s read; the container's own variables win over both (MergeEnvVar).
@@ -36,7 +49,45 @@ pub(super) fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> 
     if s.spec.target_sidecars {
         add_own_env_and_mounts(cm, s);
     }
-    c
+    Ok(c)
+}
+
+/// Sets the `resources` sidecar container `cname`'s `resourcesPolicy` works out from the app
+/// containers (`app`) and the pod's init containers (`app_inits`), the sidecar's own left
+/// out; as Kruise, they replace the container's own (none when it works out none).
+fn set_resources(
+    cm: &mut Map<String, Value>,
+    cname: &str,
+    policy: &Compiled,
+    s: &Rendered,
+    app: &[Value],
+    app_inits: &[Value],
+) -> Result<(), InjectError> {
+    let own: Vec<&str> = s
+        .body
+        .containers
+        .iter()
+        .chain(&s.body.init_containers)
+        .map(name_of)
+        .collect();
+    match policy.resources(app_inits, app, &own) {
+        Ok(Some(resources)) => {
+            cm.insert("resources".to_owned(), resources);
+        }
+        Ok(None) => {
+            cm.shift_remove("resources");
+        }
+        Err(e) => {
+            return Err(InjectError::new(
+                codes::INJECT_RESOURCES_POLICY,
+                format!(
+                    "sidecar `{}`: the `resourcesPolicy` of container `{cname}`: {e}",
+                    s.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `globs` name container `cname` (no globs: every container).

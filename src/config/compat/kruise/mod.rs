@@ -23,7 +23,6 @@ use serde_json::{Map, Value, json};
 mod fields;
 mod go_json;
 mod hash;
-mod quantity;
 
 use super::context::{Context, Problem, injector_skips};
 use crate::diagnostic::codes;
@@ -87,7 +86,7 @@ struct SidecarContainer {
     share_volume_policy: Option<SharePolicy>,
     share_volume_device_policy: Option<SharePolicy>,
     transfer_env: Option<Vec<TransferEnvVar>>,
-    resources_policy: Option<Value>,
+    resources_policy: Option<crate::model::ResourcesPolicy>,
 }
 
 #[derive(JsonSchema)]
@@ -374,6 +373,12 @@ fn sidecar(spec: &Value, name: &str, mut containers: Containers) -> Map<String, 
     if !containers.transfer.is_empty() {
         sidecar.insert("transferEnv".into(), Value::Array(containers.transfer));
     }
+    if !containers.resources.is_empty() {
+        sidecar.insert(
+            "resourcesPolicies".into(),
+            Value::Object(containers.resources),
+        );
+    }
     let (mut annotations, mut policies) = pod_annotations(spec, name, &sidecar_list);
     hot_upgrade_annotations(&hot, &mut annotations, &mut policies);
     sidecar.insert("annotations".into(), Value::Object(annotations));
@@ -395,6 +400,8 @@ struct Containers {
     share_devices: Vec<Value>,
     /// Every container's `transferEnv`, each naming its container.
     transfer: Vec<Value>,
+    /// Each container's `resourcesPolicy`, by its name in the pod.
+    resources: Map<String, Value>,
     /// The volumes the containers use, in the order of first use.
     mounted: Vec<String>,
     /// Which sharing policies are read.
@@ -524,6 +531,11 @@ impl Containers {
             t.insert("containers".into(), json!(names));
             self.transfer.push(Value::Object(t));
         }
+        if let Some(policy) = c.get("resourcesPolicy") {
+            for n in &names {
+                self.resources.insert(n.clone(), policy.clone());
+            }
+        }
         if !hot {
             return vec![Value::Object(container)];
         }
@@ -650,6 +662,78 @@ fn pod_annotations(
     (annotations, policies)
 }
 
+/// What Kruise's SidecarSet webhook refuses in container `c`'s `resourcesPolicy` (`policy`;
+/// `sidecar`: a container, or an init container that keeps running), each with its path
+/// under `resourcesPolicy` (validateResourcesPolicy).
+fn resources_policy_problems(
+    c: &Value,
+    policy: &Value,
+    sidecar: bool,
+) -> Vec<(Vec<&'static str>, String)> {
+    let mut out = Vec::new();
+    if !sidecar {
+        out.push((
+            vec![],
+            "`resourcesPolicy` of an init container needs `restartPolicy: Always` (Kruise refuses the set)".into(),
+        ));
+    }
+    let set = |list: &str| {
+        c.at_pointer(&format!("/resources/{list}"))
+            .and_then(Value::as_object)
+            .is_some_and(|m| !m.is_empty())
+    };
+    if set("limits") || set("requests") {
+        out.push((
+            vec![],
+            "`resourcesPolicy` and `resources` together (Kruise refuses the set)".into(),
+        ));
+        return out;
+    }
+    if let Some(regex) = policy
+        .get("targetContainersNameRegex")
+        .and_then(Value::as_str)
+    {
+        if regex.is_empty() {
+            out.push((
+                vec!["targetContainersNameRegex"],
+                "an empty regular expression".into(),
+            ));
+        } else if let Err(e) = crate::calculator::container_regex(regex) {
+            out.push((vec!["targetContainersNameRegex"], e));
+        }
+    }
+    let Some(exprs) = policy.get("resourcesExpr") else {
+        return out;
+    };
+    if exprs.get("limits").is_none() && exprs.get("requests").is_none() {
+        out.push((
+            vec!["resourcesExpr"],
+            "neither `limits` nor `requests`".into(),
+        ));
+    }
+    for list in ["limits", "requests"] {
+        for resource in ["cpu", "memory"] {
+            let Some(text) = exprs
+                .get(list)
+                .and_then(|l| l.get(resource))
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            if text.is_empty() {
+                continue;
+            }
+            if let Err(e) = crate::calculator::validate(text, resource) {
+                out.push((
+                    vec!["resourcesExpr", list, resource],
+                    format!("`{text}` is not an expression Kruise accepts: {e}"),
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// The set a canary SidecarSet stands in for: `apps.kruise.io/sidecarset-base` when
 /// `apps.kruise.io/sidecarset-canary` is `"true"` (Kruise's IsCanarySidecarSet).
 fn canary_base(set: &Value) -> Option<&str> {
@@ -728,9 +812,12 @@ fn rule(spec: &Value, name: &str, base: Option<&str>) -> Option<Value> {
 }
 
 /// Fields whose behaviour needs a cluster (revision history), or that would give a pod the
-/// API server refuses, are refused.
+/// API server refuses, are refused; so are the `resourcesPolicy` values Kruise's SidecarSet
+/// webhook refuses.
 fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
     let spec = &set["spec"];
+    // Values Kruise's SidecarSet webhook refuses.
+    let mut invalid = Vec::new();
     let mut refuse = |path: Vec<String>, message: String| {
         problems.push(Problem {
             path,
@@ -793,12 +880,20 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
                         .into(),
                 );
             }
-            if c.get("resourcesPolicy").is_some() {
-                refuse(
-                    at("resourcesPolicy"),
-                    "`resourcesPolicy` (resources computed from the app containers) is not supported".into(),
-                );
+            if let Some(policy) = c.get("resourcesPolicy") {
+                let sidecar = list == "containers" || native;
+                for (path, message) in resources_policy_problems(c, policy, sidecar) {
+                    let mut at = at("resourcesPolicy");
+                    at.extend(path.iter().map(|p| (*p).to_owned()));
+                    invalid.push(Problem {
+                        path: at,
+                        code: codes::CONFIG_INVALID_VALUE,
+                        message,
+                        span: None,
+                    });
+                }
             }
         }
     }
+    problems.append(&mut invalid);
 }
