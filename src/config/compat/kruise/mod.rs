@@ -272,6 +272,9 @@ pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Pro
             devices: ctx.options.kruise_share_volume_device_policy(),
         };
         let containers = Containers::of(spec, allowed);
+        ctx.warnings
+            .borrow_mut()
+            .extend(unknown_volumes(spec, &name));
         for (path, devices) in &containers.unshared {
             ctx.warnings
                 .borrow_mut()
@@ -323,6 +326,53 @@ fn unshared(path: Vec<String>, devices: bool) -> Problem {
         message,
         span: None,
     }
+}
+
+/// Warnings for the `volumeMounts` and `volumeDevices` of the set `name` (its `spec`) that
+/// name a volume the set lacks, as Kruise's pod webhook logs them (buildSidecars); the
+/// sidecar is injected all the same, and the pod must have the volume.
+fn unknown_volumes(spec: &Value, name: &str) -> Vec<Problem> {
+    let volumes: BTreeSet<&str> = spec
+        .get("volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.get("name").and_then(Value::as_str))
+        .collect();
+    let mut out = Vec::new();
+    for list in ["initContainers", "containers"] {
+        let containers = spec
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        for (i, c) in containers.enumerate() {
+            for field in ["volumeMounts", "volumeDevices"] {
+                let items = c.get(field).and_then(Value::as_array).into_iter().flatten();
+                for (j, m) in items.enumerate() {
+                    let Some(volume) = m.get("name").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if volumes.contains(volume) {
+                        continue;
+                    }
+                    let path = ["spec", list, &i.to_string(), field, &j.to_string(), "name"];
+                    out.push(Problem {
+                        path: path.map(str::to_owned).to_vec(),
+                        code: codes::CONFIG_UNKNOWN_ENTRY,
+                        message: format!(
+                            "`{field}` names volume `{volume}`, which the `volumes` of SidecarSet `{name}` \
+                             lack: the sidecar is injected all the same, as Kruise injects it (logging that \
+                             the volume cannot be found), and a pod without a volume of that name is refused \
+                             by the API server"
+                        ),
+                        span: None,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Which of Kruise's sharing policies a configuration lets kinject read.
