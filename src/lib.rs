@@ -8,8 +8,11 @@
 //! 1. `json`: JSON field access and pointers, and RFC 6902 operations (`json::patch`: `diff`,
 //!    `apply`), the one description of a change.
 //! 1. `diagnostic`: located diagnostics, text positions (lines, columns, characters).
+//! 1. `quantity`: Kubernetes resource quantities, canonical and with the arithmetic
+//!    OpenKruise does on them.
 //! 2. `yaml`: YAML text as Kubernetes reads it, its span tree, and edits spliced into it.
 //! 2. `model`: the native configuration format and its JSON Schema.
+//! 2. `calculator`: OpenKruise's resource calculator (`resourcesPolicy` expressions).
 //! 2. `tree`: where a run may read and write (the one rule for every path it opens or
 //!    writes), and which configuration a file uses when none is given.
 //! 3. `read`: inputs → documents → objects (*read*).
@@ -31,6 +34,7 @@
 
 #![warn(unreachable_pub)]
 
+mod calculator;
 mod cli;
 mod config;
 mod diagnostic;
@@ -42,6 +46,7 @@ mod json;
 mod kinds;
 mod model;
 mod pipeline;
+mod quantity;
 mod read;
 mod render;
 mod select;

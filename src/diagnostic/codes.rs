@@ -78,6 +78,9 @@ codes! {
     INJECT_NO_COMMAND = "kinject::inject::no_command";
     INJECT_SERVICE_ACCOUNT_CONFLICT = "kinject::inject::service_account_conflict";
     INJECT_TRANSFER_ENV = "kinject::inject::transfer_env";
+    /// A `resourcesPolicy` that cannot be worked out for the object (no target container, a
+    /// quantity that is none, a negative result), as OpenKruise refuses such a pod.
+    INJECT_RESOURCES_POLICY = "kinject::inject::resources_policy";
     /// A status annotation that cannot be read.
     INJECT_STATUS = "kinject::inject::status";
     /// A status record claiming more than its sidecar would add.

@@ -3,6 +3,7 @@
 
 mod context;
 mod prepare;
+pub(crate) mod resources;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -249,19 +250,29 @@ struct Own {
     /// Names of the pod's own containers and init containers (the app containers).
     app_names: Names,
     init_names: Names,
-    /// The app's own containers (for shared mounts and transferred env, the only things
-    /// `prepare` reads them for; empty when no sidecar does either).
+    /// The app's own containers and init containers (for shared mounts and devices,
+    /// transferred env and resources policies, the only things `prepare` reads them for;
+    /// empty when no sidecar does any; the init containers only for resources policies).
     originals: Vec<Value>,
+    original_inits: Vec<Value>,
     service_account: Option<String>,
 }
 
 impl Own {
     fn of(spec: &Map<String, Value>, lists: &Containers, sidecars: &[Cow<'_, Rendered>]) -> Self {
         let reads_app = |s: &Cow<'_, Rendered>| {
-            !s.spec.share_volume_mounts.is_empty() || !s.spec.transfer_env.is_empty()
+            !s.spec.share_volume_mounts.is_empty()
+                || !s.spec.share_volume_devices.is_empty()
+                || !s.spec.transfer_env.is_empty()
+                || !s.resources.is_empty()
         };
         let originals = if sidecars.iter().any(reads_app) {
             lists.app.clone()
+        } else {
+            Vec::new()
+        };
+        let original_inits = if sidecars.iter().any(|s| !s.resources.is_empty()) {
+            lists.inits.clone()
         } else {
             Vec::new()
         };
@@ -274,6 +285,7 @@ impl Own {
             app_names: Names::of(&lists.app),
             init_names: Names::of(&lists.inits),
             originals,
+            original_inits,
             service_account,
         }
     }
@@ -327,7 +339,7 @@ fn place_containers(
     // A sidecar's own init containers run before its native containers.
     for c in &s.body.init_containers {
         claim(owners, name_of(c), &s.name)?;
-        let c = &prepare(c, s, &own.originals, ctx);
+        let c = &prepare(c, s, &own.originals, &own.original_inits, ctx)?;
         let init_position = s
             .spec
             .positions
@@ -339,7 +351,7 @@ fn place_containers(
     for c in &s.body.containers {
         let n = name_of(c).to_owned();
         claim(owners, &n, &s.name)?;
-        let c = &prepare(c, s, &own.originals, ctx);
+        let c = &prepare(c, s, &own.originals, &own.original_inits, ctx)?;
         if s.native {
             let mut c = c.clone();
             if let Value::Object(m) = &mut c {

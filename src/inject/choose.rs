@@ -123,6 +123,19 @@ impl Notes {
         );
     }
 
+    /// `name` is left out: `rule`, which injects into the object, replaces it.
+    fn replaced(&mut self, name: &str, rule: &str) {
+        self.policy.push(
+            Criterion::new(
+                "replaces",
+                false,
+                Some(format!("{name} (rule `{rule}` replaces it)")),
+                "no sidecar an injecting rule replaces".to_owned(),
+            )
+            .hint(Some("left out")),
+        );
+    }
+
     /// `name`, which the object requests, is left out: it was read from another injector's
     /// format, and no rule injecting it reaches the object (`why`).
     fn out_of_reach(&mut self, name: &str, why: &str) {
@@ -441,6 +454,8 @@ fn select_sidecars<'c>(
     let mut chosen: Vec<(&SidecarDef, JobPolicy)> = Vec::new();
     // For each of `chosen`, its place in a request list, when its rule is one's.
     let mut places: Vec<Option<usize>> = Vec::new();
+    // Sidecars the rules that inject replace (`replaces`), and by which rule.
+    let mut replaced: Vec<(&str, &str)> = Vec::new();
     for (rule, verdict) in config.rules.iter().zip(verdicts) {
         if !verdict.matched {
             continue;
@@ -451,6 +466,9 @@ fn select_sidecars<'c>(
         }
         if opted_out && declinable(rule) {
             continue;
+        }
+        for name in &rule.spec.replaces {
+            replaced.push((name, &rule.spec.name));
         }
         let policy = select::job_policy(rule.spec.jobs, Some(config.defaults.jobs));
         let place = rule
@@ -480,6 +498,7 @@ fn select_sidecars<'c>(
     } else if let Request::Sidecars(names) = &request {
         add_requested(config, s, names, &mut chosen, notes)?;
     }
+    leave_out_replaced(&mut chosen, &replaced, notes);
     if chosen.is_empty() {
         return Ok(Err(skipped
             .or(default_skip)
@@ -490,6 +509,27 @@ fn select_sidecars<'c>(
         return Ok(Err(Reason::JobNeedsNativeSidecar));
     }
     Ok(Ok((out, left_out)))
+}
+
+/// Leaves out of `chosen` the sidecars a rule that injects replaces (`replaced`: each with
+/// that rule's name), as OpenKruise leaves out the base of a canary SidecarSet that selects
+/// the pod (`sidecarset.go`, `IsCanarySidecarSet`).
+fn leave_out_replaced(
+    chosen: &mut Vec<(&SidecarDef, JobPolicy)>,
+    replaced: &[(&str, &str)],
+    notes: &mut Notes,
+) {
+    if replaced.is_empty() {
+        return;
+    }
+    chosen.retain(|(def, _)| {
+        let name = def.spec.name.as_str();
+        let by = replaced.iter().find(|(n, _)| *n == name);
+        if let Some((_, rule)) = by {
+            notes.replaced(name, rule);
+        }
+        by.is_none()
+    });
 }
 
 /// Puts the sidecars of request-list rules (those with a place) in the order their request

@@ -8,6 +8,7 @@ use globset::GlobMatcher;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::apply::resources::{Compiled, compile};
 use super::error::InjectError;
 use crate::config::{Config, Position, ServiceAccountPolicy, SidecarBody, SidecarDef};
 use crate::diagnostic::codes;
@@ -28,6 +29,8 @@ pub(crate) struct Rendered {
     pub service_account_policy: ServiceAccountPolicy,
     /// App containers that get mounts, env and args (empty: all).
     pub targets: Vec<GlobMatcher>,
+    /// `resourcesPolicies`, compiled: each container's.
+    pub resources: Vec<(String, Compiled)>,
     pub hash: String,
 }
 
@@ -136,6 +139,18 @@ fn render(
         .iter()
         .filter_map(|p| select::glob(p).ok())
         .collect();
+    let resources = def
+        .spec
+        .resources_policies
+        .iter()
+        .map(|(c, p)| match compile(p) {
+            Ok(compiled) => Ok((c.clone(), compiled)),
+            Err(e) => Err(fail(
+                codes::INJECT_INVALID_SIDECAR,
+                format!("sidecar `{name}`: the `resourcesPolicies` of `{c}`: {e}"),
+            )),
+        })
+        .collect::<Result<_, _>>()?;
     let hash = hash(def, &body, native);
     Ok(Rendered {
         name: name.clone(),
@@ -149,6 +164,7 @@ fn render(
             .service_account_policy
             .unwrap_or(ServiceAccountPolicy::IfUnset),
         targets,
+        resources,
         hash,
     })
 }

@@ -111,6 +111,13 @@ impl Formats {
             .as_ref()
             .is_some_and(|f| f.allow_share_volume_policy)
     }
+
+    /// Whether Kruise's `shareVolumeDevicePolicy` is read.
+    pub(crate) fn kruise_share_volume_device_policy(&self) -> bool {
+        self.kruise
+            .as_ref()
+            .is_some_and(|f| f.allow_share_volume_device_policy)
+    }
 }
 
 /// The tumblr k8s-sidecar-injector's flags (docs/compat.md).
@@ -159,6 +166,12 @@ pub(crate) struct KruiseFlags {
     /// sidecar's own files), so it is off unless turned on; while off, a warning says so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_share_volume_policy: bool,
+    /// Read `shareVolumeDevicePolicy: {type: enabled}` (default false): the sidecar container
+    /// then also gets every volume device of the app containers, at its device path, as
+    /// OpenKruise does. That lets a manifest change a sidecar (put a block device at a path
+    /// of the sidecar's), so it is off unless turned on; while off, a warning says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_share_volume_device_policy: bool,
 }
 
 /// A sidecar definition. Every string may be a minijinja template (`{{ pod.spec… }}`).
@@ -230,13 +243,24 @@ pub struct Sidecar {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_from_annotations: Option<EnvFromAnnotations>,
     /// Sidecar containers (glob patterns of their names) that also get every volume mount of
-    /// the app containers (OpenKruise `shareVolumePolicy`).
+    /// the app containers (OpenKruise `shareVolumePolicy`; not those of an app container
+    /// whose env has `IS_INJECTED: "true"`, a sidecar OpenKruise injected).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub share_volume_mounts: Vec<String>,
+    /// Sidecar containers (glob patterns of their names) that also get every volume device of
+    /// the app containers (OpenKruise `shareVolumeDevicePolicy`; not those of an app container
+    /// whose env has `IS_INJECTED: "true"`), but at a path the container uses already.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub share_volume_devices: Vec<String>,
     /// Environment variables copied from app containers into sidecar containers (OpenKruise
     /// `transferEnv`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transfer_env: Vec<TransferEnv>,
+    /// Resources of sidecar containers (by name) computed from the app containers' when the
+    /// sidecar goes into a pod (OpenKruise `resourcesPolicy`): they replace the container's
+    /// `resources`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub resources_policies: std::collections::BTreeMap<String, ResourcesPolicy>,
     /// Also give `volumeMounts` and `env` to the containers and init containers that earlier
     /// sidecars injected (salesforce applies each mutation to the pod as the previous ones
     /// left it).
@@ -355,6 +379,54 @@ pub struct EnvFromAnnotations {
     pub exclude: Vec<String>,
 }
 
+/// How a sidecar container's resources are computed from the app containers' (OpenKruise
+/// `resourcesPolicy`, as its pod webhook computes them).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourcesPolicy {
+    /// `sum` or `max`: how the target containers' limits and requests are gathered (a limit
+    /// one of them lacks is no limit; a missing request is 0).
+    pub target_containers_mode: TargetContainersMode,
+    /// The target containers: the pod's containers, and its init containers with
+    /// `restartPolicy: Always`, whose names this regular expression matches (unanchored, RE2
+    /// syntax; default `.*`); none is an error for the object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_containers_name_regex: Option<String>,
+    /// The expressions of the resources, each of `cpu` or `memory`, the gathered value
+    /// (`max(cpu*50%, 50m)`: `+ - * /`, `max`, `min`, numbers, `50%`, quantities).
+    pub resources_expr: ResourcesExpr,
+}
+
+/// How a `resourcesPolicy` gathers the target containers' resources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum TargetContainersMode {
+    Sum,
+    Max,
+}
+
+/// The expressions of a `resourcesPolicy`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourcesExpr {
+    /// Limits: left unset where a target container has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<ResourceExprs>,
+    /// Requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ResourceExprs>,
+}
+
+/// An expression for `cpu` and one for `memory`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceExprs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+}
+
 /// Copies an environment variable of an app container into sidecar containers.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -432,6 +504,10 @@ pub struct Rule {
     /// object lists is reported: a warning (`warn`) or an error for the object (`error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_list: Option<RequestList>,
+    /// Sidecars left out of an object this rule injects into, whichever rule selects them
+    /// (an OpenKruise canary SidecarSet replaces its `apps.kruise.io/sidecarset-base`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<String>,
 }
 
 /// How a request list reports a name no rule lists.
@@ -556,6 +632,7 @@ mod tests {
         let earlier = Formats {
             kruise: Some(KruiseFlags {
                 allow_share_volume_policy: true,
+                ..KruiseFlags::default()
             }),
             expedia: Some(ExpediaFlags {
                 allow_annotation_env: true,

@@ -1,23 +1,36 @@
-//! The sidecar's containers as they go into one pod: with the app containers' volume mounts
-//! and env where the sidecar takes them, env from the pod's annotations, and
+//! The sidecar's containers as they go into one pod: with the resources a `resourcesPolicy`
+//! works out, the app containers' volume mounts, devices and env where the sidecar takes them, env from the pod's annotations, and
 //! (`targetSidecars`) what the sidecar gives app containers.
 
 use serde_json::{Map, Value};
 
+use super::super::error::InjectError;
 use super::super::pod::{TOKEN_MOUNT, list_field, name_of, position};
 use super::super::sidecar::Rendered;
 use super::context::Ctx;
+use super::resources::Compiled;
+use crate::diagnostic::codes;
 use crate::json::Fields;
 
 /// The sidecar's container as it goes into this pod: with the app's volume mounts when it
 /// shares them, environment transferred from app containers, and (`targetSidecars`) the
 /// sidecar's own `env` and `volumeMounts`.
-pub(super) fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> Value {
+pub(super) fn prepare(
+    c: &Value,
+    s: &Rendered,
+    app: &[Value],
+    app_inits: &[Value],
+    ctx: &Ctx<'_>,
+) -> Result<Value, InjectError> {
     let mut c = c.clone();
     let cname = name_of(&c).to_owned();
     let Value::Object(cm) = &mut c else {
-        return c;
+        return Ok(c);
     };
+    // Kruise works out the resources first (buildSidecars).
+    if let Some((_, policy)) = s.resources.iter().find(|(n, _)| *n == cname) {
+        set_resources(cm, &cname, policy, s, app, app_inits)?;
+    }
     let shared = &s.spec.share_volume_mounts;
     // Kruise's order (buildSidecars): env transferred, then the env the shared mounts'
     // `subPathExpr`s read; the container's own variables win over both (MergeEnvVar).
@@ -26,13 +39,55 @@ pub(super) fn prepare(c: &Value, s: &Rendered, app: &[Value], ctx: &Ctx<'_>) -> 
         envs.extend(share_app_mounts(cm, app));
     }
     add_env(cm, envs, false);
+    let devices = &s.spec.share_volume_devices;
+    if !devices.is_empty() && names_container(devices, &cname) {
+        share_app_devices(cm, app);
+    }
     if let Some(from) = &s.spec.env_from_annotations {
         add_env(cm, env_from_annotations(from, ctx.metadata), true);
     }
     if s.spec.target_sidecars {
         add_own_env_and_mounts(cm, s);
     }
-    c
+    Ok(c)
+}
+
+/// Sets the `resources` sidecar container `cname`'s `resourcesPolicy` works out from the app
+/// containers (`app`) and the pod's init containers (`app_inits`), the sidecar's own left
+/// out; as Kruise, they replace the container's own (none when it works out none).
+fn set_resources(
+    cm: &mut Map<String, Value>,
+    cname: &str,
+    policy: &Compiled,
+    s: &Rendered,
+    app: &[Value],
+    app_inits: &[Value],
+) -> Result<(), InjectError> {
+    let own: Vec<&str> = s
+        .body
+        .containers
+        .iter()
+        .chain(&s.body.init_containers)
+        .map(name_of)
+        .collect();
+    match policy.resources(app_inits, app, &own) {
+        Ok(Some(resources)) => {
+            cm.insert("resources".to_owned(), resources);
+        }
+        Ok(None) => {
+            cm.shift_remove("resources");
+        }
+        Err(e) => {
+            return Err(InjectError::new(
+                codes::INJECT_RESOURCES_POLICY,
+                format!(
+                    "sidecar `{}`: the `resourcesPolicy` of container `{cname}`: {e}",
+                    s.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `globs` name container `cname` (no globs: every container).
@@ -63,7 +118,7 @@ fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) -> Vec<Value> {
         .map(str::to_owned)
         .collect();
     let mut envs = Vec::new();
-    for a in app {
+    for a in app.iter().filter(|a| !is_injected_sidecar(a)) {
         for m in a
             .field("volumeMounts")
             .and_then(Value::as_array)
@@ -99,6 +154,51 @@ fn share_app_mounts(cm: &mut Map<String, Value>, app: &[Value]) -> Vec<Value> {
     }
     cm.insert("volumeMounts".to_owned(), Value::Array(mounts));
     envs
+}
+
+/// Gives a sidecar container the app containers' volume devices, but one at a path the
+/// container already mounts a volume or device at (Kruise's GetInjectedVolumeDevices and
+/// MergeVolumeDevices, after the shared mounts).
+fn share_app_devices(cm: &mut Map<String, Value>, app: &[Value]) {
+    let own = cm.field("volumeDevices").and_then(Value::as_array);
+    let mut devices = own.cloned().unwrap_or_default();
+    let mounts = cm.field("volumeMounts").and_then(Value::as_array);
+    let mut paths: std::collections::HashSet<String> = devices
+        .iter()
+        .filter_map(|d| d.field("devicePath"))
+        .chain(
+            mounts
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.field("mountPath")),
+        )
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    let before = devices.len();
+    let app_devices = app
+        .iter()
+        .filter(|a| !is_injected_sidecar(a))
+        .filter_map(|a| a.field("volumeDevices").and_then(Value::as_array))
+        .flatten();
+    for d in app_devices {
+        let path = d
+            .field("devicePath")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if paths.insert(path.to_owned()) {
+            devices.push(d.clone());
+        }
+    }
+    if devices.len() > before {
+        cm.insert("volumeDevices".to_owned(), Value::Array(devices));
+    }
+}
+
+/// Whether app container `a` is a sidecar Kruise injected earlier (`IS_INJECTED: "true"`),
+/// whose mounts and devices Kruise does not share.
+fn is_injected_sidecar(a: &Value) -> bool {
+    env_of(a, "IS_INJECTED").and_then(|e| e.field("value")) == Some(&Value::from("true"))
 }
 
 /// The env vars `transferEnv` copies from app containers into sidecar container `cname`: for

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::quantity;
+use crate::quantity;
 
 /// The Go type of a field, as far as its JSON goes.
 #[derive(Clone, Copy)]

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::fields::SIDECAR_CONTAINER;
 use super::go_json::{self, Ty};
-use super::quantity;
+use crate::quantity;
 
 /// The set's hash (`with_images`) or its hash without images, from the set's `spec`.
 pub(super) fn of(spec: &Value, with_images: bool) -> String {

@@ -3,9 +3,10 @@
 //! What Kruise's pod webhook does at creation (pkg/webhook/pod/mutating/sidecarset.go) becomes
 //! native settings: the selector, namespace and namespaceSelector a rule; containers with
 //! their `podInjectPolicy` (Before by API defaulting) positions; init containers after the
-//! pod's own, sorted by name; only the volumes the sidecar mounts; `shareVolumePolicy` (when
-//! `formats.kruise.allowShareVolumePolicy` turns it on: it gives the sidecar the mounts a
-//! manifest writes) and `transferEnv`; `IS_INJECTED=true` in every injected container;
+//! pod's own, sorted by name; only the volumes the sidecar mounts; `shareVolumePolicy` and
+//! `shareVolumeDevicePolicy` (when `formats.kruise.allowShareVolumePolicy` and
+//! `…allowShareVolumeDevicePolicy` turn them on: they give the sidecar the mounts and devices
+//! a manifest writes) and `transferEnv`; `IS_INJECTED=true` in every injected container;
 //! `patchPodMetadata` with its policies; and Kruise's own annotations (`kruise.io/sidecarset-hash`,
 //! `-hash-without-image`, `-injected-list`), merged across sets. A same-named app container is
 //! refused, not replaced (openkruise/kruise#565); conflicts are decided on the actual pod,
@@ -22,7 +23,6 @@ use serde_json::{Map, Value, json};
 mod fields;
 mod go_json;
 mod hash;
-mod quantity;
 
 use super::context::{Context, Problem, injector_skips};
 use crate::diagnostic::codes;
@@ -86,7 +86,7 @@ struct SidecarContainer {
     share_volume_policy: Option<SharePolicy>,
     share_volume_device_policy: Option<SharePolicy>,
     transfer_env: Option<Vec<TransferEnvVar>>,
-    resources_policy: Option<Value>,
+    resources_policy: Option<crate::model::ResourcesPolicy>,
 }
 
 #[derive(JsonSchema)]
@@ -244,6 +244,9 @@ const KRUISE_FIELDS: [&str; 6] = [
 /// The flag that makes kinject read `shareVolumePolicy`.
 const SHARE_VOLUME_POLICY_FLAG: &str = "formats.kruise.allowShareVolumePolicy";
 
+/// The flag that makes kinject read `shareVolumeDevicePolicy`.
+const SHARE_VOLUME_DEVICE_POLICY_FLAG: &str = "formats.kruise.allowShareVolumeDevicePolicy";
+
 /// The native configuration (a `ConfigFile` value) for one SidecarSet; `shareVolumePolicy`
 /// read when `ctx.options` turns it on, else warned of.
 pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Problem>> {
@@ -263,11 +266,19 @@ pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Pro
     let (sidecars, rules) = if paused {
         (json!([]), json!([]))
     } else {
-        let rules: Vec<Value> = rule(spec, &name).into_iter().collect();
-        let share = ctx.options.kruise_share_volume_policy();
-        let containers = Containers::of(spec, share);
-        for path in &containers.unshared {
-            ctx.warnings.borrow_mut().push(unshared(path.clone()));
+        let rules: Vec<Value> = rule(spec, &name, canary_base(set)).into_iter().collect();
+        let allowed = Sharing {
+            mounts: ctx.options.kruise_share_volume_policy(),
+            devices: ctx.options.kruise_share_volume_device_policy(),
+        };
+        let containers = Containers::of(spec, allowed);
+        ctx.warnings
+            .borrow_mut()
+            .extend(unknown_volumes(spec, &name));
+        for (path, devices) in &containers.unshared {
+            ctx.warnings
+                .borrow_mut()
+                .push(unshared(path.clone(), *devices));
         }
         let sidecar = sidecar(spec, &name, containers);
         (json!([Value::Object(sidecar)]), json!(rules))
@@ -291,23 +302,90 @@ pub(crate) fn to_native(set: &Value, ctx: &Context<'_>) -> Result<Value, Vec<Pro
     }))
 }
 
-/// The warning for a `shareVolumePolicy` (at `path`) left unread.
-fn unshared(path: Vec<String>) -> Problem {
-    Problem {
-        path,
-        code: codes::CONFIG_OFF_BY_DEFAULT,
-        message: format!(
+/// The warning for a `shareVolumePolicy` (at `path`), or a `shareVolumeDevicePolicy`
+/// (`devices`), left unread.
+fn unshared(path: Vec<String>, devices: bool) -> Problem {
+    let message = if devices {
+        format!(
+            "`shareVolumeDevicePolicy` is not read: it gives the sidecar container every volume \
+             device of the app containers, so a manifest could change the sidecar (put a block \
+             device at a path of the sidecar's); `{SHARE_VOLUME_DEVICE_POLICY_FLAG}: true` in a \
+             native configuration turns it on"
+        )
+    } else {
+        format!(
             "`shareVolumePolicy` is not read: it gives the sidecar container every volume mount \
              of the app containers, so a manifest could change the sidecar (mount a volume it \
              writes over the sidecar's files); `{SHARE_VOLUME_POLICY_FLAG}: true` in a native \
              configuration turns it on"
-        ),
+        )
+    };
+    Problem {
+        path,
+        code: codes::CONFIG_OFF_BY_DEFAULT,
+        message,
         span: None,
     }
 }
 
+/// Warnings for the `volumeMounts` and `volumeDevices` of the set `name` (its `spec`) that
+/// name a volume the set lacks, as Kruise's pod webhook logs them (buildSidecars); the
+/// sidecar is injected all the same, and the pod must have the volume.
+fn unknown_volumes(spec: &Value, name: &str) -> Vec<Problem> {
+    let volumes: BTreeSet<&str> = spec
+        .get("volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.get("name").and_then(Value::as_str))
+        .collect();
+    let mut out = Vec::new();
+    for list in ["initContainers", "containers"] {
+        let containers = spec
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        for (i, c) in containers.enumerate() {
+            for field in ["volumeMounts", "volumeDevices"] {
+                let items = c.get(field).and_then(Value::as_array).into_iter().flatten();
+                for (j, m) in items.enumerate() {
+                    let Some(volume) = m.get("name").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    if volumes.contains(volume) {
+                        continue;
+                    }
+                    let path = ["spec", list, &i.to_string(), field, &j.to_string(), "name"];
+                    out.push(Problem {
+                        path: path.map(str::to_owned).to_vec(),
+                        code: codes::CONFIG_UNKNOWN_ENTRY,
+                        message: format!(
+                            "`{field}` names volume `{volume}`, which the `volumes` of SidecarSet `{name}` \
+                             lack: the sidecar is injected all the same, as Kruise injects it (logging that \
+                             the volume cannot be found), and a pod without a volume of that name is refused \
+                             by the API server"
+                        ),
+                        span: None,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Which of Kruise's sharing policies a configuration lets kinject read.
+#[derive(Default, Clone, Copy)]
+struct Sharing {
+    /// `shareVolumePolicy`.
+    mounts: bool,
+    /// `shareVolumeDevicePolicy`.
+    devices: bool,
+}
+
 /// The native sidecar for the set `name` (its `spec`, its `containers` read).
-fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Value> {
+fn sidecar(spec: &Value, name: &str, mut containers: Containers) -> Map<String, Value> {
     let mut sidecar = Map::new();
     sidecar.insert("name".into(), json!(name));
     sidecar.insert(
@@ -316,7 +394,8 @@ fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Valu
     );
     sidecar.insert("literal".into(), json!(true));
     sidecar.insert("sameName".into(), json!("error"));
-    let sidecar_list = containers.sidecar_list();
+    let sidecar_list: Vec<String> = containers.sidecar_list.iter().cloned().collect();
+    let hot = std::mem::take(&mut containers.hot);
     let volumes = mounted_volumes(spec, &containers.mounted);
     if !containers.init_containers.is_empty() {
         sidecar.insert(
@@ -335,10 +414,23 @@ fn sidecar(spec: &Value, name: &str, containers: Containers) -> Map<String, Valu
     if !containers.share.is_empty() {
         sidecar.insert("shareVolumeMounts".into(), Value::Array(containers.share));
     }
+    if !containers.share_devices.is_empty() {
+        sidecar.insert(
+            "shareVolumeDevices".into(),
+            Value::Array(containers.share_devices),
+        );
+    }
     if !containers.transfer.is_empty() {
         sidecar.insert("transferEnv".into(), Value::Array(containers.transfer));
     }
-    let (annotations, policies) = pod_annotations(spec, name, &sidecar_list);
+    if !containers.resources.is_empty() {
+        sidecar.insert(
+            "resourcesPolicies".into(),
+            Value::Object(containers.resources),
+        );
+    }
+    let (mut annotations, mut policies) = pod_annotations(spec, name, &sidecar_list);
+    hot_upgrade_annotations(&hot, &mut annotations, &mut policies);
     sidecar.insert("annotations".into(), Value::Object(annotations));
     sidecar.insert("annotationPolicies".into(), Value::Object(policies));
     sidecar
@@ -354,21 +446,31 @@ struct Containers {
     positions: Map<String, Value>,
     /// Containers whose `shareVolumePolicy` is enabled.
     share: Vec<Value>,
+    /// Containers whose `shareVolumeDevicePolicy` is enabled.
+    share_devices: Vec<Value>,
     /// Every container's `transferEnv`, each naming its container.
     transfer: Vec<Value>,
+    /// Each container's `resourcesPolicy`, by its name in the pod.
+    resources: Map<String, Value>,
     /// The volumes the containers use, in the order of first use.
     mounted: Vec<String>,
-    /// Whether `shareVolumePolicy` is read.
-    share_allowed: bool,
-    /// Where a `shareVolumePolicy` that enables sharing is left unread.
-    unshared: Vec<Vec<String>>,
+    /// Which sharing policies are read.
+    allowed: Sharing,
+    /// The names Kruise lists as the set's sidecars (`sidecarList`): its containers and its
+    /// native sidecars (init containers that keep running), by their names in the set.
+    sidecar_list: BTreeSet<String>,
+    /// The containers injected as HotUpgrade pairs, by their names in the set.
+    hot: Vec<String>,
+    /// Where a sharing policy that enables sharing is left unread, and whether it is
+    /// `shareVolumeDevicePolicy`.
+    unshared: Vec<(Vec<String>, bool)>,
 }
 
 impl Containers {
-    /// The set's containers (its `spec`'s), `shareVolumePolicy` read when `share_allowed`.
-    fn of(spec: &Value, share_allowed: bool) -> Self {
+    /// The set's containers (its `spec`'s), the sharing policies read that `allowed` says.
+    fn of(spec: &Value, allowed: Sharing) -> Self {
         let mut out = Containers {
-            share_allowed,
+            allowed,
             ..Containers::default()
         };
         // Init containers first: Kruise gathers the volumes they use first (buildSidecars).
@@ -380,27 +482,40 @@ impl Containers {
                 .flatten()
                 .enumerate()
             {
-                let path = ["spec", list, &i.to_string(), "shareVolumePolicy"].map(str::to_owned);
-                let container = out.read(c, init, path.to_vec());
+                let path = ["spec", list, &i.to_string()].map(str::to_owned);
+                let containers = out.read(c, init, &path);
                 if init {
-                    out.init_containers.push(container);
+                    out.init_containers.extend(containers);
                 } else {
-                    out.containers.push(container);
+                    out.containers.extend(containers);
                 }
             }
         }
         out
     }
 
-    /// The native container for Kruise's `c` (an `init` container or not), with what it
-    /// mounts and transfers noted, and, for a container, its position and volume sharing
-    /// (its `shareVolumePolicy` at `share_path`).
-    fn read(&mut self, c: &Value, init: bool, share_path: Vec<String>) -> Value {
+    /// The native containers for Kruise's `c` (an `init` container or not): the container,
+    /// or its HotUpgrade pair; with what it mounts and transfers noted, their positions and
+    /// their volume sharing (`c` at `path`).
+    fn read(&mut self, c: &Value, init: bool, path: &[String]) -> Vec<Value> {
         let cname = c
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
+        // Kruise lists the set's containers, and its init containers that keep running
+        // (native sidecars), by their names in the set.
+        let native = c.get("restartPolicy").and_then(Value::as_str) == Some("Always");
+        if !init || native {
+            self.sidecar_list.insert(cname.clone());
+        }
+        let hot = (!init || native) && is_hot_upgrade(c);
+        let names = if hot {
+            self.hot.push(cname.clone());
+            vec![format!("{cname}-1"), format!("{cname}-2")]
+        } else {
+            vec![cname.clone()]
+        };
         let mut container = c.as_object().cloned().unwrap_or_default();
         for f in KRUISE_FIELDS {
             container.shift_remove(f);
@@ -427,18 +542,33 @@ impl Containers {
         } else {
             policy != Some("AfterAppContainer")
         };
-        self.positions.insert(
-            cname.clone(),
-            json!(if before { "before" } else { "after" }),
-        );
-        if c.at_pointer("/shareVolumePolicy/type")
-            .and_then(Value::as_str)
-            == Some("enabled")
-        {
-            if self.share_allowed {
-                self.share.push(json!(cname));
+        for n in &names {
+            self.positions
+                .insert(n.clone(), json!(if before { "before" } else { "after" }));
+        }
+        for (policy, devices) in [
+            ("shareVolumePolicy", false),
+            ("shareVolumeDevicePolicy", true),
+        ] {
+            let enabled = c
+                .get(policy)
+                .and_then(|p| p.get("type"))
+                .and_then(Value::as_str)
+                == Some("enabled");
+            let (allowed, list) = if devices {
+                (self.allowed.devices, &mut self.share_devices)
             } else {
-                self.unshared.push(share_path);
+                (self.allowed.mounts, &mut self.share)
+            };
+            if !enabled {
+                continue;
+            }
+            if allowed {
+                list.extend(names.iter().map(|n| json!(n)));
+            } else {
+                let mut at = path.to_vec();
+                at.push(policy.to_owned());
+                self.unshared.push((at, devices));
             }
         }
         for t in c
@@ -448,28 +578,68 @@ impl Containers {
             .flatten()
         {
             let mut t = t.as_object().cloned().unwrap_or_default();
-            t.insert("containers".into(), json!([cname]));
+            t.insert("containers".into(), json!(names));
             self.transfer.push(Value::Object(t));
         }
-        Value::Object(container)
-    }
-
-    /// The names Kruise lists as the set's sidecars: its containers, and its native sidecars
-    /// (init containers that keep running), sorted.
-    fn sidecar_list(&self) -> Vec<String> {
-        let native_inits = self
-            .init_containers
+        if let Some(policy) = c.get("resourcesPolicy") {
+            for n in &names {
+                self.resources.insert(n.clone(), policy.clone());
+            }
+        }
+        if !hot {
+            return vec![Value::Object(container)];
+        }
+        let empty_image = c
+            .at_pointer("/upgradeStrategy/hotUpgradeEmptyImage")
+            .cloned()
+            .unwrap_or_default();
+        names
             .iter()
-            .filter(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"));
-        self.containers
-            .iter()
-            .chain(native_inits)
-            .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_owned))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
+            .enumerate()
+            .map(|(i, n)| hot_upgrade_container(&container, n, (i == 1).then_some(&empty_image)))
             .collect()
     }
 }
+
+/// Whether Kruise injects container `c` as a HotUpgrade pair.
+fn is_hot_upgrade(c: &Value) -> bool {
+    c.at_pointer("/upgradeStrategy/upgradeType")
+        .and_then(Value::as_str)
+        == Some("HotUpgrade")
+}
+
+/// One of a HotUpgrade pair as Kruise's generateHotUpgradeContainers writes it: `container`
+/// named `name`, with `image` (the second: `hotUpgradeEmptyImage`) and the env vars that read
+/// its version annotations.
+fn hot_upgrade_container(
+    container: &Map<String, Value>,
+    name: &str,
+    image: Option<&Value>,
+) -> Value {
+    let mut c = container.clone();
+    c.insert("name".into(), json!(name));
+    if let Some(image) = image {
+        c.insert("image".into(), image.clone());
+    }
+    if let Some(Value::Array(env)) = c.get_mut("env") {
+        for (var, annotation) in [
+            ("SIDECARSET_VERSION", VERSION_ANNOTATION),
+            ("SIDECARSET_VERSION_ALT", VERSION_ALT_ANNOTATION),
+        ] {
+            let path = format!("metadata.annotations['{annotation}{name}']");
+            env.push(json!({"name": var, "valueFrom": {"fieldRef": {"fieldPath": path}}}));
+        }
+    }
+    Value::Object(c)
+}
+
+/// The prefixes of the pod annotations holding a HotUpgrade container's version and the
+/// other one's (Kruise's GetPodSidecarSetVersionAnnotation and …AltAnnotation).
+const VERSION_ANNOTATION: &str = "version.sidecarset.kruise.io/";
+const VERSION_ALT_ANNOTATION: &str = "versionalt.sidecarset.kruise.io/";
+
+/// The pod annotation saying which of each HotUpgrade pair works.
+const WORKING_HOT_UPGRADE: &str = "kruise.io/sidecarset-working-hotupgrade-container";
 
 /// The set's volumes that its containers use, in the order of first use (the others are not
 /// injected); of two volumes of one name, the last (Kruise's map of them).
@@ -542,9 +712,128 @@ fn pod_annotations(
     (annotations, policies)
 }
 
-/// The rule of the set `name` (its `spec`): its selector, namespace and namespaceSelector.
-/// None when the selector is empty, which selects nothing (`!selector.Empty()` in Kruise).
-fn rule(spec: &Value, name: &str) -> Option<Value> {
+/// What Kruise's SidecarSet webhook refuses in container `c`'s `resourcesPolicy` (`policy`;
+/// `sidecar`: a container, or an init container that keeps running), each with its path
+/// under `resourcesPolicy` (validateResourcesPolicy).
+fn resources_policy_problems(
+    c: &Value,
+    policy: &Value,
+    sidecar: bool,
+) -> Vec<(Vec<&'static str>, String)> {
+    let mut out = Vec::new();
+    if !sidecar {
+        out.push((
+            vec![],
+            "`resourcesPolicy` of an init container needs `restartPolicy: Always` (Kruise refuses the set)".into(),
+        ));
+    }
+    let set = |list: &str| {
+        c.at_pointer(&format!("/resources/{list}"))
+            .and_then(Value::as_object)
+            .is_some_and(|m| !m.is_empty())
+    };
+    if set("limits") || set("requests") {
+        out.push((
+            vec![],
+            "`resourcesPolicy` and `resources` together (Kruise refuses the set)".into(),
+        ));
+        return out;
+    }
+    if let Some(regex) = policy
+        .get("targetContainersNameRegex")
+        .and_then(Value::as_str)
+    {
+        if regex.is_empty() {
+            out.push((
+                vec!["targetContainersNameRegex"],
+                "an empty regular expression".into(),
+            ));
+        } else if let Err(e) = crate::calculator::container_regex(regex) {
+            out.push((vec!["targetContainersNameRegex"], e));
+        }
+    }
+    let Some(exprs) = policy.get("resourcesExpr") else {
+        return out;
+    };
+    if exprs.get("limits").is_none() && exprs.get("requests").is_none() {
+        out.push((
+            vec!["resourcesExpr"],
+            "neither `limits` nor `requests`".into(),
+        ));
+    }
+    for list in ["limits", "requests"] {
+        for resource in ["cpu", "memory"] {
+            let Some(text) = exprs
+                .get(list)
+                .and_then(|l| l.get(resource))
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            if text.is_empty() {
+                continue;
+            }
+            if let Err(e) = crate::calculator::validate(text, resource) {
+                out.push((
+                    vec!["resourcesExpr", list, resource],
+                    format!("`{text}` is not an expression Kruise accepts: {e}"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The set a canary SidecarSet stands in for: `apps.kruise.io/sidecarset-base` when
+/// `apps.kruise.io/sidecarset-canary` is `"true"` (Kruise's IsCanarySidecarSet).
+fn canary_base(set: &Value) -> Option<&str> {
+    let annotations = set.at_pointer("/metadata/annotations")?;
+    let canary = annotations
+        .get("apps.kruise.io/sidecarset-canary")?
+        .as_str();
+    let base = annotations
+        .get("apps.kruise.io/sidecarset-base")?
+        .as_str()?;
+    (canary == Some("true") && !base.is_empty()).then_some(base)
+}
+
+/// The annotations Kruise's injectHotUpgradeContainers writes for the HotUpgrade containers
+/// `hot` (their names in the set), and their policies: each pair's versions (the first works:
+/// 1, the second, empty: 0), set as Kruise sets them, and which of each pair works, merged
+/// into the pod's map.
+fn hot_upgrade_annotations(
+    hot: &[String],
+    annotations: &mut Map<String, Value>,
+    policies: &mut Map<String, Value>,
+) {
+    if hot.is_empty() {
+        return;
+    }
+    let mut working = Map::new();
+    for name in hot {
+        for (n, version, alt) in [
+            (format!("{name}-1"), "1", "0"),
+            (format!("{name}-2"), "0", "1"),
+        ] {
+            for (prefix, value) in [(VERSION_ANNOTATION, version), (VERSION_ALT_ANNOTATION, alt)] {
+                annotations.insert(format!("{prefix}{n}"), json!(value));
+                policies.insert(format!("{prefix}{n}"), json!("overwrite"));
+            }
+        }
+        working.insert(name.clone(), json!(format!("{name}-1")));
+    }
+    working.sort_keys();
+    annotations.insert(
+        WORKING_HOT_UPGRADE.into(),
+        json!(Value::Object(working).to_string()),
+    );
+    policies.insert(WORKING_HOT_UPGRADE.into(), json!("mergeJson"));
+}
+
+/// The rule of the set `name` (its `spec`): its selector, namespace and namespaceSelector,
+/// and, for a canary set, the `base` set it replaces in the pods it selects. None when the
+/// selector is empty, which selects nothing (`!selector.Empty()` in Kruise).
+fn rule(spec: &Value, name: &str, base: Option<&str>) -> Option<Value> {
     let selector = spec
         .get("selector")
         .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()))?;
@@ -559,18 +848,26 @@ fn rule(spec: &Value, name: &str) -> Option<Value> {
     if let Some(ns) = spec.get("namespaceSelector") {
         m["namespaceSelector"] = ns.clone();
     }
-    Some(json!({
+    let mut rule = json!({
         "name": format!("sidecarset/{name}"),
         "match": m,
         "inject": [name],
         "jobs": "inject",
         "skips": injector_skips(),
-    }))
+    });
+    if let Some(base) = base {
+        rule["replaces"] = json!([base]);
+    }
+    Some(rule)
 }
 
-/// Fields whose behaviour needs a cluster (revision history, hot upgrades) are refused.
+/// Fields whose behaviour needs a cluster (revision history), or that would give a pod the
+/// API server refuses, are refused; so are the `resourcesPolicy` values Kruise's SidecarSet
+/// webhook refuses.
 fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
     let spec = &set["spec"];
+    // Values Kruise's SidecarSet webhook refuses.
+    let mut invalid = Vec::new();
     let mut refuse = |path: Vec<String>, message: String| {
         problems.push(Problem {
             path,
@@ -610,23 +907,6 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             "`injectionStrategy.revision` injects a historical ControllerRevision, which only the cluster has".into(),
         );
     }
-    for annotation in [
-        "apps.kruise.io/sidecarset-canary",
-        "apps.kruise.io/sidecarset-base",
-    ] {
-        if set
-            .at_pointer("/metadata/annotations")
-            .and_then(|a| a.get(annotation))
-            .is_some()
-        {
-            refuse(
-                vec!["metadata".into(), "annotations".into(), annotation.into()],
-                format!(
-                    "`{annotation}` (canary/base priority between SidecarSets) is not supported offline"
-                ),
-            );
-        }
-    }
     for list in ["containers", "initContainers"] {
         for (i, c) in spec
             .get(list)
@@ -636,30 +916,34 @@ fn refuse_unsupported(set: &Value, problems: &mut Vec<Problem>) {
             .enumerate()
         {
             let at = |f: &str| vec!["spec".into(), list.into(), i.to_string(), f.into()];
-            if c.at_pointer("/upgradeStrategy/upgradeType")
+            let empty_image = c
+                .at_pointer("/upgradeStrategy/hotUpgradeEmptyImage")
                 .and_then(Value::as_str)
-                == Some("HotUpgrade")
-            {
+                .unwrap_or_default();
+            let native = c.get("restartPolicy").and_then(Value::as_str) == Some("Always");
+            let paired = is_hot_upgrade(c) && (list == "containers" || native);
+            if paired && empty_image.is_empty() {
                 refuse(
                     at("upgradeStrategy"),
-                    "`upgradeType: HotUpgrade` (two containers swapped at runtime) is not supported".into(),
+                    "`upgradeType: HotUpgrade` without `hotUpgradeEmptyImage`: Kruise injects a second \
+                     container with that image, and the API server refuses a container without one"
+                        .into(),
                 );
             }
-            if c.get("resourcesPolicy").is_some() {
-                refuse(
-                    at("resourcesPolicy"),
-                    "`resourcesPolicy` (resources computed from the app containers) is not supported".into(),
-                );
-            }
-            if c.at_pointer("/shareVolumeDevicePolicy/type")
-                .and_then(Value::as_str)
-                == Some("enabled")
-            {
-                refuse(
-                    at("shareVolumeDevicePolicy"),
-                    "`shareVolumeDevicePolicy` is not supported".into(),
-                );
+            if let Some(policy) = c.get("resourcesPolicy") {
+                let sidecar = list == "containers" || native;
+                for (path, message) in resources_policy_problems(c, policy, sidecar) {
+                    let mut at = at("resourcesPolicy");
+                    at.extend(path.iter().map(|p| (*p).to_owned()));
+                    invalid.push(Problem {
+                        path: at,
+                        code: codes::CONFIG_INVALID_VALUE,
+                        message,
+                        span: None,
+                    });
+                }
             }
         }
     }
+    problems.append(&mut invalid);
 }

@@ -1,7 +1,8 @@
 //! Kubernetes resource quantities (`100m`, `1.5Gi`, `1e3`) in the canonical form
 //! `k8s.io/apimachinery`'s `Quantity` writes them in: the value kept exactly, written with the
 //! largest suffix that keeps the number whole, in the suffix family it was written in
-//! (`1024Mi` is `1Gi`, `0.5` is `500m`, `1.5Gi` is `1536Mi`).
+//! (`1024Mi` is `1Gi`, `0.5` is `500m`, `1.5Gi` is `1536Mi`); and the arithmetic OpenKruise's
+//! `resourcesPolicy` does on them (`Add`, `Neg`, `Cmp`, `MilliValue`, `SetMilli`).
 
 /// The suffix families, as `Quantity.Format`.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -12,8 +13,8 @@ enum Format {
 }
 
 /// A quantity: `mantissa × 10^scale`, and the family it was written in.
-#[derive(Debug)]
-struct Quantity {
+#[derive(Debug, Clone)]
+pub(crate) struct Quantity {
     mantissa: i128,
     scale: i32,
     format: Format,
@@ -39,6 +40,11 @@ const BINARY: [(&str, u32); 6] = [
     ("Pi", 50),
     ("Ei", 60),
 ];
+
+/// The exponents a quantity may have: beyond them it is refused, so that no arithmetic on one
+/// a manifest writes (`1e-999999999`) takes longer than its text (apimachinery keeps nano
+/// precision, and the API server's largest quantities are far below 10^40).
+const SCALES: std::ops::RangeInclusive<i32> = -40..=40;
 
 fn parse(text: &str) -> Option<Quantity> {
     let text = text.trim();
@@ -69,6 +75,9 @@ fn parse(text: &str) -> Option<Quantity> {
     } else {
         return None;
     };
+    if !SCALES.contains(&scale) {
+        return None;
+    }
     if negative {
         mantissa = -mantissa;
     }
@@ -131,17 +140,14 @@ impl Quantity {
             amount /= 10;
             exponent += 1;
         }
-        match exponent.rem_euclid(3) {
-            1 => {
-                amount *= 10;
-                exponent -= 1;
-            }
-            2 => {
-                amount *= 100;
-                exponent -= 2;
-            }
-            _ => {}
-        }
+        let shift = exponent.rem_euclid(3);
+        // A mantissa too long to widen (beyond any quantity a cluster holds) is written as
+        // it is, with its exponent.
+        let Some(widened) = amount.checked_mul(10i128.pow(shift.unsigned_abs())) else {
+            return format!("{amount}e{exponent}");
+        };
+        amount = widened;
+        exponent -= shift;
         let si = DECIMAL.iter().find(|(_, e)| *e == exponent);
         match (self.format, si) {
             (Format::DecimalExponent, _) if exponent == 0 => amount.to_string(),
@@ -151,13 +157,111 @@ impl Quantity {
     }
 }
 
+impl Quantity {
+    /// `text` as a quantity, or None when it is not one.
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        parse(text)
+    }
+
+    /// `milli` thousandths, in the decimal family (`NewMilliQuantity(milli, DecimalSI)`).
+    pub(crate) fn decimal_milli(milli: i64) -> Self {
+        Quantity {
+            mantissa: milli.into(),
+            scale: -3,
+            format: Format::DecimalSi,
+        }
+    }
+
+    /// `value`, in the decimal family (`NewQuantity(value, DecimalSI)`).
+    pub(crate) fn decimal(value: i64) -> Self {
+        Quantity {
+            mantissa: value.into(),
+            scale: 0,
+            format: Format::DecimalSi,
+        }
+    }
+
+    /// This quantity's family with the value `milli` thousandths (`SetMilli`).
+    pub(crate) fn with_milli(&self, milli: i64) -> Self {
+        Quantity {
+            mantissa: milli.into(),
+            scale: -3,
+            format: self.format,
+        }
+    }
+
+    /// The value in thousandths, rounded up (away from zero), as `MilliValue`; None beyond
+    /// an `i64`.
+    pub(crate) fn milli_value(&self) -> Option<i64> {
+        let mut q = self.clone();
+        q.round_up(-3);
+        let milli = q
+            .mantissa
+            .checked_mul(10i128.checked_pow(u32::try_from(q.scale + 3).ok()?)?)?;
+        i64::try_from(milli).ok()
+    }
+
+    pub(crate) fn is_zero(&self) -> bool {
+        self.mantissa == 0
+    }
+
+    pub(crate) fn is_negative(&self) -> bool {
+        self.mantissa < 0
+    }
+
+    /// `-self` (`Neg`).
+    pub(crate) fn neg(&self) -> Self {
+        Quantity {
+            mantissa: -self.mantissa,
+            ..self.clone()
+        }
+    }
+
+    /// `self + other` in `self`'s family, or `other`'s when `self` is zero (`Add`); None when
+    /// it overflows.
+    pub(crate) fn add(&self, other: &Quantity) -> Option<Self> {
+        let (a, b, scale) = self.aligned(other)?;
+        Some(Quantity {
+            mantissa: a.checked_add(b)?,
+            scale,
+            format: if self.is_zero() {
+                other.format
+            } else {
+                self.format
+            },
+        })
+    }
+
+    /// How `self` compares with `other` (`Cmp`); None when they cannot be compared exactly.
+    pub(crate) fn compare(&self, other: &Quantity) -> Option<std::cmp::Ordering> {
+        let (a, b, _) = self.aligned(other)?;
+        Some(a.cmp(&b))
+    }
+
+    /// Both mantissas at the smaller of the two scales, and that scale.
+    fn aligned(&self, other: &Quantity) -> Option<(i128, i128, i32)> {
+        let scale = self.scale.min(other.scale);
+        let at = |q: &Quantity| {
+            q.mantissa
+                .checked_mul(10i128.checked_pow(u32::try_from(q.scale - scale).ok()?)?)
+        };
+        Some((at(self)?, at(other)?, scale))
+    }
+}
+
+impl std::fmt::Display for Quantity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.canonical())
+    }
+}
+
 /// `text`'s canonical form, or None when it is not a quantity.
-pub(super) fn canonical(text: &str) -> Option<String> {
+pub(crate) fn canonical(text: &str) -> Option<String> {
     parse(text).map(|q| q.canonical())
 }
 
 /// `text` rounded up to thousandths, canonical (the API's defaulting of resource lists).
-pub(super) fn rounded_to_milli(text: &str) -> Option<String> {
+pub(crate) fn rounded_to_milli(text: &str) -> Option<String> {
     let mut q = parse(text)?;
     q.round_up(-3);
     Some(q.canonical())
