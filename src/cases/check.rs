@@ -102,7 +102,10 @@ pub fn check(
     let ran = runner.run(&layout.dir, &layout.args, &stdin)?;
     if layout.wants_error() {
         if ran.code != Some(layout.exit_code) {
-            outcome.fail("test.exit_code", exit_message(layout.exit_code, &ran));
+            // Its stderr is shown by the comparison with `expected.stderr`.
+            let message = exit_message(layout.exit_code, &ran);
+            let first = message.lines().next().unwrap_or_default().to_owned();
+            outcome.fail("test.exit_code", first);
         }
         if !ran.stdout.is_empty() {
             outcome.fail("test.exit_code", "a failing run wrote to stdout".to_owned());

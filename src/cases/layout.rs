@@ -82,7 +82,8 @@ pub struct Layout {
     pub report: Option<PathBuf>,
     /// `stdin.yaml`: the run's standard input.
     pub stdin: Option<PathBuf>,
-    /// The exit code expected: 0, or what `expect-error` holds (2 when it holds no number).
+    /// The exit code expected: 0, or what `expect-error` holds (2 when it holds no number,
+    /// or when there is no `expect-error` but `expected.stderr`).
     pub exit_code: i32,
     /// `no-uninject`: why uninject of the output does not give the input back.
     pub no_uninject: bool,
@@ -121,7 +122,7 @@ impl Layout {
             let given = rules
                 .configs
                 .iter()
-                .flat_map(|c| ["-c".to_owned(), c.display().to_string()]);
+                .flat_map(|c| ["-c".to_owned(), relative(c, dir).display().to_string()]);
             args.splice(1..1, given);
         }
         let expect_error = dir.join("expect-error");
@@ -137,6 +138,12 @@ impl Layout {
             0
         };
         let expected = expectation(dir, &args, exit_code, rules)?;
+        // A failing run's stderr is expected: it fails with 2 unless `expect-error` says 1.
+        let exit_code = if exit_code == 0 && expected.ends_with("expected.stderr") {
+            2
+        } else {
+            exit_code
+        };
         let optional = |name: &str| Some(dir.join(name)).filter(|p| p.exists());
         Ok(Layout {
             dir: dir.to_owned(),
@@ -335,27 +342,29 @@ pub(crate) fn read_case_file(dir: &Path, path: &Path, rules: &Rules) -> Result<V
     std::fs::read(path).map_err(|e| format!("{name}: {e}"))
 }
 
-/// Whether `dir` is a case folder: it holds an input and an expectation or an `args`.
-pub fn is_case(dir: &Path) -> bool {
+/// Whether `dir` is a case folder: it holds an input and an expectation or an `args` (or,
+/// `new`, only an input: a case whose expectation is to be written).
+pub fn is_case(dir: &Path, new: bool) -> bool {
     INPUTS.iter().any(|f| dir.join(f).exists())
-        && (dir.join("args").is_file() || EXPECTATIONS.iter().any(|f| dir.join(f).is_file()))
+        && (new || dir.join("args").is_file() || EXPECTATIONS.iter().any(|f| dir.join(f).is_file()))
 }
 
-/// The case folders at or under `root`, sorted: a case folder's own folders are not looked
-/// in, nor hidden folders (`.git`), nor symlinks to folders.
-pub fn find(root: &Path) -> Result<Vec<PathBuf>, String> {
+/// The case folders at or under `root` (`new`: folders with only an input too), sorted: a
+/// case folder's own folders are not looked in, nor hidden folders (`.git`), nor symlinks
+/// to folders.
+pub fn find(root: &Path, new: bool) -> Result<Vec<PathBuf>, String> {
     let mut found = Vec::new();
     if !root.is_dir() {
         return Err(format!("{}: not a directory", root.display()));
     }
-    walk(root, &mut found)?;
+    walk(root, new, &mut found)?;
     found.sort();
     Ok(found)
 }
 
 /// The case folders at or under `dir`, added to `found`.
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
-    if is_case(dir) {
+fn walk(dir: &Path, new: bool, found: &mut Vec<PathBuf>) -> Result<(), String> {
+    if is_case(dir, new) {
         found.push(dir.to_owned());
         return Ok(());
     }
@@ -365,8 +374,28 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
         let hidden = entry.file_name().to_string_lossy().starts_with('.');
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if is_dir && !hidden {
-            walk(&entry.path(), found)?;
+            walk(&entry.path(), new, found)?;
         }
     }
     Ok(())
+}
+
+/// `path` as named from the folder `dir` (`../../sidecars.yaml`), both made absolute from the
+/// current directory: what a case's run shows of it does not depend on where the cases are.
+fn relative(path: &Path, dir: &Path) -> PathBuf {
+    let absolute = |p: &Path| std::path::absolute(p).map(|a| crate::tree::normalize(&a));
+    let (Ok(path), Ok(dir)) = (absolute(path), absolute(dir)) else {
+        return path.to_owned();
+    };
+    let common = path
+        .components()
+        .zip(dir.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out: PathBuf = dir.components().skip(common).map(|_| "..").collect();
+    out.extend(path.components().skip(common));
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
 }

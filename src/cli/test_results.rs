@@ -43,7 +43,8 @@ impl Verdict {
 }
 
 /// The cases `--run` selects: a name containing one of the words, or matching one of the
-/// globs (a word holding `*`, `?` or `[`); every case when none is given.
+/// globs (a word holding `*`, `?` or `[`), the whole name or its last folder's; every case
+/// when none is given.
 pub(crate) struct Filter {
     words: Vec<String>,
     globs: globset::GlobSet,
@@ -71,6 +72,10 @@ impl Filter {
         (self.words.is_empty() && self.globs.is_empty())
             || self.words.iter().any(|w| name.contains(w.as_str()))
             || self.globs.is_match(name)
+            || name
+                .rsplit('/')
+                .next()
+                .is_some_and(|last| self.globs.is_match(last))
     }
 }
 

@@ -79,7 +79,7 @@ fn cases(args: &TestArgs) -> Result<Vec<(String, PathBuf)>, String> {
     let filter = test_results::Filter::new(&args.run)?;
     let mut found = Vec::new();
     for root in &roots {
-        for dir in crate::cases::find(root)? {
+        for dir in crate::cases::find(root, args.update)? {
             let name = case_name(&dir);
             if filter.selects(&name) {
                 found.push((name, dir));
