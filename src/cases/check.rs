@@ -51,29 +51,39 @@ impl Outcome {
         self.failures.push(Failure { code, message });
     }
 
-    /// `actual`, the content of `path`, recorded and (with `compare`) compared.
-    fn expect(&mut self, path: &Path, actual: &str, steps: Steps, layout: &Layout, rules: &Rules) {
+    /// `actual`, the content of `path`, recorded and (with `compare`) compared; `Err` when
+    /// the expected file cannot be read.
+    fn expect(
+        &mut self,
+        path: &Path,
+        actual: &str,
+        steps: Steps,
+        layout: &Layout,
+        rules: &Rules,
+    ) -> Result<(), String> {
         self.actual.push((path.to_owned(), actual.to_owned()));
         if !steps.compare {
-            return;
+            return Ok(());
         }
         let name = path
             .strip_prefix(&layout.dir)
             .unwrap_or(path)
             .display()
             .to_string();
-        match read_case_file(&layout.dir, path, rules).map(String::from_utf8) {
-            Ok(Ok(expected)) if expected == actual => {}
-            Ok(Ok(expected)) => self.fail(
+        let expected = read_case_file(&layout.dir, path, rules)?;
+        let Ok(expected) = String::from_utf8(expected) else {
+            return Err(format!("{name}: not UTF-8"));
+        };
+        if expected != actual {
+            self.fail(
                 "test.differs",
                 format!(
                     "{name}: differs\n{}",
                     diff(&expected, actual, "expected", "actual")
                 ),
-            ),
-            Ok(Err(_)) => self.fail("test.differs", format!("{name}: not UTF-8")),
-            Err(e) => self.fail("test.differs", e),
+            );
         }
+        Ok(())
     }
 }
 
@@ -110,16 +120,16 @@ pub fn check(
         if !ran.stdout.is_empty() {
             outcome.fail("test.exit_code", "a failing run wrote to stdout".to_owned());
         }
-        outcome.expect(&layout.expected, &ran.stderr, steps, layout, rules);
+        outcome.expect(&layout.expected, &ran.stderr, steps, layout, rules)?;
         return Ok(outcome);
     }
     if ran.code != Some(layout.exit_code) {
         outcome.fail("test.exit_code", exit_message(layout.exit_code, &ran));
         return Ok(outcome);
     }
-    outcome.expect(&layout.expected, &ran.stdout, steps, layout, rules);
+    outcome.expect(&layout.expected, &ran.stdout, steps, layout, rules)?;
     if let Some(report) = &layout.report {
-        outcome.expect(report, &ran.stderr, steps, layout, rules);
+        outcome.expect(report, &ran.stderr, steps, layout, rules)?;
     }
     if steps.invariants && layout.is_yaml_inject() {
         invariants(layout, rules, runner, apply, &ran.stdout, &mut outcome)?;
