@@ -164,8 +164,22 @@ fn objects(text: &str) -> Option<Vec<Value>> {
     )
 }
 
+/// Where the input is among the case's arguments: the last argument that is the case's
+/// input (`input.yaml`), else the last argument when it names a file of the case; None for
+/// standard input (`-`, `stdin.yaml`), which the checks feed themselves.
+fn input_position(layout: &Layout) -> Option<usize> {
+    let args = &layout.args;
+    let named = layout
+        .input
+        .and_then(|input| args.iter().rposition(|a| a == input));
+    named.or_else(|| {
+        let last = args.len() - 1;
+        (args[last] != "-" && layout.dir.join(&args[last]).is_file()).then_some(last)
+    })
+}
+
 /// Idempotence, patch/YAML agreement and reversibility of an inject case whose `output`
-/// is YAML, the input being its last argument (not checked for an input folder).
+/// is YAML, its input read from a file it names (not checked for an input folder).
 fn invariants(
     layout: &Layout,
     rules: &Rules,
@@ -175,9 +189,11 @@ fn invariants(
     outcome: &mut Outcome,
 ) -> Result<(), String> {
     let args = &layout.args;
-    let input_pos = args.len() - 1;
+    let Some(input_pos) = input_position(layout) else {
+        return Ok(());
+    };
     let input_path = layout.dir.join(&args[input_pos]);
-    if input_path.is_dir() || args[input_pos] == "-" {
+    if input_path.is_dir() {
         return Ok(());
     }
     let input = String::from_utf8(read_case_file(&layout.dir, &input_path, rules)?)

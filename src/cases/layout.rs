@@ -287,12 +287,17 @@ fn writes_in_short_group(flag: &str) -> bool {
     false
 }
 
-/// The path a short path flag holds attached (`-cconfig.yaml`, `-qfdeploy.yaml`).
+/// The path a short path flag holds attached (`-cconfig.yaml`, `-c=config.yaml`,
+/// `-qfdeploy.yaml`).
 fn short_path_value(flag: &str) -> Option<&str> {
     let group = flag.strip_prefix('-').filter(|g| !g.starts_with('-'))?;
     for (at, c) in group.char_indices() {
         match c {
-            'c' | 'f' => return Some(&group[at + 1..]).filter(|v| !v.is_empty()),
+            // clap reads `-c=FILE` as `-c FILE`.
+            'c' | 'f' => {
+                let value = &group[at + 1..];
+                return Some(value.strip_prefix('=').unwrap_or(value)).filter(|v| !v.is_empty());
+            }
             'l' | 'n' | 'o' => return None,
             _ => {}
         }
@@ -398,4 +403,102 @@ fn relative(path: &Path, dir: &Path) -> PathBuf {
         out.push(".");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `args` (words) checked as a user's case in a folder holding `input.yaml` and a
+    /// symlink `out.yaml` to a file outside it.
+    fn refused(words: &str) -> Option<String> {
+        let top = tempfile::tempdir().expect("tempdir");
+        let dir = top.path().join("case");
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::write(dir.join("input.yaml"), "kind: List\n").expect("write");
+        std::fs::write(top.path().join("secret.yaml"), "x: 1\n").expect("write");
+        std::os::unix::fs::symlink("../secret.yaml", dir.join("out.yaml")).expect("link");
+        let args: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
+        refused_args(&dir, &args).err()
+    }
+
+    #[test]
+    fn read_only_subcommands_with_paths_inside_the_folder_run() {
+        for ok in [
+            "inject input.yaml",
+            "inject -n prod --set version=2.2 --namespace-labels prod=team=a input.yaml",
+            "inject input.yaml -n shop -o patch",
+            "inject -c config.yaml -f input.yaml",
+            "inject --config=config.yaml -",
+            "inject -vcconfig.yaml input.yaml",
+            "uninject --trust-status input.yaml",
+            "explain --report json input.yaml",
+            "krm -c config.yaml",
+            "admission -f review.json",
+            "inject -l app=web,tier!=../x input.yaml",
+            "inject --set path=/etc/x input.yaml",
+            "inject -n/abs input.yaml",
+            "inject -- input.yaml",
+        ] {
+            assert_eq!(refused(ok), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn other_subcommands_writing_flags_and_paths_out_of_the_folder_are_refused() {
+        for (bad, why) in [
+            (
+                "serve --insecure-plain-http",
+                "not a subcommand a case may run",
+            ),
+            ("test .", "not a subcommand a case may run"),
+            ("completions bash", "not a subcommand a case may run"),
+            ("inject -i input.yaml", "writes files"),
+            ("inject -qi input.yaml", "writes files"),
+            ("inject --in-place input.yaml", "writes files"),
+            ("inject --output-file=o.yaml input.yaml", "writes files"),
+            ("inject --report-file r input.yaml", "writes files"),
+            ("inject --emit-kustomize o base", "writes files"),
+            (
+                "inject -c ../config.yaml input.yaml",
+                "leads out of the case folder",
+            ),
+            (
+                "inject --config=../../x input.yaml",
+                "leads out of the case folder",
+            ),
+            ("inject -c/etc/passwd input.yaml", "an absolute path"),
+            ("inject -f=../x.yaml", "leads out of the case folder"),
+            (
+                "inject -vc=../x.yaml input.yaml",
+                "leads out of the case folder",
+            ),
+            ("inject /etc/passwd", "an absolute path"),
+            ("inject out.yaml", "through a symlink"),
+            ("inject -f out.yaml", "through a symlink"),
+            (
+                "inject -n prod -- ../x.yaml",
+                "leads out of the case folder",
+            ),
+            (
+                "explain -o text sub/../../x",
+                "leads out of the case folder",
+            ),
+        ] {
+            let got = refused(bad).unwrap_or_else(|| panic!("{bad}: not refused"));
+            assert!(got.contains(why), "{bad}: {got}");
+        }
+    }
+
+    #[test]
+    fn a_command_line_configuration_is_named_from_the_case_folder() {
+        assert_eq!(
+            relative(Path::new("/p/sidecars.yaml"), Path::new("/p/tests/web")),
+            PathBuf::from("../../sidecars.yaml")
+        );
+        assert_eq!(
+            relative(Path::new("/p/tests/web/c.yaml"), Path::new("/p/tests/web")),
+            PathBuf::from("c.yaml")
+        );
+    }
 }
