@@ -33,6 +33,7 @@
 
 #![warn(unreachable_pub)]
 
+// The case runner `tests/golden.rs` and `kinject test` share (docs/test.md).
 pub mod cases;
 mod cli;
 mod config;
