@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases of a configuration: folders holding an input, an expectation and optionally the command line (docs/test.md). Each case''s output is compared byte for byte with its expectation, and an inject case''s output checked to inject again to itself, to agree with `-o patch`, and to uninject to the input')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -197,6 +198,22 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kinject;test' {
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable), for the cases that name none in their `args` and hold no `config.yaml` (else the nearest `.kinject.yaml` or `kinject.yaml` of the case, as `inject` finds it)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Configuration file, or directory of them (repeatable), for the cases that name none in their `args` and hold no `config.yaml` (else the nearest `.kinject.yaml` or `kinject.yaml` of the case, as `inject` finds it)')
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Only the cases whose name (their path from PATH) contains NAME, or matches it as a glob when it holds `*`, `?` or `[` (repeatable: any of them)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, '`text`, for people (a line per failing case with its diff, then a summary), or `json`, JSON Lines (a line per case, then a summary; docs/report.schema.json)')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Also write the results as JUnit XML to FILE (atomically), for CI systems that show test results')
+            [CompletionResult]::new('--update', '--update', [CompletionResultType]::ParameterName, 'Write each case''s expectations from what kinject writes now (and `input.sha256`, the hash of its input), instead of comparing; the invariants are still checked. A case whose input changed since its expectation was written is refused, unless --force')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --update: write the expectations of cases whose input changed too')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'A line for every case, the passing ones too')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'A line for every case, the passing ones too')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kinject;schema' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -227,6 +244,7 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             [CompletionResult]::new('krm', 'krm', [CompletionResultType]::ParameterValue, 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal')
             [CompletionResult]::new('admission', 'admission', [CompletionResultType]::ParameterValue, 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Run test cases of a configuration: folders holding an input, an expectation and optionally the command line (docs/test.md). Each case''s output is compared byte for byte with its expectation, and an inject case''s output checked to inject again to itself, to agree with `-o patch`, and to uninject to the input')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema of the configuration file (for editors and CI validation)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print kinject''s version, the commit it was built from and its date (as `--version`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -249,6 +267,9 @@ Register-ArgumentCompleter -Native -CommandName 'kinject' -ScriptBlock {
             break
         }
         'kinject;help;serve' {
+            break
+        }
+        'kinject;help;test' {
             break
         }
         'kinject;help;schema' {

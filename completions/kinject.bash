@@ -40,6 +40,9 @@ _kinject() {
             kinject,serve)
                 cmd="kinject__subcmd__serve"
                 ;;
+            kinject,test)
+                cmd="kinject__subcmd__test"
+                ;;
             kinject,uninject)
                 cmd="kinject__subcmd__uninject"
                 ;;
@@ -70,6 +73,9 @@ _kinject() {
             kinject__subcmd__help,serve)
                 cmd="kinject__subcmd__help__subcmd__serve"
                 ;;
+            kinject__subcmd__help,test)
+                cmd="kinject__subcmd__help__subcmd__test"
+                ;;
             kinject__subcmd__help,uninject)
                 cmd="kinject__subcmd__help__subcmd__uninject"
                 ;;
@@ -83,7 +89,7 @@ _kinject() {
 
     case "${cmd}" in
         kinject)
-            opts="-h -V --help --version inject uninject explain krm admission serve schema version completions help"
+            opts="-h -V --help --version inject uninject explain krm admission serve test schema version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,7 +233,7 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help)
-            opts="inject uninject explain krm admission serve schema version completions help"
+            opts="inject uninject explain krm admission serve test schema version completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -339,6 +345,20 @@ _kinject() {
             return 0
             ;;
         kinject__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__help__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -630,6 +650,40 @@ _kinject() {
                     return 0
                     ;;
                 --timeout-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kinject__subcmd__test)
+            opts="-c -v -h -V --config --run --update --force --report --junit --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --junit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

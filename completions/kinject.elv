@@ -28,6 +28,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand serve 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)'
+            cand test 'Run test cases of a configuration: folders holding an input, an expectation and optionally the command line (docs/test.md). Each case''s output is compared byte for byte with its expectation, and an inject case''s output checked to inject again to itself, to agree with `-o patch`, and to uninject to the input'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
@@ -187,6 +188,21 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'kinject;test'= {
+            cand -c 'Configuration file, or directory of them (repeatable), for the cases that name none in their `args` and hold no `config.yaml` (else the nearest `.kinject.yaml` or `kinject.yaml` of the case, as `inject` finds it)'
+            cand --config 'Configuration file, or directory of them (repeatable), for the cases that name none in their `args` and hold no `config.yaml` (else the nearest `.kinject.yaml` or `kinject.yaml` of the case, as `inject` finds it)'
+            cand --run 'Only the cases whose name (their path from PATH) contains NAME, or matches it as a glob when it holds `*`, `?` or `[` (repeatable: any of them)'
+            cand --report '`text`, for people (a line per failing case with its diff, then a summary), or `json`, JSON Lines (a line per case, then a summary; docs/report.schema.json)'
+            cand --junit 'Also write the results as JUnit XML to FILE (atomically), for CI systems that show test results'
+            cand --update 'Write each case''s expectations from what kinject writes now (and `input.sha256`, the hash of its input), instead of comparing; the invariants are still checked. A case whose input changed since its expectation was written is refused, unless --force'
+            cand --force 'With --update: write the expectations of cases whose input changed too'
+            cand -v 'A line for every case, the passing ones too'
+            cand --verbose 'A line for every case, the passing ones too'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'kinject;schema'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -214,6 +230,7 @@ set edit:completion:arg-completer[kinject] = {|@words|
             cand krm 'Run as a KRM function: a ResourceList on stdin (its functionConfig is the configuration), the ResourceList with injected items and results on stdout. Also what `kinject` with no subcommand does when stdin is not a terminal'
             cand admission 'Answer an `admission.k8s.io/v1` AdmissionReview on stdin with the response a mutating webhook returns: `allowed`, and the base64 JSONPatch when the object changes'
             cand serve 'Serve AdmissionReviews over HTTPS as the cluster''s mutating webhook: the answer of `kinject admission` for each request, the configuration and certificates reloaded when their files change (docs/serve.md)'
+            cand test 'Run test cases of a configuration: folders holding an input, an expectation and optionally the command line (docs/test.md). Each case''s output is compared byte for byte with its expectation, and an inject case''s output checked to inject again to itself, to agree with `-o patch`, and to uninject to the input'
             cand schema 'Print the JSON Schema of the configuration file (for editors and CI validation)'
             cand version 'Print kinject''s version, the commit it was built from and its date (as `--version`)'
             cand completions 'Print a shell completion script'
@@ -230,6 +247,8 @@ set edit:completion:arg-completer[kinject] = {|@words|
         &'kinject;help;admission'= {
         }
         &'kinject;help;serve'= {
+        }
+        &'kinject;help;test'= {
         }
         &'kinject;help;schema'= {
         }

@@ -27,6 +27,8 @@
 //! 7. `render`: results → bytes (*render*): the YAML sink (edited in place), JSON, patches,
 //!    the report.
 //! 8. `integrations`: the pipeline in other tools' envelopes: KRM, admission, kustomize.
+//! 9. `cases`: test cases as folders, run and checked (the three invariants): what the
+//!    golden runner and `kinject test` share.
 //! 9. `serve`: the in-cluster mutating webhook: HTTPS, the admission answer per request,
 //!    configuration and certificates reloaded, metrics (feature `serve`).
 //! 10. `cli`: the command line, the terminal, files written in place, exit codes.
@@ -35,6 +37,8 @@
 #![warn(unreachable_pub)]
 
 mod calculator;
+// The case runner `tests/golden.rs` and `kinject test` share (docs/test.md).
+pub mod cases;
 mod cli;
 mod config;
 mod diagnostic;

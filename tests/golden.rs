@@ -1,4 +1,5 @@
-//! Golden cases: every folder under `testdata/cases/` is one case.
+//! Golden cases: every folder under `testdata/cases/` is one case, read, run and checked by
+//! `kinject::cases`, the code `kinject test` runs (docs/test.md), so that the two cannot drift.
 //!
 //! A case holds `input.yaml` (or `input.json`, or an `input/` folder), usually `config.yaml`,
 //! optionally `args` (the command line after `kinject`, default `inject -c config.yaml
@@ -6,7 +7,7 @@
 //! `expected.patch.json` or `expected.txt` for stdout, or `expected.stderr` for a failing run.
 //! `report.txt`, when present, is the expected stderr of a successful run. `stdin.yaml`, when
 //! present, is the run's standard input (`krm` reads nothing else). `expect-error`
-//! makes a run's exit code 2: with `expected.stderr` nothing may be written to stdout; with
+//! makes a run's exit code 2 (or the code it holds, `1`): with `expected.stderr` nothing may be written to stdout; with
 //! `expected.txt` (`explain`, which explains what it could read) stdout is checked too.
 //!
 //! Every successful `inject` case with YAML output is also checked for idempotence (inject of
@@ -18,226 +19,50 @@
 //! diff. `KINJECT_CASE=name[,name…]` runs only those cases. Cases run several at a time.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use serde_json::Value;
-
-use crate::common::{self, objects};
-
-fn run(dir: &Path, args: &[String], stdin: Option<&[u8]>) -> Output {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    common::kinject_with_stdin(dir, &args, stdin.unwrap_or_default())
-}
+use kinject::cases::{Layout, Rules, Runner, Steps};
 
 fn bless() -> bool {
     std::env::var_os("KINJECT_BLESS").is_some()
 }
 
-fn check_file(path: &Path, actual: &str, failures: &mut Vec<String>) {
-    if bless() {
-        std::fs::write(path, actual).expect("write expectation");
-        return;
-    }
-    match std::fs::read_to_string(path) {
-        Ok(expected) if expected == actual => {}
-        Ok(expected) => failures.push(format!(
-            "{}: differs\n{}",
-            path.display(),
-            similar::TextDiff::from_lines(&expected, actual)
-                .unified_diff()
-                .header("expected", "actual")
-        )),
-        Err(e) => failures.push(format!("{}: {e}", path.display())),
-    }
+/// Applies a patch with an independent RFC 6902 implementation (the json-patch crate), so
+/// that the patch/YAML invariant does not check kinject against itself.
+fn apply(object: &mut serde_json::Value, patch: &serde_json::Value) -> Result<(), String> {
+    let ops: json_patch::Patch =
+        serde_json::from_value(patch.clone()).map_err(|e| e.to_string())?;
+    json_patch::patch(object, &ops).map_err(|e| e.to_string())
 }
 
-fn case_args(dir: &Path) -> Vec<String> {
-    let input = ["input.yaml", "input.json", "input"]
-        .into_iter()
-        .find(|f| dir.join(f).exists())
-        .unwrap_or("input.yaml");
-    match std::fs::read_to_string(dir.join("args")) {
-        Ok(text) => text.split_whitespace().map(str::to_owned).collect(),
-        Err(_) => ["inject", "-c", "config.yaml", input]
-            .map(str::to_owned)
-            .to_vec(),
-    }
-}
-
-fn expectation(dir: &Path) -> Option<PathBuf> {
-    let found: Vec<PathBuf> = [
-        "expected.yaml",
-        "expected.json",
-        "expected.patch.json",
-        "expected.txt",
-        "expected.stderr",
-    ]
-    .iter()
-    .map(|f| dir.join(f))
-    .filter(|p| p.exists())
-    .collect();
-    match found.len() {
-        1 => found.into_iter().next(),
-        0 if bless() => {
-            let args = case_args(dir).join(" ");
-            let name = if dir.join("expect-error").exists() && !args.starts_with("explain") {
-                "expected.stderr"
-            } else if args.contains("-o patch") {
-                "expected.patch.json"
-            } else if args.contains("-o json") {
-                "expected.json"
-            } else if args.starts_with("explain")
-                || args.starts_with("schema")
-                || args.starts_with("completions")
-            {
-                "expected.txt"
-            } else {
-                "expected.yaml"
-            };
-            Some(dir.join(name))
-        }
-        _ => None,
-    }
-}
-
+/// The case in `dir` run and checked by the code `kinject test` runs (`kinject::cases`); with
+/// `KINJECT_BLESS`, its expectations written instead.
 fn check_case(dir: &Path) -> Vec<String> {
-    let mut failures = Vec::new();
-    let Some(expected) = expectation(dir) else {
-        return vec![format!(
-            "{}: needs exactly one expected.* file",
-            dir.display()
-        )];
+    let rules = Rules {
+        new_expectation: bless(),
+        ..Rules::default()
     };
-    let args = case_args(dir);
-    let stdin = std::fs::read(dir.join("stdin.yaml")).ok();
-    let out = run(dir, &args, stdin.as_deref());
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let wants_error = expected.file_name().is_some_and(|n| n == "expected.stderr");
-    if wants_error {
-        if out.status.code() != Some(2) {
-            failures.push(format!(
-                "{}: expected exit 2, got {:?}\n{stderr}",
-                dir.display(),
-                out.status.code()
-            ));
-        }
-        if !stdout.is_empty() {
-            failures.push(format!("{}: a failing run wrote to stdout", dir.display()));
-        }
-        check_file(&expected, &stderr, &mut failures);
-        return failures;
-    }
-    // `explain` explains what it could read and exits 2 when something could not be:
-    // `expect-error` beside `expected.txt` (and `report.txt` for its stderr).
-    let code = if dir.join("expect-error").exists() {
-        2
-    } else {
-        0
+    let runner = Runner::new(PathBuf::from(env!("CARGO_BIN_EXE_kinject")));
+    let steps = Steps {
+        compare: !bless(),
+        invariants: !bless(),
     };
-    if out.status.code() != Some(code) {
-        failures.push(format!(
-            "{}: exit {:?}\n{stderr}",
-            dir.display(),
-            out.status.code()
-        ));
-        return failures;
-    }
-    check_file(&expected, &stdout, &mut failures);
-    if dir.join("report.txt").exists() {
-        check_file(&dir.join("report.txt"), &stderr, &mut failures);
-    }
-    let is_yaml_inject = args.first().is_some_and(|a| a == "inject")
-        && !args.iter().any(|a| a == "-o" || a == "--output")
-        && expected.extension().is_some_and(|e| e == "yaml");
-    if is_yaml_inject && !bless() {
-        failures.extend(invariants(dir, &args, &stdout));
-    }
-    failures
-}
-
-/// Idempotence, patch/YAML agreement and reversibility of an inject case.
-fn invariants(dir: &Path, args: &[String], output: &str) -> Vec<String> {
-    let mut failures = Vec::new();
-    let input_pos = args.len() - 1;
-    let input_path = dir.join(&args[input_pos]);
-    if input_path.is_dir() {
-        return failures;
-    }
-    let input = std::fs::read_to_string(&input_path).expect("input");
-    if objects(&input).is_empty() {
-        // No object: nothing to inject twice, patch or take back, and on standard input (as
-        // the checks feed it) such a stream is refused (`kinject::input::no_objects`).
-        return failures;
-    }
-    let mut stdin_args = args.to_vec();
-    stdin_args[input_pos] = "-".to_owned();
-
-    let again = run(dir, &stdin_args, Some(output.as_bytes()));
-    let again_out = String::from_utf8_lossy(&again.stdout);
-    if again_out != output {
-        failures.push(format!(
-            "{}: not idempotent\n{}",
-            dir.display(),
-            similar::TextDiff::from_lines(output, &again_out)
-                .unified_diff()
-                .header("first", "second")
-        ));
-    }
-
-    let mut patch_args = stdin_args.clone();
-    patch_args.splice(1..1, ["-o".to_owned(), "patch".to_owned()]);
-    let patch = run(dir, &patch_args, Some(input.as_bytes()));
-    let entries: Vec<Value> = serde_json::from_slice(&patch.stdout).unwrap_or_default();
-    let mut patched = objects(&input);
-    let wanted = objects(output);
-    if entries.len() != patched.len() {
-        failures.push(format!(
-            "{}: -o patch has {} entries for {} objects",
-            dir.display(),
-            entries.len(),
-            patched.len()
-        ));
-    } else {
-        for (obj, entry) in patched.iter_mut().zip(&entries) {
-            // Applied by an independent RFC 6902 implementation.
-            let ops: json_patch::Patch =
-                serde_json::from_value(entry["patch"].clone()).expect("RFC 6902 ops");
-            if let Err(e) = json_patch::patch(obj, &ops) {
-                failures.push(format!("{}: patch does not apply: {e}", dir.display()));
+    let checked = Layout::read(dir, &rules)
+        .and_then(|layout| kinject::cases::check(&layout, &rules, &runner, &apply, steps));
+    match checked {
+        Err(why) => vec![format!("{}: {why}", dir.display())],
+        Ok(outcome) => {
+            if bless() {
+                for (path, text) in &outcome.actual {
+                    std::fs::write(path, text).expect("write expectation");
+                }
             }
-        }
-        if patched != wanted {
-            failures.push(format!(
-                "{}: applying -o patch to the input does not give the YAML output",
-                dir.display()
-            ));
-        }
-    }
-
-    if !dir.join("no-uninject").exists() {
-        // With the configurations that injected: what their sidecars add is what uninject
-        // may remove.
-        let mut uninject_args = vec!["uninject".to_owned()];
-        for pair in args.windows(2) {
-            if pair[0] == "-c" || pair[0] == "--config" {
-                uninject_args.extend(["-c".to_owned(), pair[1].clone()]);
-            }
-        }
-        uninject_args.push("-".to_owned());
-        let back = run(dir, &uninject_args, Some(output.as_bytes()));
-        let back_out = String::from_utf8_lossy(&back.stdout);
-        if back_out != input {
-            failures.push(format!(
-                "{}: uninject does not give the input back\n{}",
-                dir.display(),
-                similar::TextDiff::from_lines(&input, &back_out)
-                    .unified_diff()
-                    .header("input", "uninjected")
-            ));
+            outcome
+                .failures
+                .iter()
+                .map(|f| format!("{}: {}", dir.display(), f.message))
+                .collect()
         }
     }
-    failures
 }
 
 /// Every case checked, several at a time (each runs kinject as a process, and waits for it);

@@ -70,6 +70,8 @@ mod serve_manifests;
 mod stable;
 /// Standard input a window at a time.
 mod stream;
+/// `kinject test`: `--update`, JUnit XML, JSON Lines, case folders that lead out of themselves.
+mod test_command;
 /// Nothing read or written outside the tree a run was given.
 mod trees;
 

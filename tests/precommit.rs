@@ -299,3 +299,41 @@ fn each_team_directory_uses_its_own_configuration() {
         manifest
     );
 }
+
+/// `kinject-test-system` runs the repository's cases: they pass; a sidecar bumped in
+/// `.kinject.yaml` without its case's expectation fails the hook, with the diff.
+#[test]
+fn the_test_hook_runs_the_cases_of_the_repository() {
+    let (repo, home) = repository();
+    let dir = repo.path();
+    let case = dir.join("tests/web");
+    std::fs::create_dir_all(&case).expect("mkdir");
+    std::fs::copy(
+        root().join("testdata/cases/kind-list/input.yaml"),
+        case.join("input.yaml"),
+    )
+    .expect("input");
+    let injected = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(["inject", "input.yaml"])
+        .current_dir(&case)
+        .output()
+        .expect("kinject");
+    assert!(injected.status.success());
+    std::fs::write(case.join("expected.yaml"), &injected.stdout).expect("expected");
+    commit(dir, "a case");
+    let (code, log) = try_system_hook(dir, &home.path().join("h"), "kinject-test-system", true);
+    assert_eq!(code, Some(0), "{log}");
+
+    let config = std::fs::read_to_string(dir.join(".kinject.yaml")).expect("config");
+    let bumped = config.replacen("log-shipper:2.1", "log-shipper:2.2", 1);
+    assert_ne!(bumped, config, "the configuration names an image tag");
+    std::fs::write(dir.join(".kinject.yaml"), bumped).expect("bump");
+    git(dir, &["add", "-A"]);
+    let (code, log) = try_system_hook(dir, &home.path().join("h"), "kinject-test-system", false);
+    assert_eq!(code, Some(1), "{log}");
+    assert!(
+        log.contains("FAIL  tests/web: expected.yaml: differs"),
+        "{log}"
+    );
+    assert!(log.contains("1 failed"), "{log}");
+}

@@ -83,6 +83,19 @@ Exit status: 0 done; 1 files changed (--in-place) or would change (--check, --di
 Exit status: 0 stopped by SIGTERM or SIGINT after in-flight requests completed; 2 an error
 at start-up (the configuration, the certificates, the address).")]
     Serve(ServeArgs),
+    /// Run test cases of a configuration: folders holding an input, an expectation and
+    /// optionally the command line (docs/test.md). Each case's output is compared byte for
+    /// byte with its expectation, and an inject case's output checked to inject again to
+    /// itself, to agree with `-o patch`, and to uninject to the input.
+    #[command(after_help = "Examples:
+  kinject test -c sidecars.yaml tests/
+  kinject test -c sidecars.yaml --run mesh tests/
+  kinject test -c sidecars.yaml --update tests/     # write the expectations, then read the diff
+  kinject test -c sidecars.yaml --junit report.xml tests/
+
+Exit status: 0 every case passed; 1 a case failed; 2 a case could not run (a bad case
+folder, a missing input, an update refused) or no case was found.")]
+    Test(TestArgs),
     /// Print the JSON Schema of the configuration file (for editors and CI validation).
     #[command(after_help = "Examples:
   kinject schema > kinject.schema.json")]
@@ -543,4 +556,41 @@ pub struct ExplainArgs {
     /// Write the explanation to FILE instead of stdout (atomically; see `inject --help`).
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TestArgs {
+    /// Folders holding test cases, at any depth (default: the current directory). A case is
+    /// a folder with an input (`input.yaml`, `input.json` or `input/`) and an expectation
+    /// (`expected.*`) or `args`; the folders inside a case are not looked in.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Configuration file, or directory of them (repeatable), for the cases that name none
+    /// in their `args` and hold no `config.yaml` (else the nearest `.kinject.yaml` or
+    /// `kinject.yaml` of the case, as `inject` finds it).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    /// Only the cases whose name (their path from PATH) contains NAME, or matches it as a
+    /// glob when it holds `*`, `?` or `[` (repeatable: any of them).
+    #[arg(long = "run", value_name = "NAME")]
+    pub run: Vec<String>,
+    /// Write each case's expectations from what kinject writes now (and `input.sha256`, the
+    /// hash of its input), instead of comparing; the invariants are still checked. A case
+    /// whose input changed since its expectation was written is refused, unless --force.
+    #[arg(long)]
+    pub update: bool,
+    /// With --update: write the expectations of cases whose input changed too.
+    #[arg(long, requires = "update")]
+    pub force: bool,
+    /// `text`, for people (a line per failing case with its diff, then a summary), or
+    /// `json`, JSON Lines (a line per case, then a summary; docs/report.schema.json).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text, value_name = "FORMAT")]
+    pub report: ReportFormat,
+    /// Also write the results as JUnit XML to FILE (atomically), for CI systems that show
+    /// test results.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// A line for every case, the passing ones too.
+    #[arg(short, long)]
+    pub verbose: bool,
 }

@@ -1,7 +1,8 @@
 //! The command line in three bands: `args` (the flags as clap reads them, nothing the run
 //! decides), `commands` (one file per subcommand, wiring only), and the services they share
 //! below (`discover` and `configs`: which configuration; `inputs` and `run`: the inputs read
-//! and processed; `report` and `output`: what the user sees on stderr and stdout; `write`:
+//! and processed; `report` and `output`: what the user sees on stderr and stdout;
+//! `test_results`: what `kinject test` shows; `write`:
 //! files rewritten in place; `plugin`: kinject as kubectl's and kustomize's plugin). This file
 //! holds only `main`: it parses, dispatches, and turns the run's `ExitStatus` into the exit
 //! code.
@@ -20,6 +21,7 @@ mod report;
 mod run;
 mod status;
 mod terminal;
+mod test_results;
 mod tips;
 pub(crate) mod write;
 
@@ -66,6 +68,7 @@ pub fn main() -> ExitCode {
         Command::Inject(args) => commands::inject::run(&args),
         Command::Uninject(args) => commands::uninject::run(&args),
         Command::Explain(args) => commands::explain::run(&args),
+        Command::Test(args) => commands::test::run(&args),
         Command::Schema => commands::version::schema(),
         Command::Version { output } => commands::version::run(output),
         Command::Completions { shell } => commands::version::completions(shell),

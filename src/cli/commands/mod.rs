@@ -12,5 +12,6 @@ mod manifests;
 mod overlay;
 pub(super) mod serve;
 mod stream;
+pub(super) mod test;
 pub(super) mod uninject;
 pub(super) mod version;

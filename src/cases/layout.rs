@@ -1,0 +1,504 @@
+//! A case's files: `input.yaml` (or `input.json`, or an `input/` folder), `args` (the command
+//! line after `kinject`, words split at whitespace), exactly one expectation, and the optional
+//! `report.txt`, `stdin.yaml`, `expect-error` and `no-uninject`; and the case folders under a
+//! directory.
+
+use std::path::{Path, PathBuf};
+
+/// The names an input may have, in the order they are looked for.
+pub(crate) const INPUTS: [&str; 3] = ["input.yaml", "input.json", "input"];
+
+/// The names of the expectations: stdout of a successful run, or stderr of a failing one.
+pub(crate) const EXPECTATIONS: [&str; 5] = [
+    "expected.yaml",
+    "expected.json",
+    "expected.patch.json",
+    "expected.txt",
+    "expected.stderr",
+];
+
+/// The subcommands a case of `kinject test` may run: those that read manifests and write
+/// only to stdout and stderr (never `serve`, which listens, nor `test`, which runs cases).
+const USER_SUBCOMMANDS: [&str; 5] = ["inject", "uninject", "explain", "krm", "admission"];
+
+/// The flags a case of `kinject test` may not give: they write files.
+const WRITING_FLAGS: [&str; 5] = [
+    "--in-place",
+    "--output-file",
+    "--report-file",
+    "--emit-kustomize",
+    "-i",
+];
+
+/// The flags whose value is not a path (so not checked as one).
+const VALUE_FLAGS: [&str; 11] = [
+    "-l",
+    "--selector",
+    "-n",
+    "--namespace",
+    "--namespace-labels",
+    "--set",
+    "--set-json",
+    "-o",
+    "--output",
+    "--report",
+    "--on-error",
+];
+
+/// The flags whose value is a path.
+const PATH_FLAGS: [&str; 4] = ["-c", "--config", "-f", "--filename"];
+
+/// The largest case file read (an input, an expectation): a case folder may come from a
+/// pull request.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// How a case's files are read: by the project's golden runner (any subcommand, its own
+/// files trusted) or by `kinject test` (case folders may come from a pull request).
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    /// Only the subcommands a user's case may run, every path inside the case folder, no
+    /// flag that writes a file, no file larger than 64 MiB.
+    pub untrusted: bool,
+    /// The configurations of the command line (`kinject test -c`): a case whose `args`
+    /// name none, and that holds no `config.yaml`, is run with them.
+    pub configs: Vec<PathBuf>,
+    /// A case without an expectation gets one (written by the caller), named for what its
+    /// command writes.
+    pub new_expectation: bool,
+}
+
+/// A case folder's files, read.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The folder, as it was found.
+    pub dir: PathBuf,
+    /// The command line after `kinject`.
+    pub args: Vec<String>,
+    /// The input's name in the folder, when there is one.
+    pub input: Option<&'static str>,
+    /// The expectation (it may not exist yet with `Rules::new_expectation`).
+    pub expected: PathBuf,
+    /// `report.txt`: the expected stderr of a successful run.
+    pub report: Option<PathBuf>,
+    /// `stdin.yaml`: the run's standard input.
+    pub stdin: Option<PathBuf>,
+    /// The exit code expected: 0, or what `expect-error` holds (2 when it holds no number,
+    /// or when there is no `expect-error` but `expected.stderr`).
+    pub exit_code: i32,
+    /// `no-uninject`: why uninject of the output does not give the input back.
+    pub no_uninject: bool,
+}
+
+impl Layout {
+    /// The case in `dir`; `Err` says why it cannot run (no expectation, two of them, an
+    /// `args` the rules refuse, a file that cannot be read).
+    pub fn read(dir: &Path, rules: &Rules) -> Result<Layout, String> {
+        let input = INPUTS.into_iter().find(|f| dir.join(f).exists());
+        let args_file = dir.join("args");
+        let args_given = args_file.exists();
+        let mut args: Vec<String> = if args_given {
+            let text = String::from_utf8(read_case_file(dir, &args_file, rules)?)
+                .map_err(|_| "args: not UTF-8".to_owned())?;
+            text.split_whitespace().map(str::to_owned).collect()
+        } else {
+            let input = input.ok_or("no input.yaml, input.json or input/, and no args")?;
+            let mut args = vec!["inject".to_owned()];
+            if dir.join("config.yaml").exists() {
+                args.extend(["-c".to_owned(), "config.yaml".to_owned()]);
+            }
+            args.push(input.to_owned());
+            args
+        };
+        if args.is_empty() {
+            return Err("args: empty (it holds the command line after `kinject`)".to_owned());
+        }
+        if rules.untrusted {
+            refused_args(dir, &args)?;
+        }
+        let names_config = args
+            .iter()
+            .any(|a| ["-c", "--config"].contains(&a.as_str()) || a.starts_with("--config="));
+        if !names_config && !dir.join("config.yaml").exists() && !rules.configs.is_empty() {
+            let given = rules
+                .configs
+                .iter()
+                .flat_map(|c| ["-c".to_owned(), relative(c, dir).display().to_string()]);
+            args.splice(1..1, given);
+        }
+        let expect_error = dir.join("expect-error");
+        let exit_code = if expect_error.exists() {
+            let text = read_case_file(dir, &expect_error, rules)?;
+            String::from_utf8_lossy(&text)
+                .split_whitespace()
+                .next()
+                .and_then(|w| w.parse().ok())
+                .filter(|c| (1..=2).contains(c))
+                .unwrap_or(2)
+        } else {
+            0
+        };
+        let expected = expectation(dir, &args, exit_code, rules)?;
+        // A failing run's stderr is expected: it fails with 2 unless `expect-error` says 1.
+        let exit_code = if exit_code == 0 && expected.ends_with("expected.stderr") {
+            2
+        } else {
+            exit_code
+        };
+        let optional = |name: &str| Some(dir.join(name)).filter(|p| p.exists());
+        Ok(Layout {
+            dir: dir.to_owned(),
+            input,
+            expected,
+            report: optional("report.txt"),
+            stdin: optional("stdin.yaml"),
+            exit_code,
+            no_uninject: dir.join("no-uninject").exists(),
+            args,
+        })
+    }
+
+    /// Whether the run must fail, its stderr the expectation (`expected.stderr`).
+    pub fn wants_error(&self) -> bool {
+        self.expected
+            .file_name()
+            .is_some_and(|n| n == "expected.stderr")
+    }
+
+    /// Whether this is an `inject` whose YAML output the invariants hold for.
+    pub fn is_yaml_inject(&self) -> bool {
+        self.args.first().is_some_and(|a| a == "inject")
+            && !self
+                .args
+                .iter()
+                .any(|a| a == "-o" || a == "--output" || a.starts_with("--output="))
+            && self.expected.extension().is_some_and(|e| e == "yaml")
+    }
+}
+
+/// The one expectation of the case in `dir`, or the name of the one to write.
+fn expectation(
+    dir: &Path,
+    args: &[String],
+    exit_code: i32,
+    rules: &Rules,
+) -> Result<PathBuf, String> {
+    let found: Vec<PathBuf> = EXPECTATIONS
+        .iter()
+        .map(|f| dir.join(f))
+        .filter(|p| p.exists())
+        .collect();
+    match found.len() {
+        1 => Ok(found.into_iter().next().expect("one")),
+        0 if rules.new_expectation => Ok(dir.join(new_expectation(args, exit_code))),
+        0 => Err(format!(
+            "no expectation: add one of {}",
+            EXPECTATIONS.join(", ")
+        )),
+        _ => Err(format!(
+            "{} expectations: a case has exactly one of {}",
+            found.len(),
+            EXPECTATIONS.join(", ")
+        )),
+    }
+}
+
+/// The expectation a case's command writes: stderr for a failing run (but `explain`, which
+/// explains what it could read, and `test`, which reports failing cases), else its stdout's
+/// format.
+fn new_expectation(args: &[String], exit_code: i32) -> &'static str {
+    let args = args.join(" ");
+    let reports = ["explain", "schema", "completions", "test"]
+        .iter()
+        .any(|c| args.starts_with(c));
+    if exit_code != 0 && !reports {
+        "expected.stderr"
+    } else if args.contains("-o patch") {
+        "expected.patch.json"
+    } else if args.contains("-o json") {
+        "expected.json"
+    } else if reports {
+        "expected.txt"
+    } else {
+        "expected.yaml"
+    }
+}
+
+/// Why `args` may not run as a user's case: a subcommand other than those that only read,
+/// a flag that writes a file, a path that leads out of the case folder.
+fn refused_args(dir: &Path, args: &[String]) -> Result<(), String> {
+    let first = args[0].as_str();
+    if !USER_SUBCOMMANDS.contains(&first) {
+        return Err(format!(
+            "args: `{}` is not a subcommand a case may run ({})",
+            crate::diagnostic::printable(first),
+            USER_SUBCOMMANDS.join(", ")
+        ));
+    }
+    let tree = crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut words = args[1..].iter();
+    let mut after_separator = false;
+    while let Some(word) = words.next() {
+        let path = if after_separator || !word.starts_with('-') || word == "-" {
+            Some(word.as_str())
+        } else if word == "--" {
+            after_separator = true;
+            None
+        } else {
+            let (flag, value) = match word.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+                _ => (word.as_str(), None),
+            };
+            if WRITING_FLAGS.contains(&flag) || writes_in_short_group(flag) {
+                return Err(format!(
+                    "args: `{}` writes files; a case's output is its stdout and stderr",
+                    crate::diagnostic::printable(word)
+                ));
+            }
+            if PATH_FLAGS.contains(&flag) {
+                value.or_else(|| words.next().map(String::as_str))
+            } else if let Some(rest) = short_path_value(flag) {
+                Some(rest)
+            } else {
+                if VALUE_FLAGS.contains(&flag) && value.is_none() {
+                    words.next();
+                }
+                None
+            }
+        };
+        if let Some(path) = path.filter(|p| *p != "-") {
+            inside(&tree, dir, path).map_err(|why| format!("args: {why}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a group of short flags (`-qi`) holds `-i` before any flag that takes a value.
+fn writes_in_short_group(flag: &str) -> bool {
+    let Some(group) = flag.strip_prefix('-').filter(|g| !g.starts_with('-')) else {
+        return false;
+    };
+    for c in group.chars() {
+        match c {
+            'i' => return true,
+            'c' | 'f' | 'l' | 'n' | 'o' => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The path a short path flag holds attached (`-cconfig.yaml`, `-c=config.yaml`,
+/// `-qfdeploy.yaml`).
+fn short_path_value(flag: &str) -> Option<&str> {
+    let group = flag.strip_prefix('-').filter(|g| !g.starts_with('-'))?;
+    for (at, c) in group.char_indices() {
+        match c {
+            // clap reads `-c=FILE` as `-c FILE`.
+            'c' | 'f' => {
+                let value = &group[at + 1..];
+                return Some(value.strip_prefix('=').unwrap_or(value)).filter(|v| !v.is_empty());
+            }
+            'l' | 'n' | 'o' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `Err` when `path`, named in the case folder `dir`, leads out of it (absolute, a `..`, a
+/// symlink).
+fn inside(tree: &crate::tree::Tree, dir: &Path, path: &str) -> Result<(), String> {
+    let shown = crate::diagnostic::printable(path);
+    if Path::new(path).is_absolute() {
+        return Err(format!(
+            "{shown} is an absolute path: a case names files inside its folder"
+        ));
+    }
+    tree.check(&dir.join(path)).map(|_| ()).map_err(|outside| {
+        let how = if outside.link {
+            "through a symlink"
+        } else {
+            "through `..`"
+        };
+        format!("{shown} leads out of the case folder ({how})")
+    })
+}
+
+/// The bytes of a case's own file `path` (in `dir`); with untrusted rules, refused when it
+/// leads out of the folder, is not a regular file, or is larger than 64 MiB.
+pub(crate) fn read_case_file(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec<u8>, String> {
+    let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
+    if rules.untrusted {
+        let tree = crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if tree.check(path).is_err() {
+            return Err(format!("{name} leads out of the case folder"));
+        }
+        let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
+        if !meta.is_file() {
+            return Err(format!("{name}: not a regular file"));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(format!(
+                "{name}: {} bytes, larger than a case file may be ({MAX_FILE_BYTES})",
+                meta.len()
+            ));
+        }
+    }
+    std::fs::read(path).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Whether `dir` is a case folder: it holds an input and an expectation or an `args` (or,
+/// `new`, only an input: a case whose expectation is to be written).
+pub fn is_case(dir: &Path, new: bool) -> bool {
+    INPUTS.iter().any(|f| dir.join(f).exists())
+        && (new || dir.join("args").is_file() || EXPECTATIONS.iter().any(|f| dir.join(f).is_file()))
+}
+
+/// The case folders at or under `root` (`new`: folders with only an input too), sorted: a
+/// case folder's own folders are not looked in, nor hidden folders (`.git`), nor symlinks
+/// to folders.
+pub fn find(root: &Path, new: bool) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    if !root.is_dir() {
+        return Err(format!("{}: not a directory", root.display()));
+    }
+    walk(root, new, &mut found)?;
+    found.sort();
+    Ok(found)
+}
+
+/// The case folders at or under `dir`, added to `found`.
+fn walk(dir: &Path, new: bool, found: &mut Vec<PathBuf>) -> Result<(), String> {
+    if is_case(dir, new) {
+        found.push(dir.to_owned());
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && !hidden {
+            walk(&entry.path(), new, found)?;
+        }
+    }
+    Ok(())
+}
+
+/// `path` as named from the folder `dir` (`../../sidecars.yaml`), both made absolute from the
+/// current directory: what a case's run shows of it does not depend on where the cases are.
+fn relative(path: &Path, dir: &Path) -> PathBuf {
+    let absolute = |p: &Path| std::path::absolute(p).map(|a| crate::tree::normalize(&a));
+    let (Ok(path), Ok(dir)) = (absolute(path), absolute(dir)) else {
+        return path.to_owned();
+    };
+    let common = path
+        .components()
+        .zip(dir.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out: PathBuf = dir.components().skip(common).map(|_| "..").collect();
+    out.extend(path.components().skip(common));
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `args` (words) checked as a user's case in a folder holding `input.yaml` and a
+    /// symlink `out.yaml` to a file outside it.
+    fn refused(words: &str) -> Option<String> {
+        let top = tempfile::tempdir().expect("tempdir");
+        let dir = top.path().join("case");
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::write(dir.join("input.yaml"), "kind: List\n").expect("write");
+        std::fs::write(top.path().join("secret.yaml"), "x: 1\n").expect("write");
+        std::os::unix::fs::symlink("../secret.yaml", dir.join("out.yaml")).expect("link");
+        let args: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
+        refused_args(&dir, &args).err()
+    }
+
+    #[test]
+    fn read_only_subcommands_with_paths_inside_the_folder_run() {
+        for ok in [
+            "inject input.yaml",
+            "inject -n prod --set version=2.2 --namespace-labels prod=team=a input.yaml",
+            "inject input.yaml -n shop -o patch",
+            "inject -c config.yaml -f input.yaml",
+            "inject --config=config.yaml -",
+            "inject -vcconfig.yaml input.yaml",
+            "uninject --trust-status input.yaml",
+            "explain --report json input.yaml",
+            "krm -c config.yaml",
+            "admission -f review.json",
+            "inject -l app=web,tier!=../x input.yaml",
+            "inject --set path=/etc/x input.yaml",
+            "inject -n/abs input.yaml",
+            "inject -- input.yaml",
+        ] {
+            assert_eq!(refused(ok), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn other_subcommands_writing_flags_and_paths_out_of_the_folder_are_refused() {
+        for (bad, why) in [
+            (
+                "serve --insecure-plain-http",
+                "not a subcommand a case may run",
+            ),
+            ("test .", "not a subcommand a case may run"),
+            ("completions bash", "not a subcommand a case may run"),
+            ("inject -i input.yaml", "writes files"),
+            ("inject -qi input.yaml", "writes files"),
+            ("inject --in-place input.yaml", "writes files"),
+            ("inject --output-file=o.yaml input.yaml", "writes files"),
+            ("inject --report-file r input.yaml", "writes files"),
+            ("inject --emit-kustomize o base", "writes files"),
+            (
+                "inject -c ../config.yaml input.yaml",
+                "leads out of the case folder",
+            ),
+            (
+                "inject --config=../../x input.yaml",
+                "leads out of the case folder",
+            ),
+            ("inject -c/etc/passwd input.yaml", "an absolute path"),
+            ("inject -f=../x.yaml", "leads out of the case folder"),
+            (
+                "inject -vc=../x.yaml input.yaml",
+                "leads out of the case folder",
+            ),
+            ("inject /etc/passwd", "an absolute path"),
+            ("inject out.yaml", "through a symlink"),
+            ("inject -f out.yaml", "through a symlink"),
+            (
+                "inject -n prod -- ../x.yaml",
+                "leads out of the case folder",
+            ),
+            (
+                "explain -o text sub/../../x",
+                "leads out of the case folder",
+            ),
+        ] {
+            let got = refused(bad).unwrap_or_else(|| panic!("{bad}: not refused"));
+            assert!(got.contains(why), "{bad}: {got}");
+        }
+    }
+
+    #[test]
+    fn a_command_line_configuration_is_named_from_the_case_folder() {
+        assert_eq!(
+            relative(Path::new("/p/sidecars.yaml"), Path::new("/p/tests/web")),
+            PathBuf::from("../../sidecars.yaml")
+        );
+        assert_eq!(
+            relative(Path::new("/p/tests/web/c.yaml"), Path::new("/p/tests/web")),
+            PathBuf::from("c.yaml")
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! `kinject test`: the case folders under the paths given found, filtered by `--run`, run
+//! on every core and checked by `kinject::cases` (the golden runner's own code), their
+//! expectations written with `--update`; wiring only (`test_results` shows them).
+//!
+//! Each case runs this executable (`std::env::current_exe`) as a process, as the golden
+//! runner runs the built binary: a case is then exactly a user's `kinject` command line, run
+//! in the case's folder — the configuration discovered from there as `inject` discovers it,
+//! the exit code and the report on stderr as the user gets them — and one case's run cannot
+//! reach another's state (the report, the current directory) inside one process.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::cases::{Layout, Outcome, Record, Rules, Runner, Steps};
+use crate::cli::args::TestArgs;
+use crate::cli::output;
+use crate::cli::report;
+use crate::cli::status::ExitStatus;
+use crate::cli::test_results::{self, Verdict};
+
+/// `kinject test`.
+pub(crate) fn run(args: &TestArgs) -> ExitStatus {
+    match cases(args) {
+        Ok(dirs) => {
+            let exe = match std::env::current_exe() {
+                Ok(exe) => exe,
+                Err(e) => return refused(&format!("cannot find kinject's own executable: {e}")),
+            };
+            let rules = match configs(&args.configs) {
+                Ok(configs) => Rules {
+                    untrusted: true,
+                    configs,
+                    new_expectation: args.update,
+                },
+                Err(e) => return refused(&e),
+            };
+            let runner = Runner::new(exe);
+            let verdicts: Vec<Verdict> = dirs
+                .par_iter()
+                .map(|(name, dir)| one(name, dir, &rules, &runner, args))
+                .collect();
+            finish(args, &verdicts)
+        }
+        Err(e) => refused(&e),
+    }
+}
+
+/// An error that stops the run before any case: on stderr, exit 2.
+fn refused(message: &str) -> ExitStatus {
+    report::eprint(&format!("error: {message}\n"));
+    ExitStatus::Error
+}
+
+/// The configurations of `-c`, made absolute (cases run in their own folders).
+fn configs(given: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    given
+        .iter()
+        .map(|c| {
+            if !c.exists() {
+                return Err(format!(
+                    "-c {}: no such file or directory",
+                    crate::diagnostic::printable_name(&c.display().to_string())
+                ));
+            }
+            std::path::absolute(c).map_err(|e| format!("-c {}: {e}", c.display()))
+        })
+        .collect()
+}
+
+/// The cases to run, each with its name (its path as found, without a leading `./`),
+/// sorted, those `--run` selects; `Err` when there is none.
+fn cases(args: &TestArgs) -> Result<Vec<(String, PathBuf)>, String> {
+    let roots = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let filter = test_results::Filter::new(&args.run)?;
+    let mut found = Vec::new();
+    for root in &roots {
+        for dir in crate::cases::find(root, args.update)? {
+            let name = case_name(&dir);
+            if filter.selects(&name) {
+                found.push((name, dir));
+            }
+        }
+    }
+    if found.is_empty() {
+        let wh = roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let filtered = if args.run.is_empty() {
+            ""
+        } else {
+            " that --run selects"
+        };
+        return Err(format!(
+            "no test case{filtered} under {wh}: a case is a folder holding input.yaml (or input.json, \
+                or input/) and an expected.* file or args (docs/test.md)"
+        ));
+    }
+    Ok(found)
+}
+
+/// A case's name: its path as found, without a leading `./`.
+fn case_name(dir: &Path) -> String {
+    let shown = dir.strip_prefix(".").unwrap_or(dir);
+    let name = crate::diagnostic::printable_name(&shown.display().to_string()).into_owned();
+    if name.is_empty() {
+        ".".to_owned()
+    } else {
+        name
+    }
+}
+
+/// One case run and checked, its expectations written with `--update`.
+fn one(name: &str, dir: &Path, rules: &Rules, runner: &Runner, args: &TestArgs) -> Verdict {
+    let start = std::time::Instant::now();
+    let result = checked(dir, rules, runner, args);
+    Verdict {
+        name: name.to_owned(),
+        seconds: start.elapsed().as_secs_f64(),
+        result,
+    }
+}
+
+/// The case's outcome and the files `--update` wrote; `Err` when it could not run.
+fn checked(
+    dir: &Path,
+    rules: &Rules,
+    runner: &Runner,
+    args: &TestArgs,
+) -> Result<(Outcome, Vec<String>), String> {
+    let layout = Layout::read(dir, rules)?;
+    let steps = Steps {
+        compare: !args.update,
+        invariants: true,
+    };
+    if !args.update {
+        let outcome = crate::cases::check(&layout, rules, runner, &crate::cases::apply_own, steps)?;
+        return Ok((outcome, Vec::new()));
+    }
+    let hash = crate::cases::input_hash(dir, rules)?;
+    let expected_name = layout
+        .expected
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    if Record::of(dir, &hash) == Record::Changed && layout.expected.exists() && !args.force {
+        return Err(format!(
+            "the input changed since {} was written (input.sha256): compare the two, then \
+                --update --force to write it anew",
+            expected_name.unwrap_or_default()
+        ));
+    }
+    let outcome = crate::cases::check(&layout, rules, runner, &crate::cases::apply_own, steps)?;
+    let mut written = Vec::new();
+    let record = (Record::path(dir), Record::text(&hash));
+    for (path, text) in outcome.actual.iter().chain(std::iter::once(&record)) {
+        if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+            continue;
+        }
+        write_expectation(dir, path, text)?;
+        if path != &record.0 {
+            written.push(path.strip_prefix(dir).unwrap_or(path).display().to_string());
+        }
+    }
+    Ok((outcome, written))
+}
+
+/// Writes an expected file of the case in `dir` atomically, never through a symlink (a case
+/// folder may come from a pull request).
+fn write_expectation(dir: &Path, path: &Path, text: &str) -> Result<(), String> {
+    let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(format!("{name}: not a regular file, not written"));
+    }
+    let write = || -> std::io::Result<()> {
+        let mut file = crate::cli::write::Replacement::create(path)?;
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        file.commit()
+    };
+    write().map_err(|e| format!("{name}: {e}"))
+}
+
+/// The results shown (and written to `--junit`), and the exit status: 2 when a case could
+/// not run, 1 when one failed.
+fn finish(args: &TestArgs, verdicts: &[Verdict]) -> ExitStatus {
+    let status = test_results::status(verdicts);
+    if let Some(path) = &args.junit
+        && let Err(e) = test_results::write_junit(path, verdicts)
+    {
+        report::eprint(&format!(
+            "error: --junit {}: {e}\n",
+            crate::diagnostic::printable_name(&path.display().to_string())
+        ));
+        return ExitStatus::Error;
+    }
+    let text = match args.report {
+        crate::cli::args::ReportFormat::Text => test_results::text(verdicts, args.verbose),
+        crate::cli::args::ReportFormat::Json => test_results::json_lines(verdicts),
+    };
+    output::stdout(&text).max(status)
+}
