@@ -34,14 +34,14 @@ fn apply(object: &mut serde_json::Value, patch: &serde_json::Value) -> Result<()
     json_patch::patch(object, &ops).map_err(|e| e.to_string())
 }
 
-/// The case in `dir` run and checked by the code `kinject test` runs (`kinject::cases`); with
-/// `KINJECT_BLESS`, its expectations written instead.
-fn check_case(dir: &Path) -> Vec<String> {
+/// The case in `dir` run with `binary` and checked by the code `kinject test` runs
+/// (`kinject::cases`); with `KINJECT_BLESS`, its expectations written instead.
+fn check_case(dir: &Path, binary: &Path) -> Vec<String> {
     let rules = Rules {
         new_expectation: bless(),
         ..Rules::default()
     };
-    let runner = Runner::new(PathBuf::from(env!("CARGO_BIN_EXE_kinject")));
+    let runner = Runner::new(binary.to_owned());
     let steps = Steps {
         compare: !bless(),
         invariants: !bless(),
@@ -65,9 +65,9 @@ fn check_case(dir: &Path) -> Vec<String> {
     }
 }
 
-/// Every case checked, several at a time (each runs kinject as a process, and waits for it);
-/// failures in the cases' order.
-fn check_all(dirs: &[PathBuf]) -> Vec<String> {
+/// Every case checked with `binary`, several at a time (each runs kinject as a process, and
+/// waits for it); failures in the cases' order.
+fn check_all(dirs: &[PathBuf], binary: &Path) -> Vec<String> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let workers = std::thread::available_parallelism()
@@ -81,7 +81,7 @@ fn check_all(dirs: &[PathBuf]) -> Vec<String> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(dir) = dirs.get(i) else { break };
-                    let failures = check_case(dir);
+                    let failures = check_case(dir, binary);
                     found.lock().expect("not poisoned").push((i, failures));
                 }
             });
@@ -95,6 +95,13 @@ fn check_all(dirs: &[PathBuf]) -> Vec<String> {
 /// Every case, or those `KINJECT_CASE` names (`KINJECT_CASE=kms-plugin,webhook-curl`).
 #[test]
 fn golden_cases() {
+    every_case_passes_with(Path::new(env!("CARGO_BIN_EXE_kinject")));
+}
+
+/// The cases run with `binary`: the test build's above, and the release's static binary, the
+/// one users download (tests/release.rs): a library default that differs between debug and
+/// release builds once changed an error message in release builds only.
+pub fn every_case_passes_with(binary: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("testdata/cases")
@@ -116,11 +123,12 @@ fn golden_cases() {
         );
     }
     assert!(!dirs.is_empty());
-    let failures = check_all(&dirs);
+    let failures = check_all(&dirs, binary);
     assert!(
         failures.is_empty(),
-        "{} golden failure(s):\n\n{}",
+        "{} golden failure(s) of {}:\n\n{}",
         failures.len(),
+        binary.display(),
         failures.join("\n\n")
     );
 }

@@ -99,6 +99,11 @@ fn the_release_holds_the_checkouts_binary_and_verifies() {
     let unpacked = dir.path().join("unpacked");
     let binary = tarball_is_the_checkouts(&first.join(format!("{name}.tar.gz")), &name, &unpacked);
     binary_is_the_image_build_and_names_the_version(&binary, &name);
+    // The binary users download passes every golden case (no `KINJECT_BLESS` here: a bless
+    // writes what the test build prints).
+    if std::env::var_os("KINJECT_BLESS").is_none() {
+        crate::golden::every_case_passes_with(&binary);
+    }
     binstall_finds_it(&name, &unpacked);
     sbom_lists_the_crates_of_the_binary(&first.join(format!("{name}.cdx.json")));
     if image {
