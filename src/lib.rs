@@ -27,15 +27,17 @@
 //! 7. `render`: results → bytes (*render*): the YAML sink (edited in place), JSON, patches,
 //!    the report.
 //! 8. `integrations`: the pipeline in other tools' envelopes: KRM, admission, kustomize.
-//! 9. `cases`: test cases as folders, run and checked (the three invariants): what the
-//!    golden runner and `kinject test` share.
+//! 9. `args`: the command line's grammar, every subcommand's flags as clap reads them.
 //! 9. `serve`: the in-cluster mutating webhook: HTTPS, the admission answer per request,
 //!    configuration and certificates reloaded, metrics (feature `serve`).
-//! 10. `cli`: the command line, the terminal, files written in place, exit codes.
-//! 10. `fuzz`: the fuzz targets' entry points and oracles.
+//! 10. `cases`: test cases as folders, run and checked (the three invariants): what the
+//!     golden runner and `kinject test` share; a case's command line read with `args`.
+//! 11. `cli`: the command line run: the terminal, files written in place, exit codes.
+//! 11. `fuzz`: the fuzz targets' entry points and oracles.
 
 #![warn(unreachable_pub)]
 
+mod args;
 mod calculator;
 // The case runner `tests/golden.rs` and `kinject test` share (docs/test.md).
 pub mod cases;

@@ -72,6 +72,8 @@ mod stable;
 mod stream;
 /// `kinject test`: `--update`, JUnit XML, JSON Lines, case folders that lead out of themselves.
 mod test_command;
+/// `kinject test` on cases a pull request wrote: configurations, command lines, special files.
+mod test_untrusted;
 /// Nothing read or written outside the tree a run was given.
 mod trees;
 

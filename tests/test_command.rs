@@ -1,6 +1,6 @@
 //! `kinject test` beyond its golden cases (`testdata/cases/test-*`): `--update` writing into
 //! a copy of a case folder (and refusing a changed input), the JUnit XML read by Python's
-//! XML parser against the JUnit schema's shape, `--report json` against
+//! XML parser and validated against the JUnit schema, `--report json` against
 //! `docs/report.schema.json`, and case folders that lead out of themselves.
 
 use std::path::Path;
@@ -242,6 +242,38 @@ print("diff:", "+        image: example.com/log-shipper:2.1" in "".join(
          fixture/stale-image failure:test.differs\n\
          diff: True\n"
     );
+
+    // And against the JUnit schema (testdata/junit/junit.xsd: the rules of Jenkins'
+    // junit-10.xsd), with the xmlschema package; the schema refuses a report that breaks them
+    // (a testcase without a name, a count that is not a number).
+    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/junit/junit.xsd");
+    let validate = |xml: &Path| {
+        std::process::Command::new(common::venv_python())
+            .args([
+                "-c",
+                "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])",
+            ])
+            .arg(&xsd)
+            .arg(xml)
+            .output()
+            .expect("python")
+    };
+    let valid = validate(&d.join("junit.xml"));
+    assert!(
+        valid.status.success(),
+        "{}",
+        String::from_utf8_lossy(&valid.stderr)
+    );
+    let report = std::fs::read_to_string(d.join("junit.xml")).expect("junit");
+    for (from, to) in [
+        ("<testcase name=", "<testcase label="),
+        ("failures=\"2\"", "failures=\"two\""),
+    ] {
+        assert!(report.contains(from), "{from}");
+        std::fs::write(d.join("bad.xml"), report.replacen(from, to, 1)).expect("write");
+        let refused = validate(&d.join("bad.xml"));
+        assert!(!refused.status.success(), "{to}: not refused");
+    }
 }
 
 #[test]

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::command;
+
 /// The names an input may have, in the order they are looked for.
 pub(crate) const INPUTS: [&str; 3] = ["input.yaml", "input.json", "input"];
 
@@ -20,33 +22,6 @@ pub(crate) const EXPECTATIONS: [&str; 5] = [
 /// The subcommands a case of `kinject test` may run: those that read manifests and write
 /// only to stdout and stderr (never `serve`, which listens, nor `test`, which runs cases).
 const USER_SUBCOMMANDS: [&str; 5] = ["inject", "uninject", "explain", "krm", "admission"];
-
-/// The flags a case of `kinject test` may not give: they write files.
-const WRITING_FLAGS: [&str; 5] = [
-    "--in-place",
-    "--output-file",
-    "--report-file",
-    "--emit-kustomize",
-    "-i",
-];
-
-/// The flags whose value is not a path (so not checked as one).
-const VALUE_FLAGS: [&str; 11] = [
-    "-l",
-    "--selector",
-    "-n",
-    "--namespace",
-    "--namespace-labels",
-    "--set",
-    "--set-json",
-    "-o",
-    "--output",
-    "--report",
-    "--on-error",
-];
-
-/// The flags whose value is a path.
-const PATH_FLAGS: [&str; 4] = ["-c", "--config", "-f", "--filename"];
 
 /// The largest case file read (an input, an expectation): a case folder may come from a
 /// pull request.
@@ -72,8 +47,14 @@ pub struct Rules {
 pub struct Layout {
     /// The folder, as it was found.
     pub dir: PathBuf,
-    /// The command line after `kinject`.
+    /// The command line after `kinject`, the configurations it runs with included.
     pub args: Vec<String>,
+    /// The configurations it runs with, as named in `args` (none: found from the folder).
+    pub configs: Vec<String>,
+    /// The other files `args` names that the run reads (its inputs, `-f`).
+    pub reads: Vec<String>,
+    /// `-o`'s value, when given.
+    pub output: Option<String>,
     /// The input's name in the folder, when there is one.
     pub input: Option<&'static str>,
     /// The expectation (it may not exist yet with `Rules::new_expectation`).
@@ -95,34 +76,36 @@ impl Layout {
     pub fn read(dir: &Path, rules: &Rules) -> Result<Layout, String> {
         let input = INPUTS.into_iter().find(|f| dir.join(f).exists());
         let args_file = dir.join("args");
-        let args_given = args_file.exists();
-        let mut args: Vec<String> = if args_given {
+        let mut args: Vec<String> = if args_file.exists() {
             let text = String::from_utf8(read_case_file(dir, &args_file, rules)?)
                 .map_err(|_| "args: not UTF-8".to_owned())?;
             text.split_whitespace().map(str::to_owned).collect()
         } else {
             let input = input.ok_or("no input.yaml, input.json or input/, and no args")?;
-            let mut args = vec!["inject".to_owned()];
-            if dir.join("config.yaml").exists() {
-                args.extend(["-c".to_owned(), "config.yaml".to_owned()]);
-            }
-            args.push(input.to_owned());
-            args
+            vec!["inject".to_owned(), input.to_owned()]
         };
         if args.is_empty() {
             return Err("args: empty (it holds the command line after `kinject`)".to_owned());
         }
+        let command = command::read(&args);
         if rules.untrusted {
-            refused_args(dir, &args)?;
+            refused_args(dir, &args, &command)?;
         }
-        let names_config = args
-            .iter()
-            .any(|a| ["-c", "--config"].contains(&a.as_str()) || a.starts_with("--config="));
-        if !names_config && !dir.join("config.yaml").exists() && !rules.configs.is_empty() {
-            let given = rules
-                .configs
-                .iter()
-                .flat_map(|c| ["-c".to_owned(), relative(c, dir).display().to_string()]);
+        // The configurations: those `args` names, else the folder's `config.yaml`, else
+        // `kinject test -c`'s; else the run finds one from the folder, as `inject` does.
+        let mut configs = command.configs.clone();
+        if configs.is_empty() && command.takes_configs {
+            let own = std::fs::symlink_metadata(dir.join("config.yaml")).is_ok();
+            if own && rules.untrusted {
+                inside(dir, "config.yaml")?;
+            }
+            configs = if own {
+                vec!["config.yaml".to_owned()]
+            } else {
+                let relative = |c: &PathBuf| relative(c, dir).display().to_string();
+                rules.configs.iter().map(relative).collect()
+            };
+            let given = configs.iter().flat_map(|c| ["-c".to_owned(), c.clone()]);
             args.splice(1..1, given);
         }
         let expect_error = dir.join("expect-error");
@@ -137,7 +120,7 @@ impl Layout {
         } else {
             0
         };
-        let expected = expectation(dir, &args, exit_code, rules)?;
+        let expected = expectation(dir, &args, &command, exit_code, rules)?;
         // A failing run's stderr is expected: it fails with 2 unless `expect-error` says 1.
         let exit_code = if exit_code == 0 && expected.ends_with("expected.stderr") {
             2
@@ -154,6 +137,9 @@ impl Layout {
             exit_code,
             no_uninject: dir.join("no-uninject").exists(),
             args,
+            configs,
+            reads: command.reads,
+            output: command.output,
         })
     }
 
@@ -164,13 +150,11 @@ impl Layout {
             .is_some_and(|n| n == "expected.stderr")
     }
 
-    /// Whether this is an `inject` whose YAML output the invariants hold for.
+    /// Whether this is an `inject` whose YAML output the invariants hold for (with no `-o`:
+    /// the checks give their own).
     pub fn is_yaml_inject(&self) -> bool {
         self.args.first().is_some_and(|a| a == "inject")
-            && !self
-                .args
-                .iter()
-                .any(|a| a == "-o" || a == "--output" || a.starts_with("--output="))
+            && self.output.is_none()
             && self.expected.extension().is_some_and(|e| e == "yaml")
     }
 }
@@ -179,6 +163,7 @@ impl Layout {
 fn expectation(
     dir: &Path,
     args: &[String],
+    command: &command::Read,
     exit_code: i32,
     rules: &Rules,
 ) -> Result<PathBuf, String> {
@@ -189,7 +174,7 @@ fn expectation(
         .collect();
     match found.len() {
         1 => Ok(found.into_iter().next().expect("one")),
-        0 if rules.new_expectation => Ok(dir.join(new_expectation(args, exit_code))),
+        0 if rules.new_expectation => Ok(dir.join(new_expectation(args, command, exit_code))),
         0 => Err(format!(
             "no expectation: add one of {}",
             EXPECTATIONS.join(", ")
@@ -205,16 +190,14 @@ fn expectation(
 /// The expectation a case's command writes: stderr for a failing run (but `explain`, which
 /// explains what it could read, and `test`, which reports failing cases), else its stdout's
 /// format.
-fn new_expectation(args: &[String], exit_code: i32) -> &'static str {
-    let args = args.join(" ");
-    let reports = ["explain", "schema", "completions", "test"]
-        .iter()
-        .any(|c| args.starts_with(c));
+fn new_expectation(args: &[String], command: &command::Read, exit_code: i32) -> &'static str {
+    let reports = ["explain", "schema", "completions", "test"].contains(&args[0].as_str());
+    let output = command.output.as_deref().unwrap_or_default();
     if exit_code != 0 && !reports {
         "expected.stderr"
-    } else if args.contains("-o patch") {
+    } else if output == "patch" {
         "expected.patch.json"
-    } else if args.contains("-o json") {
+    } else if output.starts_with("json") {
         "expected.json"
     } else if reports {
         "expected.txt"
@@ -223,9 +206,10 @@ fn new_expectation(args: &[String], exit_code: i32) -> &'static str {
     }
 }
 
-/// Why `args` may not run as a user's case: a subcommand other than those that only read,
-/// a flag that writes a file, a path that leads out of the case folder.
-fn refused_args(dir: &Path, args: &[String]) -> Result<(), String> {
+/// Why `args` (read: `command`) may not run as a user's case: a subcommand other than those
+/// that only read, a flag that writes a file, a path that leads out of the case folder. A
+/// command line clap refuses runs nothing, and is the case's to expect.
+fn refused_args(dir: &Path, args: &[String], command: &command::Read) -> Result<(), String> {
     let first = args[0].as_str();
     if !USER_SUBCOMMANDS.contains(&first) {
         return Err(format!(
@@ -234,81 +218,27 @@ fn refused_args(dir: &Path, args: &[String]) -> Result<(), String> {
             USER_SUBCOMMANDS.join(", ")
         ));
     }
-    let tree = crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut words = args[1..].iter();
-    let mut after_separator = false;
-    while let Some(word) = words.next() {
-        let path = if after_separator || !word.starts_with('-') || word == "-" {
-            Some(word.as_str())
-        } else if word == "--" {
-            after_separator = true;
-            None
-        } else {
-            let (flag, value) = match word.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f, Some(v)),
-                _ => (word.as_str(), None),
-            };
-            if WRITING_FLAGS.contains(&flag) || writes_in_short_group(flag) {
-                return Err(format!(
-                    "args: `{}` writes files; a case's output is its stdout and stderr",
-                    crate::diagnostic::printable(word)
-                ));
-            }
-            if PATH_FLAGS.contains(&flag) {
-                value.or_else(|| words.next().map(String::as_str))
-            } else if let Some(rest) = short_path_value(flag) {
-                Some(rest)
-            } else {
-                if VALUE_FLAGS.contains(&flag) && value.is_none() {
-                    words.next();
-                }
-                None
-            }
-        };
-        if let Some(path) = path.filter(|p| *p != "-") {
-            inside(&tree, dir, path).map_err(|why| format!("args: {why}"))?;
+    if let Some(flag) = command.writes.first() {
+        return Err(format!(
+            "args: `{flag}` writes files; a case's output is its stdout and stderr"
+        ));
+    }
+    if let Some(flag) = command.other_paths.first() {
+        return Err(format!("args: `{flag}` names a file a case may not"));
+    }
+    for path in command.configs.iter().chain(&command.reads) {
+        if path != "-" {
+            inside(dir, path).map_err(|why| format!("args: {why}"))?;
         }
     }
     Ok(())
 }
 
-/// Whether a group of short flags (`-qi`) holds `-i` before any flag that takes a value.
-fn writes_in_short_group(flag: &str) -> bool {
-    let Some(group) = flag.strip_prefix('-').filter(|g| !g.starts_with('-')) else {
-        return false;
-    };
-    for c in group.chars() {
-        match c {
-            'i' => return true,
-            'c' | 'f' | 'l' | 'n' | 'o' => return false,
-            _ => {}
-        }
-    }
-    false
-}
-
-/// The path a short path flag holds attached (`-cconfig.yaml`, `-c=config.yaml`,
-/// `-qfdeploy.yaml`).
-fn short_path_value(flag: &str) -> Option<&str> {
-    let group = flag.strip_prefix('-').filter(|g| !g.starts_with('-'))?;
-    for (at, c) in group.char_indices() {
-        match c {
-            // clap reads `-c=FILE` as `-c FILE`.
-            'c' | 'f' => {
-                let value = &group[at + 1..];
-                return Some(value.strip_prefix('=').unwrap_or(value)).filter(|v| !v.is_empty());
-            }
-            'l' | 'n' | 'o' => return None,
-            _ => {}
-        }
-    }
-    None
-}
-
 /// `Err` when `path`, named in the case folder `dir`, leads out of it (absolute, a `..`, a
 /// symlink).
-fn inside(tree: &crate::tree::Tree, dir: &Path, path: &str) -> Result<(), String> {
+fn inside(dir: &Path, path: &str) -> Result<(), String> {
     let shown = crate::diagnostic::printable(path);
+    let tree = crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if Path::new(path).is_absolute() {
         return Err(format!(
             "{shown} is an absolute path: a case names files inside its folder"
@@ -354,35 +284,48 @@ pub fn is_case(dir: &Path, new: bool) -> bool {
         && (new || dir.join("args").is_file() || EXPECTATIONS.iter().any(|f| dir.join(f).is_file()))
 }
 
+/// The case folders at or under a directory, and the folders under it that could not be
+/// read (each with why): one that cannot be read stops no other case.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    pub cases: Vec<PathBuf>,
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
 /// The case folders at or under `root` (`new`: folders with only an input too), sorted: a
 /// case folder's own folders are not looked in, nor hidden folders (`.git`), nor symlinks
-/// to folders.
-pub fn find(root: &Path, new: bool) -> Result<Vec<PathBuf>, String> {
-    let mut found = Vec::new();
+/// to folders. `Err` when `root` is not a directory.
+pub fn find(root: &Path, new: bool) -> Result<Found, String> {
+    let mut found = Found::default();
     if !root.is_dir() {
         return Err(format!("{}: not a directory", root.display()));
     }
-    walk(root, new, &mut found)?;
-    found.sort();
+    walk(root, new, &mut found);
+    found.cases.sort();
     Ok(found)
 }
 
 /// The case folders at or under `dir`, added to `found`.
-fn walk(dir: &Path, new: bool, found: &mut Vec<PathBuf>) -> Result<(), String> {
+fn walk(dir: &Path, new: bool, found: &mut Found) {
     if is_case(dir, new) {
-        found.push(dir.to_owned());
-        return Ok(());
+        found.cases.push(dir.to_owned());
+        return;
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return found.unreadable.push((dir.to_owned(), e.to_string())),
+    };
     for entry in entries {
-        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => return found.unreadable.push((dir.to_owned(), e.to_string())),
+        };
         let hidden = entry.file_name().to_string_lossy().starts_with('.');
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if is_dir && !hidden {
-            walk(&entry.path(), new, found)?;
+            walk(&entry.path(), new, found);
         }
     }
-    Ok(())
 }
 
 /// `path` as named from the folder `dir` (`../../sidecars.yaml`), both made absolute from the
@@ -419,7 +362,7 @@ mod tests {
         std::fs::write(top.path().join("secret.yaml"), "x: 1\n").expect("write");
         std::os::unix::fs::symlink("../secret.yaml", dir.join("out.yaml")).expect("link");
         let args: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
-        refused_args(&dir, &args).err()
+        refused_args(&dir, &args, &command::read(&args)).err()
     }
 
     #[test]

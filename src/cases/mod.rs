@@ -1,7 +1,8 @@
 //! Test cases as folders: what the project's golden runner (`tests/golden.rs`) and
 //! `kinject test` share, so that the two cannot drift. `layout` finds a case's files (its
 //! input, its arguments, its one expectation) and the case folders under a directory;
-//! `run` runs kinject on a case; `check` compares what it wrote with the expectation and
+//! `command` reads a case's command line as kinject will (clap, on `crate::args`); `run` runs
+//! kinject on a case; `check` compares what it wrote with the expectation and
 //! checks the three invariants of an inject case (injecting twice changes nothing, the patch
 //! and the YAML agree, `uninject` gives the input back byte for byte); `record` is the hash of
 //! a case's input that `kinject test --update` keeps beside the expectation.
@@ -13,11 +14,13 @@
 //! current directory, its terminal, its environment's report file) leaking into it.
 
 mod check;
+mod command;
 mod layout;
 mod record;
 mod run;
 
 pub use check::{Apply, Failure, Outcome, Steps, apply_own, check};
-pub use layout::{Layout, Rules, find, is_case};
+pub(crate) use layout::read_case_file;
+pub use layout::{Found, Layout, Rules, find, is_case};
 pub use record::{Record, input_hash};
 pub use run::{Ran, Runner};

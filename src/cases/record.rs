@@ -1,14 +1,16 @@
 //! The record `kinject test --update` keeps beside a case's expectation, `input.sha256`: the
-//! SHA-256 of what the case feeds kinject (its input, its `args`, its `stdin.yaml`) when the
-//! expectation was written. An update refuses to rewrite the expectation of a case whose
-//! input changed since (without `--force`): the new output would be blessed for an input no
-//! one reviewed against the old expectation.
+//! SHA-256 of what the case feeds kinject when the expectation was written — its input, its
+//! `args`, its `stdin.yaml`, and every other file of the folder its `args` names as an input
+//! (`-f review.json`, `inject other.yaml`); not its configurations, whose change is what an
+//! update is for. An update refuses to rewrite the expectation of a case whose input changed
+//! since (without `--force`): the new output would be blessed for an input no one reviewed
+//! against the old expectation.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::layout::{INPUTS, Rules, read_case_file};
+use super::layout::{INPUTS, Layout, Rules, read_case_file};
 
 /// The record's file name, in the case folder.
 pub(crate) const RECORD: &str = "input.sha256";
@@ -25,13 +27,16 @@ pub enum Record {
 }
 
 impl Record {
-    /// The record of the case in `dir` against its input hashed now (`hash`).
-    pub fn of(dir: &Path, hash: &str) -> Record {
-        match std::fs::read_to_string(dir.join(RECORD)) {
-            Err(_) => Record::Missing,
-            Ok(text) if text.trim() == format!("sha256:{hash}") => Record::Same,
-            Ok(_) => Record::Changed,
+    /// The record of the case in `dir` against its input hashed now (`hash`); `Err` when the
+    /// record is there but cannot be read as a case file (a symlink out, a fifo, too large).
+    pub fn of(dir: &Path, hash: &str, rules: &Rules) -> Result<Record, String> {
+        let path = Record::path(dir);
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(Record::Missing);
         }
+        let text = read_case_file(dir, &path, rules)?;
+        let same = String::from_utf8_lossy(&text).trim() == format!("sha256:{hash}");
+        Ok(if same { Record::Same } else { Record::Changed })
     }
 
     /// The record's text for `hash`.
@@ -40,43 +45,74 @@ impl Record {
     }
 
     /// The record's path in `dir`.
-    pub fn path(dir: &Path) -> std::path::PathBuf {
+    pub fn path(dir: &Path) -> PathBuf {
         dir.join(RECORD)
     }
 }
 
-/// The SHA-256 (hex) of the case's input files, `args` and `stdin.yaml`: each one's name,
-/// length and bytes, in a fixed order (an `input/` folder's regular files sorted by path).
-pub fn input_hash(dir: &Path, rules: &Rules) -> Result<String, String> {
+/// The SHA-256 (hex) of what the case in `layout` feeds kinject: each file's name, length and
+/// bytes, in a fixed order (a folder's files sorted by path; a symlink as where it leads, and
+/// the bytes there when that is a file of the case folder).
+pub fn input_hash(layout: &Layout, rules: &Rules) -> Result<String, String> {
+    let dir = &crate::tree::normalize(&layout.dir);
+    // The fixed names first, in the order records were first written with.
+    let mut roots: Vec<PathBuf> = INPUTS
+        .iter()
+        .chain(&["args", "stdin.yaml"])
+        .map(|name| dir.join(name))
+        .collect();
+    let mut named: Vec<PathBuf> = layout
+        .reads
+        .iter()
+        .filter(|r| *r != "-")
+        .map(|r| crate::tree::normalize(&dir.join(r)))
+        .filter(|p| !roots.contains(p))
+        .collect();
+    named.sort();
+    named.dedup();
+    roots.extend(named);
     let mut files = Vec::new();
-    for name in INPUTS.iter().chain(&["args", "stdin.yaml"]) {
-        let path = dir.join(name);
-        if path.is_dir() {
-            let mut inside: Vec<_> = walkdir::WalkDir::new(&path)
-                .follow_links(false)
-                .into_iter()
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_file())
-                .map(walkdir::DirEntry::into_path)
-                .collect();
-            inside.sort();
-            files.extend(inside);
-        } else if path.exists() {
-            files.push(path);
+    for root in roots {
+        let Ok(meta) = std::fs::symlink_metadata(&root) else {
+            continue;
+        };
+        if !meta.is_dir() {
+            files.push(root);
+            continue;
         }
+        let mut inside: Vec<PathBuf> = walkdir::WalkDir::new(&root)
+            .follow_links(false)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| !e.file_type().is_dir())
+            .map(walkdir::DirEntry::into_path)
+            .collect();
+        inside.sort();
+        files.extend(inside);
     }
     let mut hasher = Sha256::new();
+    let mut add = |name: &str, bytes: &[u8]| {
+        hasher.update((name.len() as u64).to_le_bytes());
+        hasher.update(name.as_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
     for path in files {
-        let bytes = read_case_file(dir, &path, rules)?;
         let name = path
             .strip_prefix(dir)
             .unwrap_or(&path)
             .to_string_lossy()
             .into_owned();
-        hasher.update((name.len() as u64).to_le_bytes());
-        hasher.update(name.as_bytes());
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(&bytes);
+        match std::fs::read_link(&path) {
+            Ok(target) => {
+                add(&name, target.as_os_str().as_encoded_bytes());
+                // What the run reads through it, when it may: a file of the case folder.
+                if let Ok(bytes) = read_case_file(dir, &path, rules) {
+                    add(&name, &bytes);
+                }
+            }
+            Err(_) => add(&name, &read_case_file(dir, &path, rules)?),
+        }
     }
     Ok(hasher
         .finalize()

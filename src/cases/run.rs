@@ -9,6 +9,8 @@ use std::process::{Command, Stdio};
 #[derive(Debug, Clone)]
 pub struct Runner {
     exe: PathBuf,
+    /// The case folders may come from a pull request (`kinject test`): each run is told so.
+    untrusted: bool,
 }
 
 /// How one run ended: its exit code (None when a signal ended it), stdout and stderr.
@@ -22,14 +24,33 @@ pub struct Ran {
 impl Runner {
     /// Cases run `exe`.
     pub fn new(exe: PathBuf) -> Runner {
-        Runner { exe }
+        Runner {
+            exe,
+            untrusted: false,
+        }
+    }
+
+    /// Cases run `exe`, each run told that its case folder may come from a pull request
+    /// (`KINJECT_TEST_CASE`): a configuration in the folder, even one named with `-c`, then
+    /// inherits only from inside it.
+    pub fn untrusted(exe: PathBuf) -> Runner {
+        Runner {
+            exe,
+            untrusted: true,
+        }
     }
 
     /// kinject with `args`, in `dir`, `stdin` piped in. Diagnostics as a UTF-8 terminal
     /// without colour shows them, whatever the machine's locale and terminal; the caller's
     /// `KINJECT_REPORT_FILE` is not passed on (the report is the case's stderr).
     pub fn run(&self, dir: &Path, args: &[String], stdin: &[u8]) -> Result<Ran, String> {
-        let mut child = Command::new(&self.exe)
+        let mut command = Command::new(&self.exe);
+        if self.untrusted {
+            command.env(crate::tree::TEST_CASE_VARIABLE, "1");
+        } else {
+            command.env_remove(crate::tree::TEST_CASE_VARIABLE);
+        }
+        let mut child = command
             .args(args)
             .current_dir(dir)
             .env("NO_COLOR", "1")

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::read::{self, InputError, Source};
 
-use super::args::{ConfigArgs, DiscoveryArgs};
 use super::discover;
 use super::inputs::Inputs;
 use super::report::{self, eprint};
 use super::run::{Loaded, Prepared, Processed, prepare, process_with};
 use super::status::ExitStatus;
+use crate::args::{ConfigArgs, DiscoveryArgs};
 use crate::pipeline::Sink;
 use crate::tree::{Nearest, NotFound, Tree, repository, shown, shown_dir};
 

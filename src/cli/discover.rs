@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::args::{ConfigArgs, DiscoveryArgs};
+use crate::args::{ConfigArgs, DiscoveryArgs};
 
 /// The configuration files of `config`: those given with `-c`, or the nearest default one.
 pub(crate) fn paths(config: &ConfigArgs, stdin_read: bool) -> Result<Vec<PathBuf>, String> {

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use crate::read::{Intent, Source};
 
-use super::args::{EditArgs, InputArgs, RuleScopeArgs};
 use super::report::eprint;
+use crate::args::{EditArgs, InputArgs, RuleScopeArgs};
 
 /// Where a run's manifests come from and what it reads them for.
 #[derive(Debug, Clone)]

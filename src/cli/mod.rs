@@ -1,17 +1,14 @@
-//! The command line in three bands: `args` (the flags as clap reads them, nothing the run
-//! decides), `commands` (one file per subcommand, wiring only), and the services they share
-//! below (`discover` and `configs`: which configuration; `inputs` and `run`: the inputs read
-//! and processed; `report` and `output`: what the user sees on stderr and stdout;
-//! `test_results`: what `kinject test` shows; `write`:
-//! files rewritten in place; `plugin`: kinject as kubectl's and kustomize's plugin). This file
-//! holds only `main`: it parses, dispatches, and turns the run's `ExitStatus` into the exit
-//! code.
+//! The command line run, on the grammar `crate::args` declares (the flags as clap reads them,
+//! nothing the run decides): `commands` (one file per subcommand, wiring only), and the
+//! services they share below (`discover` and `configs`: which configuration; `inputs` and
+//! `run`: the inputs read and processed; `report` and `output`: what the user sees on stderr
+//! and stdout; `test_results`: what `kinject test` shows; `write`: files rewritten in place;
+//! `plugin`: kinject as kubectl's and kustomize's plugin). This file holds only `main`: it
+//! parses, dispatches, and turns the run's `ExitStatus` into the exit code.
 
-mod args;
 mod commands;
 mod configs;
 mod discover;
-mod format_flag;
 mod held;
 mod inputs;
 mod output;
@@ -29,8 +26,8 @@ use std::process::ExitCode;
 
 use clap::FromArgMatches;
 
-pub use args::Cli;
-use args::{Command, KrmArgs};
+pub use crate::args::Cli;
+use crate::args::{Command, KrmArgs};
 pub use status::ExitStatus;
 
 /// Runs the command line and returns the process exit code.

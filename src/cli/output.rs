@@ -3,9 +3,9 @@
 
 use std::io::Write;
 
-use super::args::Command;
 use super::report;
 use super::status::ExitStatus;
+use crate::args::Command;
 use crate::diagnostic::codes;
 
 /// Writes `text` to stdout; returns the exit code (0, or 0 on a broken pipe, 2 otherwise).

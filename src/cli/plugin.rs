@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use clap::CommandFactory;
 use serde_json::Value;
 
-use super::args::Cli;
+use crate::args::Cli;
 
 /// The user's file holding the configuration kustomize copied to `copy`, when one of the
 /// kustomization's `transformers:` holds exactly it; else `copy`.

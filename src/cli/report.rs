@@ -16,8 +16,8 @@ use crate::diagnostic::codes;
 use crate::pipeline::FileResult;
 use crate::render::report::{self, Entry, Files, Groups, Tally, Wording};
 
-use super::args::{Command, OutputArgs, ReportFormat};
 use super::status::ExitStatus;
+use crate::args::{Command, OutputArgs, ReportFormat};
 
 /// The report being written, for `inject` and `uninject`.
 struct Reporter {

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::cases::Outcome;
 use crate::cli::status::ExitStatus;
+use crate::diagnostic::printable;
 
 /// A case as it ended: its name, how long it took, and its outcome with the expected files
 /// `--update` wrote, or why it could not run.
@@ -117,7 +118,7 @@ pub(crate) fn text(verdicts: &[Verdict], verbose: bool) -> String {
             out.push_str(&format!("updated {}: {file}\n", v.name));
         }
         match &v.result {
-            Err(why) => out.push_str(&format!("ERROR {}: {why}\n", v.name)),
+            Err(why) => out.push_str(&format!("ERROR {}: {}\n", v.name, printable(why))),
             Ok((outcome, _)) if outcome.failures.is_empty() => {
                 if verbose {
                     out.push_str(&format!("ok    {}\n", v.name));
@@ -125,7 +126,9 @@ pub(crate) fn text(verdicts: &[Verdict], verbose: bool) -> String {
             }
             Ok((outcome, _)) => {
                 for f in &outcome.failures {
-                    let message = f.message.trim_end_matches('\n');
+                    // A case's files are shown in it (diffs): none of their bytes may act on
+                    // the terminal (erase a line, write a fake `ok`).
+                    let message = printable(f.message.trim_end_matches('\n'));
                     out.push_str(&format!("FAIL  {}: {message}\n", v.name));
                 }
             }

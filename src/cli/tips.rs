@@ -7,7 +7,7 @@
 use clap::CommandFactory;
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
 
-use super::args::Cli;
+use crate::args::Cli;
 
 /// Flags of other injectors' commands, and what kinject says instead.
 const FOREIGN: [(&str, &str); 7] = [

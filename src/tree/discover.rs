@@ -17,6 +17,17 @@ pub(crate) const CONFIG_NAMES: [&str; 2] = [".kinject.yaml", "kinject.yaml"];
 /// `CONFIG_NAMES` as a message says them.
 pub(crate) const CONFIG_NAMES_SAID: &str = ".kinject.yaml or kinject.yaml";
 
+/// The variable `kinject test` sets for every run of a case (docs/test.md): the current
+/// directory is a case folder, which a pull request may have written, configurations given
+/// with `-c` from it included.
+pub(crate) const TEST_CASE_VARIABLE: &str = "KINJECT_TEST_CASE";
+
+/// Whether this process runs a case of `kinject test` (`TEST_CASE_VARIABLE` set, to anything):
+/// what a configuration inside the current directory names is then read only inside it.
+pub(crate) fn in_test_case() -> bool {
+    std::env::var_os(TEST_CASE_VARIABLE).is_some()
+}
+
 /// Why a file has no configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum NotFound {

@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use bounds::{Outside, Tree, normalize, resolved};
 pub(crate) use discover::{
-    CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, boundary, repository, shown, shown_dir,
+    CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, TEST_CASE_VARIABLE, boundary, in_test_case,
+    repository, shown, shown_dir,
 };
 
 use crate::diagnostic::printable_name;

@@ -370,6 +370,21 @@ pub fn report_lines(stderr: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// The Python of the virtualenv `scripts/test` makes (it has `xmlschema`), or
+/// `$KINJECT_VENV_PYTHON`.
+#[allow(dead_code)]
+pub fn venv_python() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("KINJECT_VENV_PYTHON") {
+        return std::path::PathBuf::from(p);
+    }
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "no .venv: run `scripts/test` (it installs xmlschema into .venv) or set KINJECT_VENV_PYTHON"
+    );
+    venv
+}
+
 /// `kubernetes-validate`, from the virtualenv `.ci/run` makes, or `$KUBERNETES_VALIDATE`.
 #[allow(dead_code)]
 pub fn kubernetes_validate() -> std::path::PathBuf {

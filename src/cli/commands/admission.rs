@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::diagnostic::Located;
 use crate::integrations::admission;
 
-use crate::cli::args::AdmissionArgs;
+use crate::args::AdmissionArgs;
 use crate::cli::discover;
 use crate::cli::inputs::parse_namespace_labels;
 use crate::cli::output::stdout;

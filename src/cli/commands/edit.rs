@@ -11,7 +11,7 @@ use crate::render::yaml::YamlOutput;
 use crate::diagnostic::codes;
 use crate::render::report::Files;
 
-use crate::cli::args::EditArgs;
+use crate::args::EditArgs;
 use crate::cli::output;
 use crate::cli::report;
 use crate::cli::status::ExitStatus;

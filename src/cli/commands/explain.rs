@@ -6,7 +6,7 @@ use crate::inject::{ActionKind, Mode};
 use crate::pipeline::{Identity, Values};
 use crate::select::{Criterion, Reason, RuleVerdict};
 
-use crate::cli::args::{EditArgs, ExplainArgs, ReportFormat};
+use crate::args::{EditArgs, ExplainArgs, ReportFormat};
 use crate::cli::configs;
 use crate::cli::inputs::Inputs;
 use crate::cli::output::write_output;

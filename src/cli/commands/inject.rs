@@ -2,7 +2,7 @@
 
 use crate::inject::Mode;
 
-use crate::cli::args::InjectArgs;
+use crate::args::InjectArgs;
 use crate::cli::configs::{self, Configs};
 use crate::cli::inputs::Inputs;
 use crate::cli::report::{diagnostics, eprint};

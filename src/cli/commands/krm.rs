@@ -8,7 +8,7 @@ use crate::inject::NamespaceLabels;
 use crate::integrations::krm;
 use crate::read::Input;
 
-use crate::cli::args::{KrmArgs, RuleScopeArgs};
+use crate::args::{KrmArgs, RuleScopeArgs};
 use crate::cli::inputs::parse_namespace_labels;
 use crate::cli::output::stdout;
 use crate::cli::report::{diagnostics, eprint};

@@ -11,7 +11,7 @@ use crate::render::json::Framed;
 use crate::render::output::{self, Output, yaml_all, yaml_slices};
 use crate::render::yaml::{YamlOutput, YamlStream};
 
-use crate::cli::args::{EditArgs, OutputArgs};
+use crate::args::{EditArgs, OutputArgs};
 use crate::cli::configs::Configs;
 use crate::cli::held;
 use crate::cli::inputs::Inputs;

@@ -8,7 +8,7 @@ use crate::integrations::kustomize;
 use crate::pipeline;
 use crate::read;
 
-use crate::cli::args::OutputArgs;
+use crate::args::OutputArgs;
 use crate::cli::inputs::Inputs;
 use crate::cli::report::{self, diagnostics, eprint};
 use crate::cli::status::ExitStatus;

@@ -1,8 +1,8 @@
 //! `kinject serve`: wiring only.
 
-use crate::cli::args::ServeArgs;
+use crate::args::ServeArgs;
 #[cfg(feature = "serve")]
-use crate::cli::args::{FailurePolicy, OnError};
+use crate::args::{FailurePolicy, OnError};
 #[cfg(feature = "serve")]
 use crate::cli::discover;
 #[cfg(feature = "serve")]

@@ -15,7 +15,7 @@ use crate::render::json::Framed;
 use crate::render::output::{Output, process_values};
 use crate::render::yaml::{YamlOutput, YamlStream};
 
-use crate::cli::args::OutputArgs;
+use crate::args::OutputArgs;
 use crate::cli::held::SPOOL_IN_MEMORY;
 use crate::cli::inputs::Inputs;
 use crate::cli::output::write_output;

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::args::TestArgs;
 use crate::cases::{Layout, Outcome, Record, Rules, Runner, Steps};
-use crate::cli::args::TestArgs;
 use crate::cli::output;
 use crate::cli::report;
 use crate::cli::status::ExitStatus;
@@ -35,10 +35,17 @@ pub(crate) fn run(args: &TestArgs) -> ExitStatus {
                 },
                 Err(e) => return refused(&e),
             };
-            let runner = Runner::new(exe);
+            let runner = Runner::untrusted(exe);
             let verdicts: Vec<Verdict> = dirs
                 .par_iter()
-                .map(|(name, dir)| one(name, dir, &rules, &runner, args))
+                .map(|(name, dir)| match dir {
+                    Ok(dir) => one(name, dir, &rules, &runner, args),
+                    Err(why) => Verdict {
+                        name: name.clone(),
+                        seconds: 0.0,
+                        result: Err(why.clone()),
+                    },
+                })
                 .collect();
             finish(args, &verdicts)
         }
@@ -68,9 +75,13 @@ fn configs(given: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         .collect()
 }
 
+/// A case to run, by its name: its folder, or why a folder could not be read.
+type Named = (String, Result<PathBuf, String>);
+
 /// The cases to run, each with its name (its path as found, without a leading `./`),
-/// sorted, those `--run` selects; `Err` when there is none.
-fn cases(args: &TestArgs) -> Result<Vec<(String, PathBuf)>, String> {
+/// sorted, those `--run` selects, and every folder that could not be read (it may hold any
+/// case: an error, whatever `--run` says); `Err` when there is none.
+fn cases(args: &TestArgs) -> Result<Vec<Named>, String> {
     let roots = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -79,11 +90,16 @@ fn cases(args: &TestArgs) -> Result<Vec<(String, PathBuf)>, String> {
     let filter = test_results::Filter::new(&args.run)?;
     let mut found = Vec::new();
     for root in &roots {
-        for dir in crate::cases::find(root, args.update)? {
+        let under = crate::cases::find(root, args.update)?;
+        for dir in under.cases {
             let name = case_name(&dir);
             if filter.selects(&name) {
-                found.push((name, dir));
+                found.push((name, Ok(dir)));
             }
+        }
+        for (dir, why) in under.unreadable {
+            let why = format!("this folder cannot be read, nor the cases it may hold: {why}");
+            found.push((case_name(&dir), Err(why)));
         }
     }
     if found.is_empty() {
@@ -143,12 +159,13 @@ fn checked(
         let outcome = crate::cases::check(&layout, rules, runner, &crate::cases::apply_own, steps)?;
         return Ok((outcome, Vec::new()));
     }
-    let hash = crate::cases::input_hash(dir, rules)?;
+    let hash = crate::cases::input_hash(&layout, rules)?;
     let expected_name = layout
         .expected
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
-    if Record::of(dir, &hash) == Record::Changed && layout.expected.exists() && !args.force {
+    let record = Record::of(dir, &hash, rules)?;
+    if record == Record::Changed && layout.expected.exists() && !args.force {
         return Err(format!(
             "the input changed since {} was written (input.sha256): compare the two, then \
                 --update --force to write it anew",
@@ -157,17 +174,30 @@ fn checked(
     }
     let outcome = crate::cases::check(&layout, rules, runner, &crate::cases::apply_own, steps)?;
     let mut written = Vec::new();
+    // The record only with an expectation written (or as written already): it says what
+    // input the expectation is of.
     let record = (Record::path(dir), Record::text(&hash));
-    for (path, text) in outcome.actual.iter().chain(std::iter::once(&record)) {
-        if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+    let record = (!outcome.actual.is_empty()).then_some(&record);
+    for (path, text) in outcome.actual.iter().chain(record) {
+        if unchanged(dir, path, text, rules)? {
             continue;
         }
         write_expectation(dir, path, text)?;
-        if path != &record.0 {
+        if Some(path) != record.map(|r| &r.0) {
             written.push(path.strip_prefix(dir).unwrap_or(path).display().to_string());
         }
     }
     Ok((outcome, written))
+}
+
+/// Whether the case file `path` holds `text` already; `Err` when it is there but cannot be read
+/// as a case file (a symlink out, a fifo, too large).
+fn unchanged(dir: &Path, path: &Path, text: &str, rules: &Rules) -> Result<bool, String> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(false);
+    }
+    let old = crate::cases::read_case_file(dir, path, rules)?;
+    Ok(old == text.as_bytes())
 }
 
 /// Writes an expected file of the case in `dir` atomically, never through a symlink (a case
@@ -186,9 +216,15 @@ fn write_expectation(dir: &Path, path: &Path, text: &str) -> Result<(), String> 
 }
 
 /// The results shown (and written to `--junit`), and the exit status: 2 when a case could
-/// not run, 1 when one failed.
+/// not run or the JUnit file cannot be written (the results shown all the same), 1 when one
+/// failed.
 fn finish(args: &TestArgs, verdicts: &[Verdict]) -> ExitStatus {
     let status = test_results::status(verdicts);
+    let text = match args.report {
+        crate::args::ReportFormat::Text => test_results::text(verdicts, args.verbose),
+        crate::args::ReportFormat::Json => test_results::json_lines(verdicts),
+    };
+    let shown = output::stdout(&text).max(status);
     if let Some(path) = &args.junit
         && let Err(e) = test_results::write_junit(path, verdicts)
     {
@@ -198,9 +234,5 @@ fn finish(args: &TestArgs, verdicts: &[Verdict]) -> ExitStatus {
         ));
         return ExitStatus::Error;
     }
-    let text = match args.report {
-        crate::cli::args::ReportFormat::Text => test_results::text(verdicts, args.verbose),
-        crate::cli::args::ReportFormat::Json => test_results::json_lines(verdicts),
-    };
-    output::stdout(&text).max(status)
+    shown
 }

@@ -3,7 +3,7 @@
 use crate::config::{self, Config};
 use crate::inject::Mode;
 
-use crate::cli::args::{RuleScopeArgs, UninjectArgs};
+use crate::args::{RuleScopeArgs, UninjectArgs};
 use crate::cli::configs::{self, Configs};
 use crate::cli::discover;
 use crate::cli::inputs::Inputs;

@@ -3,7 +3,7 @@
 
 use clap::CommandFactory;
 
-use crate::cli::args::{Cli, ReportFormat};
+use crate::args::{Cli, ReportFormat};
 use crate::cli::output;
 use crate::cli::status::ExitStatus;
 

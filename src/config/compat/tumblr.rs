@@ -562,10 +562,19 @@ fn clean(path: &Path) -> PathBuf {
 /// committed kustomization holds). A configuration a pull request adds could otherwise read
 /// any file of the CI runner (`inherits: ../../../proc/self/environ`) and show it in a
 /// diagnostic, in a repository or in a checkout without one (a tarball, `GIT_STRATEGY:
-/// none`). Otherwise, `None`: the file was named with `-c`, which is trusted.
+/// none`). In a case of `kinject test` (`tree::in_test_case`), whose folder a pull request
+/// may have written, a file inside the case folder (the current directory) inherits only from
+/// that folder, even named with `-c`. Otherwise, `None`: the file was named with `-c`, which
+/// is trusted.
 fn inherits_tree(file: &Path) -> Option<crate::tree::Tree> {
     let cwd = std::env::current_dir().ok()?;
     let absolute = crate::tree::normalize(&cwd.join(file));
+    if crate::tree::in_test_case() && absolute.starts_with(&cwd) {
+        // The current directory is canonical already: the tree even when it cannot be read.
+        let shown = || "the case folder".to_owned();
+        let tree = crate::tree::Tree::shown_as(&cwd, shown());
+        return Some(tree.unwrap_or_else(|_| crate::tree::Tree::canonical(&cwd)));
+    }
     let dir = absolute.parent()?;
     if let Some(root) = crate::tree::repository(dir) {
         return crate::tree::Tree::shown_as(root, format!("the repository {}", root.display()))

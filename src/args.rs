@@ -1,6 +1,7 @@
 //! The command line's flags as clap reads them: every subcommand's arguments, declared once
-//! with their help, and nothing the run decides (that is `inputs::Inputs` and the services
-//! beside this file).
+//! with their help, and nothing the run decides (that is `cli`'s `inputs::Inputs` and the
+//! services beside it). `cli` parses with it; `cases` reads a case's command line with it, as
+//! the kinject the case runs will.
 //!
 //! The `Args` structs that subcommands flatten carry `//` comments, not `///`: clap would
 //! make a doc comment the about text of the subcommands that flatten them, their arguments
@@ -10,8 +11,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use super::format_flag;
 use crate::render::output::Format;
+
+mod format_flag;
 
 /// Inject sidecar containers into Kubernetes manifests, offline, keeping your files as you
 /// wrote them.

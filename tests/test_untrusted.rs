@@ -1,0 +1,458 @@
+//! `kinject test` on case folders a pull request wrote (docs/test.md, "Cases from a pull
+//! request"): a case's configuration inherits only from its folder, its command line is read
+//! as kinject reads it (every spelling of `-c`), the files `--update` reads are case files
+//! (no fifo, no `/dev/zero`), a case's bytes never reach the terminal as they are, and one
+//! bad folder or a JUnit file that cannot be written loses no other result.
+
+use std::path::Path;
+
+use crate::common;
+
+const INPUT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: prod
+spec:
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: example.com/app:1
+";
+
+/// A native configuration injecting the sidecar `shipper` at `version`.
+fn config(version: &str) -> String {
+    format!(
+        "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: shipper\n  \
+         containers:\n  - name: shipper\n    image: example.com/shipper:{version}\nrules:\n- name: \
+         all\n  inject: [shipper]\n"
+    )
+}
+
+/// The files `files` (name, text) written under `at`, folders made.
+fn write(at: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        let path = at.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+}
+
+/// `kinject test ARGS` in `dir`: exit code, stdout and stderr.
+fn test(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["test"];
+    all.extend(args);
+    let out = common::kinject_with_stdin(dir, &all, b"");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn git_init(dir: &Path) {
+    let ok = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir)
+        .status()
+        .expect("git");
+    assert!(ok.success());
+}
+
+/// A tumblr-style configuration (in the case folder, or named with `-c` from it) that
+/// `inherits:` a file outside the folder is refused without a byte of that file shown:
+/// outside a repository (a tarball, `GIT_STRATEGY: none`) and inside one. What it inherits
+/// from its own folder is read, and so is what the command line's (trusted) `-c` inherits.
+#[test]
+fn a_case_configuration_inherits_only_from_its_folder() {
+    let secret = "{\"auths\": {\"ghcr.io\": {\"auth\": \"c2VjcmV0LXRva2VuLTQy\"}}}\n";
+    for in_repository in [false, true] {
+        let work = tempfile::tempdir().expect("tempdir");
+        let w = work.path();
+        if in_repository {
+            git_init(w);
+        }
+        let leak = "name: leak\ninherits: ../../secret.json\ncontainers:\n- {name: x, image: x}\n";
+        write(
+            w,
+            &[
+                ("secret.json", secret),
+                ("shared.yaml", "name: shared\nunknown: c2VjcmV0LXNoYXJlZA\n"),
+                ("tests/leak/input.yaml", INPUT),
+                ("tests/leak/expected.stderr", ""),
+                ("tests/leak/config.yaml", leak),
+                ("tests/named/input.yaml", INPUT),
+                ("tests/named/expected.stderr", ""),
+                ("tests/named/args", "inject -csub.yaml input.yaml"),
+                ("tests/named/sub.yaml", leak),
+                ("tests/shared/input.yaml", INPUT),
+                ("tests/shared/expected.stderr", ""),
+                (
+                    "tests/shared/config.yaml",
+                    "name: s\ninherits: ../../shared.yaml\ncontainers:\n- {name: x, image: x}\n",
+                ),
+            ],
+        );
+        let (code, stdout, stderr) = test(w, &["tests/"]);
+        for shown in [&stdout, &stderr] {
+            assert!(
+                !shown.contains("c2VjcmV0"),
+                "repository {in_repository}: {shown}"
+            );
+        }
+        assert_eq!(code, Some(1), "{stdout}");
+        for case in ["leak", "named", "shared"] {
+            let at = stdout
+                .find(&format!("FAIL  tests/{case}: expected.stderr: differs"))
+                .unwrap_or_else(|| panic!("{case}: {stdout}"));
+            let block = stdout[at + 5..]
+                .split("\nFAIL  ")
+                .next()
+                .unwrap_or_default();
+            assert!(
+                block.contains("is outside the case folder: not read"),
+                "{case}: {block}"
+            );
+        }
+    }
+
+    // What a case's configuration inherits from its own folder, and what the command line's
+    // configuration inherits from anywhere, is read.
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            (
+                "base.yaml",
+                "name: base\ncontainers:\n- {name: b, image: b}\n",
+            ),
+            (
+                "platform/sidecar.yaml",
+                "name: p\ninherits: ../base.yaml\ncontainers:\n- {name: p, image: p}\n",
+            ),
+            ("tests/own/input.yaml", INPUT),
+            ("tests/own/expected.yaml", INPUT),
+            (
+                "tests/own/base.yaml",
+                "name: base\ncontainers:\n- {name: b, image: b}\n",
+            ),
+            (
+                "tests/own/config.yaml",
+                "name: own\ninherits: base.yaml\ncontainers:\n- {name: x, image: x}\n",
+            ),
+            ("tests/pinned/input.yaml", INPUT),
+            ("tests/pinned/expected.yaml", INPUT),
+        ],
+    );
+    let (code, stdout, _) = test(w, &["-c", "platform/sidecar.yaml", "tests/"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("2 passed"), "{stdout}");
+}
+
+/// Which configuration a case runs with, in docs/test.md's order: what its `args` name
+/// (however spelled), else its `config.yaml`, else `kinject test -c`, else the one found from
+/// its folder. The uninject check takes back with the same ones.
+#[test]
+fn a_case_runs_with_the_configuration_docs_test_says() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    git_init(w);
+    write(
+        w,
+        &[
+            (".kinject.yaml", &config("found")),
+            ("pinned.yaml", &config("pinned")),
+            ("tests/own/input.yaml", INPUT),
+            ("tests/own/args", "inject input.yaml"),
+            ("tests/own/config.yaml", &config("own")),
+            ("tests/plain/input.yaml", INPUT),
+        ],
+    );
+    for (spelling, case) in [
+        ("-cmine.yaml", "a"),
+        ("-c=mine.yaml", "b"),
+        ("--config=mine.yaml", "c"),
+        ("-vcmine.yaml", "d"),
+    ] {
+        write(
+            w,
+            &[
+                (&format!("tests/spelled-{case}/input.yaml"), INPUT),
+                (&format!("tests/spelled-{case}/mine.yaml"), &config("mine")),
+                (
+                    &format!("tests/spelled-{case}/args"),
+                    &format!("inject {spelling} input.yaml"),
+                ),
+            ],
+        );
+    }
+    let (code, stdout, _) = test(w, &["-c", "pinned.yaml", "--update", "tests/"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let shipper = |case: &str| {
+        let text = std::fs::read_to_string(w.join("tests").join(case).join("expected.yaml"))
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        let at = text.find("example.com/shipper:").expect("a shipper") + 20;
+        text[at..]
+            .split_whitespace()
+            .next()
+            .expect("tag")
+            .to_owned()
+    };
+    assert_eq!(
+        shipper("own"),
+        "own",
+        "config.yaml beside an args naming none"
+    );
+    assert_eq!(shipper("plain"), "pinned", "kinject test -c");
+    for case in ["a", "b", "c", "d"] {
+        assert_eq!(shipper(&format!("spelled-{case}")), "mine", "{case}");
+    }
+    // And the cases pass as written: the uninject check used the configuration that injected.
+    let (code, stdout, _) = test(w, &["-v", "-c", "pinned.yaml", "tests/"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("6 passed"), "{stdout}");
+}
+
+/// `--update` reads the record and the expectation it may replace as case files: a symlink to
+/// `/dev/zero` or a fifo makes that case one that could not run, at once, with the other
+/// cases updated.
+#[test]
+fn update_reads_no_special_file() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(w, &[("sidecars.yaml", &config("1"))]);
+    let cases = [
+        ("zero-record", "input.sha256", "/dev/zero"),
+        ("zero-expected", "expected.yaml", "/dev/zero"),
+        ("stdin-expected", "expected.yaml", "/dev/stdin"),
+    ];
+    for (case, file, target) in cases {
+        write(w, &[(&format!("tests/{case}/input.yaml"), INPUT)]);
+        std::os::unix::fs::symlink(target, w.join("tests").join(case).join(file)).expect("link");
+    }
+    write(
+        w,
+        &[
+            ("tests/fifo/input.yaml", INPUT),
+            ("tests/ok/input.yaml", INPUT),
+        ],
+    );
+    let fifo = w.join("tests/fifo/input.sha256");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let started = std::time::Instant::now();
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    assert!(started.elapsed().as_secs() < 60, "it waited");
+    assert_eq!(code, Some(2), "{stdout}");
+    // Refused as leading out of the folder, or, where the link cannot be followed to a path
+    // (`/dev/stdin` is a pipe here), as no regular file.
+    for (case, file, _) in cases {
+        let error = format!("ERROR tests/{case}: {file}");
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&error))
+            .unwrap_or_else(|| panic!("{case}: {stdout}"));
+        assert!(
+            line.ends_with("leads out of the case folder") || line.ends_with("not a regular file"),
+            "{line}"
+        );
+    }
+    assert!(
+        stdout.contains("ERROR tests/fifo: input.sha256: not a regular file"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("updated tests/ok: expected.yaml"),
+        "{stdout}"
+    );
+}
+
+/// A case's expectation holding terminal controls is shown escaped: no line of the output
+/// can be erased or faked.
+#[test]
+fn a_case_cannot_write_to_the_terminal() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("sidecars.yaml", &config("1")),
+            ("tests/esc/input.yaml", INPUT),
+            (
+                "tests/esc/expected.yaml",
+                "x\n\x1b[2K\r\x1b[1Aok    tests/fake\x1b]0;title\x07\n",
+            ),
+        ],
+    );
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "tests/"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    for control in ['\x1b', '\r', '\x07'] {
+        assert!(!stdout.contains(control), "{control:?} in {stdout:?}");
+    }
+    assert!(stdout.contains("\\u{1b}[2K"), "{stdout}");
+}
+
+/// `input.sha256` covers every file the case feeds kinject (a file its `args` names, a
+/// symlink's target) but not its configuration; and it is written only beside an expectation.
+#[test]
+fn the_record_covers_what_the_case_reads_and_comes_with_an_expectation() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("sidecars.yaml", &config("1")),
+            ("tests/named/input.yaml", INPUT),
+            ("tests/named/other.yaml", INPUT),
+            ("tests/named/args", "inject other.yaml"),
+            ("tests/linked/input/a.yaml", INPUT),
+            ("tests/linked/input/b.yaml", &INPUT.replace("web", "api")),
+            ("tests/linked/shared/x.yaml", INPUT),
+            ("tests/configured/input.yaml", INPUT),
+            ("tests/configured/config.yaml", &config("2")),
+            ("tests/broken/input.yaml", INPUT),
+            ("tests/broken/args", "inject --nope input.yaml"),
+        ],
+    );
+    std::os::unix::fs::symlink("a.yaml", w.join("tests/linked/input/link.yaml")).expect("link");
+    let update = |force: bool| {
+        let mut args = vec!["-c", "sidecars.yaml", "--update"];
+        if force {
+            args.push("--force");
+        }
+        args.push("tests/");
+        test(w, &args)
+    };
+    let (code, stdout, _) = update(false);
+    // The broken case fails (clap refuses `--nope`), and gets neither expectation nor record.
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(!w.join("tests/broken/input.sha256").exists());
+    assert!(!w.join("tests/broken/expected.yaml").exists());
+    std::fs::remove_dir_all(w.join("tests/broken")).expect("rm");
+
+    let edit = |file: &str, from: &str, to: &str| {
+        let path = w.join("tests").join(file);
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(text.contains(from));
+        std::fs::write(&path, text.replace(from, to)).expect("write");
+    };
+    // A file named in args changed: refused.
+    edit("named/other.yaml", "namespace: prod", "namespace: staging");
+    let (code, stdout, _) = update(false);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stdout.contains("ERROR tests/named: the input changed since"),
+        "{stdout}"
+    );
+    update(true);
+    // A symlink of the input retargeted: refused.
+    std::fs::remove_file(w.join("tests/linked/input/link.yaml")).expect("rm");
+    std::os::unix::fs::symlink("b.yaml", w.join("tests/linked/input/link.yaml")).expect("link");
+    let (code, stdout, _) = update(false);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stdout.contains("ERROR tests/linked: the input changed since"),
+        "{stdout}"
+    );
+    update(true);
+    // The case's configuration changed: that is what an update is for.
+    edit("configured/config.yaml", "shipper:2", "shipper:3");
+    let (code, stdout, _) = update(false);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("updated tests/configured: expected.yaml"),
+        "{stdout}"
+    );
+}
+
+/// An `expected.stderr` case whose run now succeeds is a failure an update does not paper
+/// over: its expectation is not replaced with the success's report.
+#[test]
+fn update_writes_no_expectation_of_another_kind_of_run() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("sidecars.yaml", &config("1")),
+            ("tests/now-passes/input.yaml", INPUT),
+            (
+                "tests/now-passes/expected.stderr",
+                "error: it failed once\n",
+            ),
+        ],
+    );
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("expected exit 2, got exit 0"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(w.join("tests/now-passes/expected.stderr")).expect("kept"),
+        "error: it failed once\n"
+    );
+    assert!(!w.join("tests/now-passes/input.sha256").exists());
+}
+
+/// A folder that cannot be read is an error of its own, every other case still runs; a JUnit
+/// file that cannot be written is said after every result is shown.
+#[test]
+fn one_bad_folder_or_junit_file_loses_no_result() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("sidecars.yaml", &config("1")),
+            ("tests/ok/input.yaml", INPUT),
+        ],
+    );
+    let (code, _, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    assert_eq!(code, Some(0));
+    // A folder too deep to name (git can hold it): made a relative step at a time, as its
+    // path outgrows PATH_MAX.
+    let made = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import os\nfd = os.open('tests', os.O_RDONLY)\nfor _ in range(25):\n    \
+             os.mkdir('a' * 200, dir_fd=fd)\n    fd = os.open('a' * 200, os.O_RDONLY, dir_fd=fd)\n",
+        ])
+        .current_dir(w)
+        .status()
+        .expect("python3");
+    assert!(made.success());
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "tests/"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(stdout.contains("ERROR tests/aaaa"), "{stdout}");
+    assert!(
+        stdout.contains("1 passed, 0 failed, 1 could not run"),
+        "{stdout}"
+    );
+
+    std::fs::remove_dir_all(w.join("tests").join("a".repeat(200))).expect("rm");
+    let out = common::kinject_with_stdin(
+        w,
+        &[
+            "test",
+            "-c",
+            "sidecars.yaml",
+            "--junit",
+            "no/such/dir/junit.xml",
+            "tests/",
+        ],
+        b"",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("1 passed, 0 failed"), "{stdout}");
+    assert!(
+        stderr.contains("error: --junit no/such/dir/junit.xml"),
+        "{stderr}"
+    );
+}
