@@ -27,13 +27,13 @@ fn root() -> PathBuf {
 
 #[test]
 fn container_image() {
-    let Some(podman) = on_path("podman") else {
-        skipped("podman not installed — the container image was not built");
+    let Some(podman) = common::on_path("podman") else {
+        common::skipped("podman not installed — the container image was not built");
         return;
     };
     let started = std::time::Instant::now();
     let image = Image::build(&podman);
-    loud(&format!(
+    common::loud(&format!(
         "tests/image.rs: built {} in {:.0?}",
         image.tag,
         started.elapsed()
@@ -49,9 +49,9 @@ fn container_image() {
             runs_as_kustomize_runs_it(&image, conf.as_deref(), &kinject);
             runs_as_a_kustomize_container_function(&image, conf.as_deref());
         }
-        None => skipped("podman cannot run containers here — the image was built, not run"),
+        None => common::skipped("podman cannot run containers here — the image was built, not run"),
     }
-    loud(&format!(
+    common::loud(&format!(
         "tests/image.rs: all checks in {:.0?}",
         started.elapsed()
     ));
@@ -209,7 +209,7 @@ fn configuration_is_a_non_root_krm_function(image: &Image) {
     let layers = inspect["RootFS"]["Layers"].as_array().expect("layers");
     assert_eq!(layers.len(), 1, "no base image, one layer: {layers:?}");
     let size = inspect["Size"].as_u64().expect("size");
-    loud(&format!("tests/image.rs: the image is {size} bytes"));
+    common::loud(&format!("tests/image.rs: the image is {size} bytes"));
     assert!(size < SIZE_BOUND, "{size} bytes: over {SIZE_BOUND}");
 }
 
@@ -323,7 +323,7 @@ fn run_settings(image: &Image) -> Option<Option<PathBuf>> {
         }
         let out = command.output().expect("run podman");
         if out.status.success() {
-            loud(&format!(
+            common::loud(&format!(
                 "tests/image.rs: podman runs the image with {}",
                 conf.as_ref()
                     .map_or("its own settings".to_owned(), |c| c.display().to_string())
@@ -332,7 +332,7 @@ fn run_settings(image: &Image) -> Option<Option<PathBuf>> {
         }
         refusals += &String::from_utf8_lossy(&out.stderr);
     }
-    loud(&format!("tests/image.rs: podman run failed:\n{refusals}"));
+    common::loud(&format!("tests/image.rs: podman run failed:\n{refusals}"));
     None
 }
 
@@ -439,26 +439,4 @@ fn run_with_stdin(command: &mut Command, stdin: &[u8]) -> Output {
         });
         child.wait_with_output().expect("wait")
     })
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-/// A part of the test that could not run: said loudly, and a failure under
-/// `KINJECT_REQUIRE_PODMAN=1`.
-fn skipped(what: &str) {
-    let message = format!("SKIPPED: {what}");
-    if std::env::var_os("KINJECT_REQUIRE_PODMAN").is_some_and(|v| v == "1") {
-        panic!("{message} (KINJECT_REQUIRE_PODMAN=1)");
-    }
-    loud(&format!("{0}\n{message}\n{0}", "=".repeat(message.len())));
-}
-
-/// Straight to stderr, which cargo's test harness does not capture (it captures `eprintln!`).
-fn loud(text: &str) {
-    let _ = writeln!(std::io::stderr(), "{text}");
 }

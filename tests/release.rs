@@ -11,7 +11,6 @@
 //! fails instead, as in tests/image.rs.
 
 use std::collections::BTreeSet;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -58,15 +57,15 @@ fn release(out: &Path, image: bool) -> Output {
 
 #[test]
 fn the_release_holds_the_checkouts_binary_and_verifies() {
-    let image = on_path("podman").is_some();
+    let image = common::on_path("podman").is_some();
     if !image {
-        skipped("podman not installed — the release was made with --no-image");
+        common::skipped("podman not installed — the release was made with --no-image");
     }
     let started = std::time::Instant::now();
     let dir = tempfile::tempdir().expect("tempdir");
     let (first, second) = (dir.path().join("first"), dir.path().join("second"));
     let said = release(&first, image);
-    loud(&format!(
+    common::loud(&format!(
         "tests/release.rs: scripts/release in {:.0?}",
         started.elapsed()
     ));
@@ -105,7 +104,8 @@ fn the_release_holds_the_checkouts_binary_and_verifies() {
         crate::golden::every_case_passes_with(&binary);
     }
     binstall_finds_it(&name, &unpacked);
-    sbom_lists_the_crates_of_the_binary(&first.join(format!("{name}.cdx.json")));
+    let crates = sbom_lists_the_crates_of_the_binary(&first.join(format!("{name}.cdx.json")));
+    notices_name_every_crate_and_glibc(&unpacked.join(&name), &crates);
     if image {
         image_archive_names_the_release_reference(
             &first.join(format!("kinject-{VERSION}-image-amd64.oci.tar")),
@@ -118,7 +118,7 @@ fn the_release_holds_the_checkouts_binary_and_verifies() {
         let (a, b) = (read(&first.join(file)), read(&second.join(file)));
         assert!(a == b, "{file} differs between two runs");
     }
-    loud(&format!(
+    common::loud(&format!(
         "tests/release.rs: all checks in {:.0?}",
         started.elapsed()
     ));
@@ -213,6 +213,7 @@ fn tarball_is_the_checkouts(tarball: &Path, name: &str, into: &Path) -> PathBuf 
         format!("{name}/CHANGELOG.md"),
         format!("{name}/LICENSE"),
         format!("{name}/README.md"),
+        format!("{name}/THIRD-PARTY-LICENSES"),
         format!("{name}/completions"),
         format!("{name}/kinject"),
         format!("{name}/man"),
@@ -371,7 +372,22 @@ fn binstall_templates(target: &str) -> (String, String) {
 /// `cargo metadata`'s resolve adds by unifying features that dev-dependencies ask for (hyper's
 /// client: `want`, `try-lock`), which the binary does not hold: that resolve is the SBOM tool's
 /// source, and the script drops what it adds. Each crate listed is a package of Cargo.lock.
-fn sbom_lists_the_crates_of_the_binary(sbom: &Path) {
+/// The version of the glibc this machine links statically (`getconf GNU_LIBC_VERSION`).
+fn glibc() -> String {
+    let said = Command::new("getconf")
+        .arg("GNU_LIBC_VERSION")
+        .output()
+        .expect("getconf");
+    let said = String::from_utf8(said.stdout).expect("utf-8");
+    said.split_whitespace()
+        .nth(1)
+        .expect("glibc X.Y")
+        .to_owned()
+}
+
+/// The SBOM names the crates `cargo tree` builds the binary from, each in Cargo.lock, and the
+/// glibc linked in with its licence; returns the crates.
+fn sbom_lists_the_crates_of_the_binary(sbom: &Path) -> BTreeSet<(String, String)> {
     let bom: Value = serde_json::from_slice(&read(sbom)).expect("the SBOM is JSON");
     assert_eq!(bom["bomFormat"], "CycloneDX");
     let component = &bom["metadata"]["component"];
@@ -391,7 +407,7 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) {
         "{stamp}: the commit's time"
     );
 
-    let listed: BTreeSet<(String, String)> = bom["components"]
+    let mut listed: BTreeSet<(String, String)> = bom["components"]
         .as_array()
         .expect("components")
         .iter()
@@ -424,6 +440,18 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) {
         .filter(|(name, _)| name != "kinject")
         .collect();
     assert!(built.len() > 100, "{built:?}");
+    let glibc = ("glibc".to_owned(), glibc());
+    assert!(listed.remove(&glibc), "{glibc:?} not in the SBOM");
+    let component = bom["components"]
+        .as_array()
+        .expect("components")
+        .iter()
+        .find(|c| c["name"] == "glibc")
+        .expect("glibc");
+    assert_eq!(
+        component["licenses"][0]["expression"], "LGPL-2.1-or-later",
+        "{component}"
+    );
     assert_eq!(listed, built, "the SBOM's crates are the binary's");
 
     let lock = std::fs::read_to_string(root().join("Cargo.lock")).expect("Cargo.lock");
@@ -448,6 +476,34 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) {
             assert!(refs.contains(on), "{on}: not a component");
         }
     }
+    listed
+}
+
+/// THIRD-PARTY-LICENSES names every crate the binary holds, with its licence and the licence
+/// files its package holds, and glibc with the LGPL.
+fn notices_name_every_crate_and_glibc(folder: &Path, crates: &BTreeSet<(String, String)>) {
+    let text = String::from_utf8(read(&folder.join("THIRD-PARTY-LICENSES"))).expect("utf-8");
+    let headings: BTreeSet<(String, String)> = text
+        .split(&format!("{}\n", "=".repeat(78)))
+        .skip(1)
+        .filter_map(|section| {
+            let mut words = section.lines().next()?.split(' ');
+            Some((words.next()?.to_owned(), words.next()?.to_owned()))
+        })
+        .collect();
+    let mut wanted = crates.clone();
+    wanted.insert(("glibc".to_owned(), glibc()));
+    assert_eq!(headings, wanted, "a section per crate, and glibc's");
+    assert!(text.contains("Licence: LGPL-2.1-or-later"));
+    // serde's package holds both texts of its `MIT OR Apache-2.0`.
+    let serde = text
+        .split(&format!("{}\n", "=".repeat(78)))
+        .find(|s| s.starts_with("serde "))
+        .expect("serde");
+    assert!(
+        serde.contains("--- LICENSE-MIT") && serde.contains("--- LICENSE-APACHE"),
+        "{serde}"
+    );
 }
 
 /// `YYYY-MM-DDTHH:MM:SS` of a Unix time, in UTC (the civil-from-days algorithm).
@@ -934,26 +990,4 @@ fn read(path: &Path) -> Vec<u8> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-/// A part of the test that could not run: said loudly, and a failure under
-/// `KINJECT_REQUIRE_PODMAN=1`.
-fn skipped(what: &str) {
-    let message = format!("SKIPPED: {what}");
-    if std::env::var_os("KINJECT_REQUIRE_PODMAN").is_some_and(|v| v == "1") {
-        panic!("{message} (KINJECT_REQUIRE_PODMAN=1)");
-    }
-    loud(&format!("{0}\n{message}\n{0}", "=".repeat(message.len())));
-}
-
-/// Straight to stderr, which cargo's test harness does not capture (it captures `eprintln!`).
-fn loud(text: &str) {
-    let _ = writeln!(std::io::stderr(), "{text}");
 }

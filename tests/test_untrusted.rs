@@ -456,3 +456,151 @@ fn one_bad_folder_or_junit_file_loses_no_result() {
         "{stderr}"
     );
 }
+
+/// The tag of `example.com/shipper:` in the case's `expected.yaml`.
+fn shipper(case: &Path) -> String {
+    let text = std::fs::read_to_string(case.join("expected.yaml"))
+        .unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+    let at = text.find("example.com/shipper:").expect("a shipper") + 20;
+    text[at..]
+        .split_whitespace()
+        .next()
+        .expect("tag")
+        .to_owned()
+}
+
+/// A PATH reached through a symlink inside the current directory: each case still runs with
+/// the configuration `-c` names (it was named `../../sidecars.yaml` from where the symlink
+/// led, a file the pull request could write). A PATH whose symlink leads out of the current
+/// directory is refused: nothing run, nothing written there.
+#[test]
+fn a_symlinked_path_keeps_the_configuration_and_its_tree() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("repo/sidecars.yaml", &config("pinned")),
+            ("repo/elsewhere/x/sidecars.yaml", &config("planted")),
+            ("repo/elsewhere/x/tests/c/input.yaml", INPUT),
+            ("outside/tests/c/input.yaml", INPUT),
+        ],
+    );
+    let repo = w.join("repo");
+    std::os::unix::fs::symlink("elsewhere/x/tests", repo.join("tests")).expect("link");
+    let (code, stdout, _) = test(&repo, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(shipper(&repo.join("elsewhere/x/tests/c")), "pinned");
+
+    std::os::unix::fs::symlink("../outside/tests", repo.join("out")).expect("link");
+    let (code, stdout, stderr) = test(&repo, &["-c", "sidecars.yaml", "--update", "out/"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stderr.contains("out/: a symlink to") && stderr.contains("no case run there"),
+        "{stderr}"
+    );
+    assert!(!w.join("outside/tests/c/expected.yaml").exists());
+}
+
+/// A pull request cannot make cases vanish: a case added above the others (its folders are
+/// its own) is an error and the others still run; a case whose expectation was deleted is a
+/// case that cannot run, not a folder that is no case.
+#[test]
+fn cases_cannot_be_hidden() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("sidecars.yaml", &config("1")),
+            ("tests/a/input.yaml", INPUT),
+            ("tests/b/input.yaml", INPUT),
+        ],
+    );
+    let (code, _, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    assert_eq!(code, Some(0));
+    write(
+        w,
+        &[("tests/input.yaml", INPUT), ("tests/expected.yaml", INPUT)],
+    );
+    std::fs::remove_file(w.join("tests/b/expected.yaml")).expect("rm");
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "tests/"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stdout.contains("ERROR tests/: this case folder holds another case, a:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ERROR tests/b: no expectation"), "{stdout}");
+    assert!(
+        stdout.contains("1 passed, 0 failed, 2 could not run"),
+        "{stdout}"
+    );
+}
+
+/// What the record leaves out and takes in: a folder named through a symlink counts where it
+/// leads; a case naming its own folder (`inject .`) does not count its expectation and record,
+/// so an update with nothing changed writes nothing.
+#[test]
+fn the_record_follows_a_named_link_and_skips_the_cases_own_files() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("sidecars.yaml", &config("1")),
+            ("tests/linked/input.yaml", INPUT),
+            ("tests/linked/data/x.yaml", INPUT),
+            ("tests/linked/args", "inject linked"),
+            ("tests/itself/x.yaml", INPUT),
+            ("tests/itself/args", "inject ."),
+        ],
+    );
+    std::os::unix::fs::symlink("data", w.join("tests/linked/linked")).expect("link");
+    let update = || test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    let (code, stdout, _) = update();
+    assert_eq!(code, Some(0), "{stdout}");
+    let (code, stdout, _) = update();
+    assert_eq!(code, Some(0), "nothing changed: {stdout}");
+    let path = w.join("tests/linked/data/x.yaml");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, text.replace("namespace: prod", "namespace: dev")).expect("write");
+    let (code, stdout, _) = update();
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stdout.contains("ERROR tests/linked: the input changed since"),
+        "{stdout}"
+    );
+}
+
+/// With `--report json`, the summary's exit code is the run's: 2 when the JUnit file could not
+/// be written, though every case passed.
+#[test]
+fn the_json_summary_says_the_exit_code_of_the_run() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = work.path();
+    write(
+        w,
+        &[
+            ("sidecars.yaml", &config("1")),
+            ("tests/ok/input.yaml", INPUT),
+        ],
+    );
+    test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    let (code, stdout, _) = test(
+        w,
+        &[
+            "-c",
+            "sidecars.yaml",
+            "--report",
+            "json",
+            "--junit",
+            "no/such/dir/junit.xml",
+            "tests/",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().expect("summary")).expect("JSON");
+    assert_eq!(summary["exitCode"], 2, "{summary}");
+    assert_eq!(summary["passed"], 1, "{summary}");
+}

@@ -263,6 +263,16 @@ pub(crate) fn read_case_file(dir: &Path, path: &Path, rules: &Rules) -> Result<V
         if tree.check(path).is_err() {
             return Err(format!("{name} leads out of the case folder"));
         }
+    }
+    read_regular(dir, path, rules)
+}
+
+/// The bytes of the file `path` (in `dir`) known to be inside the folder (a walk that follows
+/// no symlink found it); with untrusted rules, refused when it is not a regular file or is
+/// larger than 64 MiB.
+pub(crate) fn read_regular(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec<u8>, String> {
+    let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
+    if rules.untrusted {
         let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
         if !meta.is_file() {
             return Err(format!("{name}: not a regular file"));
@@ -277,63 +287,106 @@ pub(crate) fn read_case_file(dir: &Path, path: &Path, rules: &Rules) -> Result<V
     std::fs::read(path).map_err(|e| format!("{name}: {e}"))
 }
 
-/// Whether `dir` is a case folder: it holds an input and an expectation or an `args` (or,
-/// `new`, only an input: a case whose expectation is to be written).
-pub fn is_case(dir: &Path, new: bool) -> bool {
-    INPUTS.iter().any(|f| dir.join(f).exists())
-        && (new || dir.join("args").is_file() || EXPECTATIONS.iter().any(|f| dir.join(f).is_file()))
+/// Whether `dir` is a case folder: it holds an input, an `args` or an expectation. One that
+/// lacks the rest is a case that cannot run, and says why: a folder whose expectation a pull
+/// request deleted must not quietly stop being a case.
+pub fn is_case(dir: &Path) -> bool {
+    INPUTS
+        .iter()
+        .chain(&["args"])
+        .chain(EXPECTATIONS.iter())
+        .any(|f| std::fs::symlink_metadata(dir.join(f)).is_ok())
 }
 
-/// The case folders at or under a directory, and the folders under it that could not be
-/// read (each with why): one that cannot be read stops no other case.
+/// The case folders at or under a directory, and the folders that cannot run, each with why:
+/// one that cannot be read, or a case folder holding other cases (its folders are its own:
+/// a case added above the others would hide them). Neither stops any other case.
 #[derive(Debug, Clone, Default)]
 pub struct Found {
     pub cases: Vec<PathBuf>,
-    pub unreadable: Vec<(PathBuf, String)>,
+    pub errors: Vec<(PathBuf, String)>,
 }
 
-/// The case folders at or under `root` (`new`: folders with only an input too), sorted: a
-/// case folder's own folders are not looked in, nor hidden folders (`.git`), nor symlinks
-/// to folders. `Err` when `root` is not a directory.
-pub fn find(root: &Path, new: bool) -> Result<Found, String> {
+/// The case folders at or under `root`, sorted: every folder is looked in but hidden ones
+/// (`.git`) and symlinks to folders. `Err` when `root` is not a directory.
+pub fn find(root: &Path) -> Result<Found, String> {
     let mut found = Found::default();
     if !root.is_dir() {
         return Err(format!("{}: not a directory", root.display()));
     }
-    walk(root, new, &mut found);
+    let mut nested = Vec::new();
+    walk(root, None, &mut found, &mut nested);
+    // The first inner case of each outer one, by path.
+    nested.sort();
+    nested.dedup_by(|later, first| later.0 == first.0);
+    for (outer, inner) in nested {
+        if let Some(at) = found.cases.iter().position(|c| *c == outer) {
+            found.cases.remove(at);
+            let inner = inner
+                .strip_prefix(&outer)
+                .unwrap_or(&inner)
+                .display()
+                .to_string();
+            let why = format!(
+                "this case folder holds another case, {}: a case's folders are its own; move one \
+                    of them",
+                crate::diagnostic::printable_name(&inner)
+            );
+            found.errors.push((outer, why));
+        }
+    }
     found.cases.sort();
     Ok(found)
 }
 
-/// The case folders at or under `dir`, added to `found`.
-fn walk(dir: &Path, new: bool, found: &mut Found) {
-    if is_case(dir, new) {
+/// The case folders at or under `dir` (inside the case folder `case`, if any), added to
+/// `found`; each case found inside another, as (outer, inner), to `nested`.
+fn walk<'a>(
+    dir: &'a Path,
+    case: Option<&'a Path>,
+    found: &mut Found,
+    nested: &mut Vec<(PathBuf, PathBuf)>,
+) {
+    let mut case = case;
+    if is_case(dir) {
+        if let Some(outer) = case {
+            nested.push((outer.to_owned(), dir.to_owned()));
+        }
         found.cases.push(dir.to_owned());
-        return;
+        case = Some(dir);
     }
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) => return found.unreadable.push((dir.to_owned(), e.to_string())),
+        Err(e) => {
+            let why = format!("this folder cannot be read, nor the cases it may hold: {e}");
+            return found.errors.push((dir.to_owned(), why));
+        }
     };
     for entry in entries {
         let entry = match entry {
             Ok(entry) => entry,
-            Err(e) => return found.unreadable.push((dir.to_owned(), e.to_string())),
+            Err(e) => {
+                let why = format!("this folder cannot be read, nor the cases it may hold: {e}");
+                return found.errors.push((dir.to_owned(), why));
+            }
         };
         let hidden = entry.file_name().to_string_lossy().starts_with('.');
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if is_dir && !hidden {
-            walk(&entry.path(), new, found);
+            walk(&entry.path(), case, found, nested);
         }
     }
 }
 
-/// `path` as named from the folder `dir` (`../../sidecars.yaml`), both made absolute from the
-/// current directory: what a case's run shows of it does not depend on where the cases are.
+/// `path` as named from the folder `dir` (`../../sidecars.yaml`), both canonical: what a
+/// case's run shows of it does not depend on where the cases are. (The absolute path when
+/// either cannot be resolved.)
 fn relative(path: &Path, dir: &Path) -> PathBuf {
-    let absolute = |p: &Path| std::path::absolute(p).map(|a| crate::tree::normalize(&a));
-    let (Ok(path), Ok(dir)) = (absolute(path), absolute(dir)) else {
-        return path.to_owned();
+    // Both where the file system resolves them: the run resolves `..` from where its folder
+    // is, not from a symlink that led to it (`tests -> elsewhere/tests` would otherwise
+    // make `../../sidecars.yaml` name a file of `elsewhere`).
+    let (Ok(path), Ok(dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir)) else {
+        return std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     };
     let common = path
         .components()
@@ -435,13 +488,28 @@ mod tests {
 
     #[test]
     fn a_command_line_configuration_is_named_from_the_case_folder() {
+        let top = tempfile::tempdir().expect("tempdir");
+        let p = top.path().join("p");
+        std::fs::create_dir_all(p.join("tests/web")).expect("mkdir");
+        std::fs::write(p.join("sidecars.yaml"), "").expect("write");
+        std::fs::write(p.join("tests/web/c.yaml"), "").expect("write");
         assert_eq!(
-            relative(Path::new("/p/sidecars.yaml"), Path::new("/p/tests/web")),
+            relative(&p.join("sidecars.yaml"), &p.join("tests/web")),
             PathBuf::from("../../sidecars.yaml")
         );
         assert_eq!(
-            relative(Path::new("/p/tests/web/c.yaml"), Path::new("/p/tests/web")),
+            relative(&p.join("tests/web/c.yaml"), &p.join("tests/web")),
             PathBuf::from("c.yaml")
+        );
+        // Reached through a symlink (`q/tests -> ../p/tests`): named from where the folder
+        // is, so that the run, in that folder, finds the same file.
+        std::fs::create_dir(top.path().join("q")).expect("mkdir");
+        std::os::unix::fs::symlink("../p/tests", top.path().join("q/tests")).expect("link");
+        let via = top.path().join("q/tests/web");
+        let named = relative(&p.join("sidecars.yaml"), &via);
+        assert_eq!(
+            std::fs::canonicalize(via.join(&named)).expect("found"),
+            std::fs::canonicalize(p.join("sidecars.yaml")).expect("canonical")
         );
     }
 }

@@ -10,10 +10,23 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::layout::{INPUTS, Layout, Rules, read_case_file};
+use super::layout::{EXPECTATIONS, INPUTS, Layout, Rules, read_case_file, read_regular};
 
 /// The record's file name, in the case folder.
 pub(crate) const RECORD: &str = "input.sha256";
+
+/// The files of a case that are not what it feeds kinject, beside its expectations.
+const OWN: [&str; 9] = [
+    RECORD,
+    "report.txt",
+    "expect-error",
+    "no-uninject",
+    EXPECTATIONS[0],
+    EXPECTATIONS[1],
+    EXPECTATIONS[2],
+    EXPECTATIONS[3],
+    EXPECTATIONS[4],
+];
 
 /// What the record says against what the case holds now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,21 +84,39 @@ pub fn input_hash(layout: &Layout, rules: &Rules) -> Result<String, String> {
     named.sort();
     named.dedup();
     roots.extend(named);
-    let mut files = Vec::new();
+    // Not the case's own files (its expectation, this record), nor its configurations (a
+    // changed configuration is what an update is for), when a folder named holds them
+    // (`inject .`).
+    let own: Vec<PathBuf> = OWN
+        .iter()
+        .copied()
+        .chain(layout.configs.iter().map(String::as_str))
+        .map(|name| crate::tree::normalize(&dir.join(name)))
+        .collect();
+    // Each file with whether a walk that follows no symlink found it (inside by construction).
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
     for root in roots {
         let Ok(meta) = std::fs::symlink_metadata(&root) else {
             continue;
         };
-        if !meta.is_dir() {
-            files.push(root);
+        let is_dir = std::fs::metadata(&root).is_ok_and(|m| m.is_dir());
+        if !is_dir || meta.is_symlink() {
+            files.push((root.clone(), false));
+        }
+        let leads_out =
+            || crate::tree::Tree::new(dir).map_or(true, |tree| tree.check(&root).is_err());
+        if !is_dir || (meta.is_symlink() && leads_out()) {
             continue;
         }
-        let mut inside: Vec<PathBuf> = walkdir::WalkDir::new(&root)
+        // A folder, or a symlink to a folder of the case (its files counted where it leads).
+        let mut inside: Vec<(PathBuf, bool)> = walkdir::WalkDir::new(&root)
             .follow_links(false)
             .into_iter()
             .filter_map(Result::ok)
             .filter(|e| !e.file_type().is_dir())
-            .map(walkdir::DirEntry::into_path)
+            .map(|e| (e.file_type().is_file(), e.into_path()))
+            .filter(|(_, p)| !own.contains(p))
+            .map(|(regular, p)| (p, regular))
             .collect();
         inside.sort();
         files.extend(inside);
@@ -97,16 +128,21 @@ pub fn input_hash(layout: &Layout, rules: &Rules) -> Result<String, String> {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
     };
-    for path in files {
+    for (path, walked_regular) in files {
         let name = path
             .strip_prefix(dir)
             .unwrap_or(&path)
             .to_string_lossy()
             .into_owned();
+        if walked_regular {
+            add(&name, &read_regular(dir, &path, rules)?);
+            continue;
+        }
         match std::fs::read_link(&path) {
             Ok(target) => {
-                add(&name, target.as_os_str().as_encoded_bytes());
-                // What the run reads through it, when it may: a file of the case folder.
+                // A symlink: where it leads, and what the run reads through it when it may (a
+                // file of the case folder).
+                add(&format!("{name} ->"), target.as_os_str().as_encoded_bytes());
                 if let Ok(bytes) = read_case_file(dir, &path, rules) {
                     add(&name, &bytes);
                 }

@@ -140,8 +140,9 @@ pub(crate) fn text(verdicts: &[Verdict], verbose: bool) -> String {
 }
 
 /// For machines: a JSON object per case (`action` `passed`, `failed` or `error`), then the
-/// summary, one per line.
-pub(crate) fn json_lines(verdicts: &[Verdict]) -> String {
+/// summary with the run's exit status (`status`: 2 when the JUnit file could not be
+/// written, whatever the cases did), one per line.
+pub(crate) fn json_lines(verdicts: &[Verdict], status: ExitStatus) -> String {
     let mut lines: Vec<Value> = verdicts.iter().map(case_json).collect();
     let count = |e: Ending| verdicts.iter().filter(|v| v.ending() == e).count();
     lines.push(json!({
@@ -151,7 +152,7 @@ pub(crate) fn json_lines(verdicts: &[Verdict]) -> String {
         "failed": count(Ending::Failed),
         "couldNotRun": count(Ending::CouldNotRun),
         "updated": verdicts.iter().filter(|v| !v.written().is_empty()).count(),
-        "exitCode": status(verdicts).code(),
+        "exitCode": status.code(),
     }));
     lines.iter().map(|l| format!("{l}\n")).collect()
 }

@@ -399,3 +399,30 @@ pub fn kubernetes_validate() -> std::path::PathBuf {
     );
     venv
 }
+
+/// The file `name` in a directory of `PATH`, if any.
+#[allow(dead_code)]
+pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// A part of a test that could not run here (no podman): said loudly, and a failure under
+/// `KINJECT_REQUIRE_PODMAN=1` (CI).
+#[allow(dead_code)]
+pub fn skipped(what: &str) {
+    let message = format!("SKIPPED: {what}");
+    if std::env::var_os("KINJECT_REQUIRE_PODMAN").is_some_and(|v| v == "1") {
+        panic!("{message} (KINJECT_REQUIRE_PODMAN=1)");
+    }
+    loud(&format!("{0}\n{message}\n{0}", "=".repeat(message.len())));
+}
+
+/// Straight to stderr, which cargo's test harness does not capture (it captures `eprintln!`).
+#[allow(dead_code)]
+pub fn loud(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{text}");
+}

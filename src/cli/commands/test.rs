@@ -79,8 +79,9 @@ fn configs(given: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 type Named = (String, Result<PathBuf, String>);
 
 /// The cases to run, each with its name (its path as found, without a leading `./`),
-/// sorted, those `--run` selects, and every folder that could not be read (it may hold any
-/// case: an error, whatever `--run` says); `Err` when there is none.
+/// sorted, those `--run` selects, and every folder that cannot run (unreadable, or a case
+/// holding cases: an error, whatever `--run` says); `Err` when there is none, or when a PATH
+/// leads out of its tree.
 fn cases(args: &TestArgs) -> Result<Vec<Named>, String> {
     let roots = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -90,15 +91,25 @@ fn cases(args: &TestArgs) -> Result<Vec<Named>, String> {
     let filter = test_results::Filter::new(&args.run)?;
     let mut found = Vec::new();
     for root in &roots {
-        let under = crate::cases::find(root, args.update)?;
+        // A PATH is the command line's, but where it leads may be a pull request's (a
+        // committed `tests -> /elsewhere`): kept to its tree, as `-i` keeps a name.
+        let bare: PathBuf = root.components().collect();
+        if let Some(tree) = crate::tree::Tree::of_name(&bare)
+            && let Err(outside) = tree.check(&bare)
+        {
+            return Err(format!(
+                "{}: {outside}: no case run there (a pull request can commit such a link)",
+                crate::diagnostic::printable_name(&root.display().to_string())
+            ));
+        }
+        let under = crate::cases::find(root)?;
         for dir in under.cases {
             let name = case_name(&dir);
             if filter.selects(&name) {
                 found.push((name, Ok(dir)));
             }
         }
-        for (dir, why) in under.unreadable {
-            let why = format!("this folder cannot be read, nor the cases it may hold: {why}");
+        for (dir, why) in under.errors {
             found.push((case_name(&dir), Err(why)));
         }
     }
@@ -219,20 +230,24 @@ fn write_expectation(dir: &Path, path: &Path, text: &str) -> Result<(), String> 
 /// not run or the JUnit file cannot be written (the results shown all the same), 1 when one
 /// failed.
 fn finish(args: &TestArgs, verdicts: &[Verdict]) -> ExitStatus {
-    let status = test_results::status(verdicts);
+    let junit = args
+        .junit
+        .as_ref()
+        .and_then(|path| Some((path, test_results::write_junit(path, verdicts).err()?)));
+    let status = match junit {
+        Some(_) => ExitStatus::Error,
+        None => test_results::status(verdicts),
+    };
     let text = match args.report {
         crate::args::ReportFormat::Text => test_results::text(verdicts, args.verbose),
-        crate::args::ReportFormat::Json => test_results::json_lines(verdicts),
+        crate::args::ReportFormat::Json => test_results::json_lines(verdicts, status),
     };
     let shown = output::stdout(&text).max(status);
-    if let Some(path) = &args.junit
-        && let Err(e) = test_results::write_junit(path, verdicts)
-    {
+    if let Some((path, e)) = junit {
         report::eprint(&format!(
             "error: --junit {}: {e}\n",
             crate::diagnostic::printable_name(&path.display().to_string())
         ));
-        return ExitStatus::Error;
     }
     shown
 }
