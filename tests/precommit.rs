@@ -125,9 +125,25 @@ fn hook_injects_then_passes() {
 
 /// A committed file named like an option (`--config=evil.yaml`) is a file to the hook, not an
 /// option: the repository's own configuration is used, and the sidecar of the configuration
-/// the name points to is not injected.
+/// the name points to is not injected. Run with `kinject-system` (the kinject just built), whose
+/// `entry:` is `kinject`'s (checked here): `hook_injects_then_passes` has pre-commit build the
+/// Rust hook already, a build of every dependency a second one would repeat.
 #[test]
 fn a_file_named_like_an_option_is_a_file() {
+    let hooks = std::fs::read_to_string(root().join(".pre-commit-hooks.yaml")).expect("hooks");
+    let entry = |id: &str| -> String {
+        let at = hooks
+            .find(&format!("- id: {id}\n"))
+            .unwrap_or_else(|| panic!("{id}"));
+        let block = &hooks[at..];
+        let line = block
+            .lines()
+            .find(|l| l.trim_start().starts_with("entry:"))
+            .expect("entry");
+        line.trim().to_owned()
+    };
+    assert_eq!(entry("kinject"), entry("kinject-system"));
+    assert!(entry("kinject").ends_with(" --"), "{}", entry("kinject"));
     let (repo, home) = repository();
     let dir = repo.path();
     let cases = root().join("testdata/cases");
@@ -143,10 +159,8 @@ fn a_file_named_like_an_option_is_a_file() {
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", "manifests"]);
 
-    let run = try_repo(dir, home.path());
-    let log =
-        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(1), "{log}");
+    let (code, log) = try_system_hook(dir, home.path(), "kinject-system", true);
+    assert_eq!(code, Some(1), "{log}");
     assert!(log.contains("files were modified by this hook"), "{log}");
     let injected = std::fs::read_to_string(dir.join("k8s/app.yaml")).expect("read");
     assert!(injected.contains("- name: log-shipper"), "{injected}");
