@@ -300,6 +300,8 @@ fn json_report_lines_fit_the_report_schema() {
             "--update",
             "fixture",
         ][..],
+        // No case run: the error and a summary, on stdout too.
+        &["test", "--report", "json", "-c", "missing.yaml", "fixture"][..],
     ] {
         let out = kinject(d, args);
         let lines = common::report_lines(&out.stdout);
@@ -315,6 +317,13 @@ fn json_report_lines_fit_the_report_schema() {
             last["exitCode"].as_i64()
         );
     }
+    let out = kinject(
+        d,
+        &["test", "--report", "json", "-c", "missing.yaml", "fixture"],
+    );
+    let lines = common::report_lines(&out.stdout);
+    assert_eq!(lines[0]["code"], "kinject::test::not_run", "{lines:?}");
+    assert_eq!(lines.len(), 2, "{lines:?}");
     seen.sort();
     seen.dedup();
     assert_eq!(seen, ["error", "failed", "passed", "summary"]);

@@ -41,6 +41,28 @@ fn write(at: &Path, files: &[(&str, &str)]) {
     }
 }
 
+/// A temporary folder holding `sidecars.yaml` (the sidecar `shipper` at version 1) and
+/// `files`.
+fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let work = tempfile::tempdir().expect("tempdir");
+    write(work.path(), &[("sidecars.yaml", &config("1"))]);
+    write(work.path(), files);
+    work
+}
+
+/// `kinject test -c sidecars.yaml --update tests/` in `dir`: exit code and stdout.
+fn update(dir: &Path) -> (Option<i32>, String) {
+    let (code, stdout, _) = test(dir, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    (code, stdout)
+}
+
+/// `from` replaced with `to` in the file `path` (which holds it).
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("read");
+    assert!(text.contains(from), "{}: no {from}", path.display());
+    std::fs::write(path, text.replace(from, to)).expect("write");
+}
+
 /// `kinject test ARGS` in `dir`: exit code, stdout and stderr.
 fn test(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let mut all = vec!["test"];
@@ -192,16 +214,7 @@ fn a_case_runs_with_the_configuration_docs_test_says() {
     }
     let (code, stdout, _) = test(w, &["-c", "pinned.yaml", "--update", "tests/"]);
     assert_eq!(code, Some(0), "{stdout}");
-    let shipper = |case: &str| {
-        let text = std::fs::read_to_string(w.join("tests").join(case).join("expected.yaml"))
-            .unwrap_or_else(|e| panic!("{case}: {e}"));
-        let at = text.find("example.com/shipper:").expect("a shipper") + 20;
-        text[at..]
-            .split_whitespace()
-            .next()
-            .expect("tag")
-            .to_owned()
-    };
+    let shipper = |case: &str| shipper(&w.join("tests").join(case));
     assert_eq!(
         shipper("own"),
         "own",
@@ -248,7 +261,7 @@ fn update_reads_no_special_file() {
         .expect("mkfifo");
     assert!(made.success());
     let started = std::time::Instant::now();
-    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    let (code, stdout) = update(w);
     assert!(started.elapsed().as_secs() < 60, "it waited");
     assert_eq!(code, Some(2), "{stdout}");
     // Refused as leading out of the folder, or, where the link cannot be followed to a path
@@ -278,19 +291,14 @@ fn update_reads_no_special_file() {
 /// can be erased or faked.
 #[test]
 fn a_case_cannot_write_to_the_terminal() {
-    let work = tempfile::tempdir().expect("tempdir");
+    let work = workspace(&[
+        ("tests/esc/input.yaml", INPUT),
+        (
+            "tests/esc/expected.yaml",
+            "x\n\x1b[2K\r\x1b[1Aok    tests/fake\x1b]0;title\x07\n",
+        ),
+    ]);
     let w = work.path();
-    write(
-        w,
-        &[
-            ("sidecars.yaml", &config("1")),
-            ("tests/esc/input.yaml", INPUT),
-            (
-                "tests/esc/expected.yaml",
-                "x\n\x1b[2K\r\x1b[1Aok    tests/fake\x1b]0;title\x07\n",
-            ),
-        ],
-    );
     let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "tests/"]);
     assert_eq!(code, Some(1), "{stdout}");
     for control in ['\x1b', '\r', '\x07'] {
@@ -303,68 +311,58 @@ fn a_case_cannot_write_to_the_terminal() {
 /// symlink's target) but not its configuration; and it is written only beside an expectation.
 #[test]
 fn the_record_covers_what_the_case_reads_and_comes_with_an_expectation() {
-    let work = tempfile::tempdir().expect("tempdir");
+    let work = workspace(&[
+        ("tests/named/input.yaml", INPUT),
+        ("tests/named/other.yaml", INPUT),
+        ("tests/named/args", "inject other.yaml"),
+        ("tests/linked/input/a.yaml", INPUT),
+        ("tests/linked/input/b.yaml", &INPUT.replace("web", "api")),
+        ("tests/linked/shared/x.yaml", INPUT),
+        ("tests/configured/input.yaml", INPUT),
+        ("tests/configured/config.yaml", &config("2")),
+        ("tests/broken/input.yaml", INPUT),
+        ("tests/broken/args", "inject --nope input.yaml"),
+    ]);
     let w = work.path();
-    write(
-        w,
-        &[
-            ("sidecars.yaml", &config("1")),
-            ("tests/named/input.yaml", INPUT),
-            ("tests/named/other.yaml", INPUT),
-            ("tests/named/args", "inject other.yaml"),
-            ("tests/linked/input/a.yaml", INPUT),
-            ("tests/linked/input/b.yaml", &INPUT.replace("web", "api")),
-            ("tests/linked/shared/x.yaml", INPUT),
-            ("tests/configured/input.yaml", INPUT),
-            ("tests/configured/config.yaml", &config("2")),
-            ("tests/broken/input.yaml", INPUT),
-            ("tests/broken/args", "inject --nope input.yaml"),
-        ],
-    );
     std::os::unix::fs::symlink("a.yaml", w.join("tests/linked/input/link.yaml")).expect("link");
-    let update = |force: bool| {
-        let mut args = vec!["-c", "sidecars.yaml", "--update"];
-        if force {
-            args.push("--force");
-        }
-        args.push("tests/");
-        test(w, &args)
-    };
-    let (code, stdout, _) = update(false);
+    let forced = || test(w, &["-c", "sidecars.yaml", "--update", "--force", "tests/"]);
+    let (code, stdout) = update(w);
     // The broken case fails (clap refuses `--nope`), and gets neither expectation nor record.
     assert_eq!(code, Some(1), "{stdout}");
     assert!(!w.join("tests/broken/input.sha256").exists());
     assert!(!w.join("tests/broken/expected.yaml").exists());
     std::fs::remove_dir_all(w.join("tests/broken")).expect("rm");
 
-    let edit = |file: &str, from: &str, to: &str| {
-        let path = w.join("tests").join(file);
-        let text = std::fs::read_to_string(&path).expect("read");
-        assert!(text.contains(from));
-        std::fs::write(&path, text.replace(from, to)).expect("write");
-    };
     // A file named in args changed: refused.
-    edit("named/other.yaml", "namespace: prod", "namespace: staging");
-    let (code, stdout, _) = update(false);
+    edit(
+        &w.join("tests/named/other.yaml"),
+        "namespace: prod",
+        "namespace: staging",
+    );
+    let (code, stdout) = update(w);
     assert_eq!(code, Some(2), "{stdout}");
     assert!(
         stdout.contains("ERROR tests/named: the input changed since"),
         "{stdout}"
     );
-    update(true);
+    forced();
     // A symlink of the input retargeted: refused.
     std::fs::remove_file(w.join("tests/linked/input/link.yaml")).expect("rm");
     std::os::unix::fs::symlink("b.yaml", w.join("tests/linked/input/link.yaml")).expect("link");
-    let (code, stdout, _) = update(false);
+    let (code, stdout) = update(w);
     assert_eq!(code, Some(2), "{stdout}");
     assert!(
         stdout.contains("ERROR tests/linked: the input changed since"),
         "{stdout}"
     );
-    update(true);
+    forced();
     // The case's configuration changed: that is what an update is for.
-    edit("configured/config.yaml", "shipper:2", "shipper:3");
-    let (code, stdout, _) = update(false);
+    edit(
+        &w.join("tests/configured/config.yaml"),
+        "shipper:2",
+        "shipper:3",
+    );
+    let (code, stdout) = update(w);
     assert_eq!(code, Some(0), "{stdout}");
     assert!(
         stdout.contains("updated tests/configured: expected.yaml"),
@@ -376,20 +374,15 @@ fn the_record_covers_what_the_case_reads_and_comes_with_an_expectation() {
 /// over: its expectation is not replaced with the success's report.
 #[test]
 fn update_writes_no_expectation_of_another_kind_of_run() {
-    let work = tempfile::tempdir().expect("tempdir");
+    let work = workspace(&[
+        ("tests/now-passes/input.yaml", INPUT),
+        (
+            "tests/now-passes/expected.stderr",
+            "error: it failed once\n",
+        ),
+    ]);
     let w = work.path();
-    write(
-        w,
-        &[
-            ("sidecars.yaml", &config("1")),
-            ("tests/now-passes/input.yaml", INPUT),
-            (
-                "tests/now-passes/expected.stderr",
-                "error: it failed once\n",
-            ),
-        ],
-    );
-    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    let (code, stdout) = update(w);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("expected exit 2, got exit 0"), "{stdout}");
     assert_eq!(
@@ -403,16 +396,9 @@ fn update_writes_no_expectation_of_another_kind_of_run() {
 /// file that cannot be written is said after every result is shown.
 #[test]
 fn one_bad_folder_or_junit_file_loses_no_result() {
-    let work = tempfile::tempdir().expect("tempdir");
+    let work = workspace(&[("tests/ok/input.yaml", INPUT)]);
     let w = work.path();
-    write(
-        w,
-        &[
-            ("sidecars.yaml", &config("1")),
-            ("tests/ok/input.yaml", INPUT),
-        ],
-    );
-    let (code, _, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    let (code, _) = update(w);
     assert_eq!(code, Some(0));
     // A folder too deep to name (git can hold it): made a relative step at a time, as its
     // path outgrows PATH_MAX.
@@ -507,17 +493,9 @@ fn a_symlinked_path_keeps_the_configuration_and_its_tree() {
 /// case that cannot run, not a folder that is no case.
 #[test]
 fn cases_cannot_be_hidden() {
-    let work = tempfile::tempdir().expect("tempdir");
+    let work = workspace(&[("tests/a/input.yaml", INPUT), ("tests/b/input.yaml", INPUT)]);
     let w = work.path();
-    write(
-        w,
-        &[
-            ("sidecars.yaml", &config("1")),
-            ("tests/a/input.yaml", INPUT),
-            ("tests/b/input.yaml", INPUT),
-        ],
-    );
-    let (code, _, _) = test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    let (code, _) = update(w);
     assert_eq!(code, Some(0));
     write(
         w,
@@ -542,29 +520,25 @@ fn cases_cannot_be_hidden() {
 /// so an update with nothing changed writes nothing.
 #[test]
 fn the_record_follows_a_named_link_and_skips_the_cases_own_files() {
-    let work = tempfile::tempdir().expect("tempdir");
+    let work = workspace(&[
+        ("tests/linked/input.yaml", INPUT),
+        ("tests/linked/data/x.yaml", INPUT),
+        ("tests/linked/args", "inject linked"),
+        ("tests/itself/x.yaml", INPUT),
+        ("tests/itself/args", "inject ."),
+    ]);
     let w = work.path();
-    write(
-        w,
-        &[
-            ("sidecars.yaml", &config("1")),
-            ("tests/linked/input.yaml", INPUT),
-            ("tests/linked/data/x.yaml", INPUT),
-            ("tests/linked/args", "inject linked"),
-            ("tests/itself/x.yaml", INPUT),
-            ("tests/itself/args", "inject ."),
-        ],
-    );
     std::os::unix::fs::symlink("data", w.join("tests/linked/linked")).expect("link");
-    let update = || test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
-    let (code, stdout, _) = update();
+    let (code, stdout) = update(w);
     assert_eq!(code, Some(0), "{stdout}");
-    let (code, stdout, _) = update();
+    let (code, stdout) = update(w);
     assert_eq!(code, Some(0), "nothing changed: {stdout}");
-    let path = w.join("tests/linked/data/x.yaml");
-    let text = std::fs::read_to_string(&path).expect("read");
-    std::fs::write(&path, text.replace("namespace: prod", "namespace: dev")).expect("write");
-    let (code, stdout, _) = update();
+    edit(
+        &w.join("tests/linked/data/x.yaml"),
+        "namespace: prod",
+        "namespace: dev",
+    );
+    let (code, stdout) = update(w);
     assert_eq!(code, Some(2), "{stdout}");
     assert!(
         stdout.contains("ERROR tests/linked: the input changed since"),
@@ -576,16 +550,9 @@ fn the_record_follows_a_named_link_and_skips_the_cases_own_files() {
 /// be written, though every case passed.
 #[test]
 fn the_json_summary_says_the_exit_code_of_the_run() {
-    let work = tempfile::tempdir().expect("tempdir");
+    let work = workspace(&[("tests/ok/input.yaml", INPUT)]);
     let w = work.path();
-    write(
-        w,
-        &[
-            ("sidecars.yaml", &config("1")),
-            ("tests/ok/input.yaml", INPUT),
-        ],
-    );
-    test(w, &["-c", "sidecars.yaml", "--update", "tests/"]);
+    update(w);
     let (code, stdout, _) = test(
         w,
         &[

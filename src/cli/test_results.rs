@@ -157,6 +157,15 @@ pub(crate) fn json_lines(verdicts: &[Verdict], status: ExitStatus) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
+/// For machines, when no case ran: the error (`kinject::test::not_run`), then the summary of
+/// no case, exit 2.
+pub(crate) fn not_run(message: &str) -> String {
+    let error = json!({
+        "action": "error", "code": crate::diagnostic::codes::TEST_NOT_RUN, "error": message,
+    });
+    format!("{error}\n{}", json_lines(&[], ExitStatus::Error))
+}
+
 /// A case's JSON line.
 fn case_json(v: &Verdict) -> Value {
     let mut line = match &v.result {

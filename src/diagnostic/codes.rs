@@ -111,6 +111,10 @@ codes! {
     /// A check of kinject's own result failed: nothing is written.
     INTERNAL = "kinject::internal";
 
+    /// `kinject test` ran no case: none found, a `-c` that does not exist, a PATH that is no
+    /// folder or leads out of its tree.
+    TEST_NOT_RUN = "kinject::test::not_run";
+
     // The run (the report's codes for what is neither an object nor a diagnostic).
     /// A command line that asks for what cannot be done (`--in-place` of standard input).
     USAGE = "kinject::usage";

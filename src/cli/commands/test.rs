@@ -25,7 +25,10 @@ pub(crate) fn run(args: &TestArgs) -> ExitStatus {
         Ok(dirs) => {
             let exe = match std::env::current_exe() {
                 Ok(exe) => exe,
-                Err(e) => return refused(&format!("cannot find kinject's own executable: {e}")),
+                Err(e) => {
+                    let why = format!("cannot find kinject's own executable: {e}");
+                    return refused(args, &why);
+                }
             };
             let rules = match configs(&args.configs) {
                 Ok(configs) => Rules {
@@ -33,7 +36,7 @@ pub(crate) fn run(args: &TestArgs) -> ExitStatus {
                     configs,
                     new_expectation: args.update,
                 },
-                Err(e) => return refused(&e),
+                Err(e) => return refused(args, &e),
             };
             let runner = Runner::untrusted(exe);
             let verdicts: Vec<Verdict> = dirs
@@ -49,16 +52,20 @@ pub(crate) fn run(args: &TestArgs) -> ExitStatus {
                 .collect();
             finish(args, &verdicts)
         }
-        Err(e) => refused(&e),
+        Err(e) => refused(args, &e),
     }
 }
 
-/// An error that stops the run before any case: on stderr, exit 2.
-fn refused(message: &str) -> ExitStatus {
+/// An error that stops the run before any case: on stderr (and, with `--report json`, as a
+/// JSON line and a summary on stdout), exit 2.
+fn refused(args: &TestArgs, message: &str) -> ExitStatus {
     report::eprint(&format!("error: {message}\n"));
+    if matches!(args.report, crate::args::ReportFormat::Json) {
+        // The machine's channel says it too: the error, then a summary of no case.
+        return output::stdout(&test_results::not_run(message)).max(ExitStatus::Error);
+    }
     ExitStatus::Error
 }
-
 /// The configurations of `-c`, made absolute (cases run in their own folders).
 fn configs(given: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     given
