@@ -12,7 +12,8 @@
 //! checks:                                       # match and differs: what the output holds
 //!   - at: pod.spec.imagePullSecrets[*].name
 //!     is: [s2, s3, s0, s1]
-//! error: "substring of stderr"                  # refused: exit 2, nothing on stdout
+//! error: "substring of stderr"                  # refused (and a differs that refuses):
+//!                                               # exit 2, nothing on stdout
 //! ```
 //!
 //! A check's `at` is a path into one output object (`doc: N`, default 0): `pod.` starts at the
@@ -24,9 +25,11 @@
 //! items). `stderr: [..]` lists substrings the report must hold.
 //!
 //! `match` means every check is what the upstream test asserts. `differs` means kinject
-//! deliberately gives another result, the one the checks state, and `compat` quotes the row of
-//! docs/compat.md that says so (the test checks that the row is there). `refused` means kinject
-//! refuses with file and line, as `compat` quotes. Each injector's counts are in docs/compat.md
+//! deliberately gives another result, the one the checks state (or, with `error` instead of
+//! `checks`, refuses where upstream gives a pod, because what upstream does would break one of
+//! kinject's guarantees), and `compat` quotes the row of docs/compat.md that says so (the test
+//! checks that the row is there). `refused` means kinject refuses with file and line, as
+//! `compat` quotes, because it would need what a manifest does not hold. Each injector's counts are in docs/compat.md
 //! and checked here: they cannot drop without the table changing.
 //!
 //! `KINJECT_CASE=name[,name…]` runs only the cases whose folder name contains one of them.
@@ -286,7 +289,11 @@ fn run_case(dir: &Path, compat_md: &str) -> Result<String, String> {
     let out = common::kinject_with_stdin(dir, &argv, &stdin);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();
-    if result == "refused" {
+    let refuses = result == "refused" || (result == "differs" && case.get("error").is_some());
+    if refuses && case.get("checks").is_some() {
+        return Err("a case that refuses has no `checks`: nothing is written".into());
+    }
+    if refuses {
         let want = text(&case, "error").ok_or("a refused case states its `error`")?;
         if code != Some(2) || !out.stdout.is_empty() || !stderr.contains(want) {
             return Err(format!(
