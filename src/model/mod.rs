@@ -261,6 +261,12 @@ pub struct Sidecar {
     /// `resources`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub resources_policies: std::collections::BTreeMap<String, ResourcesPolicy>,
+    /// Names of pod containers that are not app containers to the `resourcesPolicies` of the
+    /// sidecars in a pod this sidecar goes into, beside the containers every sidecar there
+    /// adds (OpenKruise leaves out every name its matched sets give a container or init
+    /// container: a HotUpgrade container's `x`, injected as `x-1` and `x-2`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_app_containers: Vec<String>,
     /// Also give `volumeMounts` and `env` to the containers and init containers that earlier
     /// sidecars injected (salesforce applies each mutation to the pod as the previous ones
     /// left it).
