@@ -534,6 +534,12 @@ pub struct Skips {
     /// Namespaces never injected.
     #[serde(default)]
     pub namespaces: Vec<String>,
+    /// Pods injected already: annotations and the value each has on such a pod, in any
+    /// capitalisation (tumblr's `injector.tumblr.com/status: injected`). Skipped as
+    /// `already_injected`, whatever else their annotations ask (the injector looks at its
+    /// status before a request).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub injected: std::collections::BTreeMap<String, String>,
 }
 
 /// What a rule selects. Every field that is set must match.
