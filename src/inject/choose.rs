@@ -123,6 +123,28 @@ impl Notes {
         );
     }
 
+    /// `rule` reads the pod template's annotations only, and the workload's own (a `kind`)
+    /// ask for it: said once per annotation.
+    fn asked_outside_the_pod(&mut self, rule: &RuleDef, kind: &str) {
+        let key = rule
+            .matcher
+            .first_annotation()
+            .unwrap_or("the request annotation");
+        let warning = format!(
+            "`{key}` on the {kind}'s own metadata asks for nothing: rule `{}`, read from another \
+                injector's configuration, reads the pod template's annotations only, as that \
+                injector's webhook sees pods; put it in the pod template's annotations",
+            rule.spec.name
+        );
+        if !self
+            .warnings
+            .iter()
+            .any(|w| w.starts_with(&format!("`{key}` on the")))
+        {
+            self.warnings.push(warning);
+        }
+    }
+
     /// `name` is left out: `rule`, which injects into the object, replaces it.
     fn replaced(&mut self, name: &str, rule: &str) {
         self.policy.push(
@@ -496,6 +518,9 @@ fn select_sidecars<'c>(
     let mut replaced: Vec<(&str, &str)> = Vec::new();
     for (rule, verdict) in config.rules.iter().zip(verdicts) {
         if !verdict.matched {
+            if rule.matcher.asked_outside_the_pod(s) {
+                notes.asked_outside_the_pod(rule, s.kind);
+            }
             continue;
         }
         if let Some(reason) = rule_skip(config, rule, s) {

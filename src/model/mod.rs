@@ -586,6 +586,12 @@ pub struct Match {
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[schemars(with = "std::collections::BTreeMap<String, String>")]
     pub annotations: Map<String, Value>,
+    /// `annotations`, `annotationLists` and `annotationSelector` read the pod template's
+    /// annotations only, not a workload's own: another injector's webhook sees pods, which a
+    /// workload's own annotations never reach (Expedia's). A workload whose own annotations
+    /// would match is told so in a warning.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pod_annotations_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
