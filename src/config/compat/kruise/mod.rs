@@ -20,8 +20,6 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
 #[rustfmt::skip]
-mod fields;
-mod go_json;
 mod hash;
 
 use super::context::{Context, Problem, injector_skips};

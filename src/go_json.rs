@@ -2,7 +2,14 @@
 //! the struct's order (not the YAML's), zero values of fields without `omitempty` written,
 //! structs never omitted (`"resources":{}`), map keys sorted, quantities canonical, and
 //! strings escaped as Go escapes them. Kruise hashes its SidecarSets this way, so a hash
-//! computed here equals Kruise's whatever order or form the YAML was written in.
+//! computed here equals Kruise's whatever order or form the YAML was written in. `fields`
+//! holds the Go structs' fields, generated from their Go source.
+
+#[rustfmt::skip]
+pub(crate) mod fields;
+mod ty;
+
+pub(crate) use ty::{Field, Ty};
 
 use std::fmt::Write;
 
@@ -10,35 +17,8 @@ use serde_json::Value;
 
 use crate::quantity;
 
-/// The Go type of a field, as far as its JSON goes.
-#[derive(Clone, Copy)]
-pub(super) enum Ty {
-    String,
-    Int,
-    Bool,
-    /// `resource.Quantity`: its canonical string.
-    Quantity,
-    /// `intstr.IntOrString`: a number or a string.
-    IntOrString,
-    Struct(&'static [Field]),
-    Pointer(&'static Ty),
-    Slice(&'static Ty),
-    /// A map with string keys (written sorted).
-    Map(&'static Ty),
-}
-
-/// One field of a Go struct.
-pub(super) struct Field {
-    /// Its JSON name (empty for an embedded struct).
-    pub(super) json: &'static str,
-    pub(super) omit_empty: bool,
-    /// An embedded struct, whose fields are written as this struct's own.
-    pub(super) inline: bool,
-    pub(super) ty: Ty,
-}
-
 /// `value` (`None`: the zero value) written as Go writes a `ty`.
-pub(super) fn write(out: &mut String, ty: Ty, value: Option<&Value>) {
+pub(crate) fn write(out: &mut String, ty: Ty, value: Option<&Value>) {
     let value = value.filter(|v| !v.is_null());
     match ty {
         Ty::String => string(out, value.map(scalar_text).unwrap_or_default().as_str()),
@@ -153,7 +133,7 @@ fn scalar_text(value: &Value) -> String {
 
 /// `s` as a JSON string, escaped as Go's encoder escapes it (HTML-safe: `<`, `>`, `&`, and
 /// U+2028/U+2029 as `\u` escapes; `\b` and `\f` short, as since Go 1.22).
-pub(super) fn string(out: &mut String, s: &str) {
+pub(crate) fn string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
