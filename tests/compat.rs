@@ -447,3 +447,105 @@ fn a_check_path_reads_keys_with_dots_and_selects_items() {
     );
     assert!(ok(serde_json::json!({"at": "pod.spec.containers"})).is_err());
 }
+
+/// The first and last lines of the part of each injector's README that lists its cases,
+/// written from the cases by `readmes_list_the_cases`.
+const CASES_BEGIN: &str = "<!-- The counts and the list of cases below are written from the cases by \
+tests/compat.rs (`KINJECT_BLESS=1 cargo test --test it compat::`); do not edit them. -->";
+const CASES_END: &str = "<!-- End of the list of cases. -->";
+
+/// One cell of a Markdown table: the text on one line, `|` escaped.
+fn cell(text: &str) -> String {
+    words(text).replace('|', "\\|")
+}
+
+/// The counts and list of `injector`'s cases, as its README holds them between `CASES_BEGIN`
+/// and `CASES_END`: each case's `upstream`, `result` and, when it is not `match`, the
+/// docs/compat.md text it quotes. Read from `case.yaml`; `upstream_suites_pass` checks that
+/// each case gives that result.
+fn cases_section(injector: &str) -> String {
+    let base = root().join("testdata/compat").join(injector);
+    let mut rows = Vec::new();
+    let mut folders: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    let mut total = [0usize; 4];
+    for dir in cases(injector) {
+        let case = yaml(&dir.join("case.yaml"));
+        let name = dir
+            .strip_prefix(&base)
+            .unwrap_or(&dir)
+            .display()
+            .to_string();
+        let result = text(&case, "result").unwrap_or("?");
+        let slot = 1 + ["match", "differs", "refused"]
+            .iter()
+            .position(|r| *r == result)
+            .unwrap_or(2);
+        let folder = name.split('/').next().unwrap_or_default().to_owned();
+        for tally in [folders.entry(folder).or_default(), &mut total] {
+            tally[0] += 1;
+            tally[slot] += 1;
+        }
+        let why = text(&case, "compat").map(cell).unwrap_or_default();
+        rows.push(format!(
+            "| [{name}]({name}/case.yaml) | {} | {result} | {why} |",
+            cell(text(&case, "upstream").unwrap_or_default())
+        ));
+    }
+    let count = |t: &[usize; 4]| format!("{} | {} | {} | {}", t[0], t[1], t[2], t[3]);
+    let mut out = vec![
+        format!(
+            "{} cases: {} match, {} differs, {} refused.",
+            total[0], total[1], total[2], total[3]
+        ),
+        String::new(),
+        "| folder | cases | match | differs | refused |".to_owned(),
+        "|---|---|---|---|---|".to_owned(),
+    ];
+    out.extend(
+        folders
+            .iter()
+            .map(|(folder, t)| format!("| `{folder}/` | {} |", count(t))),
+    );
+    out.extend([
+        String::new(),
+        "| case | upstream | result | docs/compat.md (differs, refused) |".to_owned(),
+        "|---|---|---|---|".to_owned(),
+    ]);
+    out.extend(rows);
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn readmes_list_the_cases() {
+    let mut stale = Vec::new();
+    for injector in INJECTORS {
+        let path = root()
+            .join("testdata/compat")
+            .join(injector)
+            .join("README.md");
+        let readme = std::fs::read_to_string(&path).expect("README.md");
+        let Some((before, rest)) = readme.split_once(CASES_BEGIN) else {
+            panic!("{}: no line `{CASES_BEGIN}`", path.display());
+        };
+        let Some((_, after)) = rest.split_once(CASES_END) else {
+            panic!("{}: no line `{CASES_END}`", path.display());
+        };
+        let written = format!(
+            "{before}{CASES_BEGIN}\n\n{}\n{CASES_END}{after}",
+            cases_section(injector)
+        );
+        if written == readme {
+            continue;
+        }
+        if std::env::var_os("KINJECT_BLESS").is_some() {
+            std::fs::write(&path, written).expect("write README.md");
+        } else {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the counts or the list of cases are stale in {stale:?}: run `KINJECT_BLESS=1 cargo test \
+         --test it compat::` and read the diff"
+    );
+}
