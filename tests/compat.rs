@@ -14,6 +14,8 @@
 //!     is: [s2, s3, s0, s1]
 //! error: "substring of stderr"                  # refused (and a differs that refuses):
 //!                                               # exit 2, nothing on stdout
+//! patch: ../../fixtures/patch/x.json            # optional, an `admission` run: upstream's
+//!                                               # expected JSON patch (below)
 //! ```
 //!
 //! A check's `at` is a path into one output object (`doc: N`, default 0): `pod.` starts at the
@@ -22,7 +24,11 @@
 //! response's patch applied). Segments: `key`, `["key.with/dots"]`, `[N]`, `[*]` (every item)
 //! and `[name=x]` (the item whose `name` is `x`). Then exactly one of `is` (equal), `absent:
 //! true`, `json` (a string that parses to this JSON value) or `contains` (a list holding these
-//! items). `stderr: [..]` lists substrings the report must hold.
+//! items). `stderr: [..]` lists substrings the report must hold. `patch` checks the whole pod:
+//! the request's object with kinject's response applied equals it with upstream's expected
+//! patch applied, as the API server applies what those webhooks send (`apply_webhook_patch`),
+//! both without Go's `resources: {}` and kinject's status annotation (docs/compat.md, "What
+//! all formats share").
 //!
 //! `match` means every check is what the upstream test asserts. `differs` means kinject
 //! deliberately gives another result, the one the checks state (or, with `error` instead of
@@ -80,10 +86,12 @@ fn text<'a>(case: &'a Value, key: &str) -> Option<&'a str> {
     case.get(key).and_then(Value::as_str)
 }
 
-/// The objects a run gives, and the whole AdmissionReview of an `admission` run.
+/// The objects a run gives, and the whole AdmissionReview of an `admission` run with the
+/// object of its request.
 struct Output {
     objects: Vec<Value>,
     review: Option<Value>,
+    request_object: Option<Value>,
 }
 
 fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, String> {
@@ -92,6 +100,7 @@ fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, Str
         return Ok(Output {
             objects: common::objects(&stdout),
             review: None,
+            request_object: None,
         });
     }
     let review: Value = serde_json::from_str(&stdout).map_err(|e| format!("stdout: {e}"))?;
@@ -104,10 +113,12 @@ fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, Str
                 .ok_or("empty")
         })
         .map_err(|e| format!("stdin: {e}"))?;
-    let object = crate::common::serve::patched(&request["request"]["object"], &review)?;
+    let request_object = request["request"]["object"].clone();
+    let object = crate::common::serve::patched(&request_object, &review)?;
     Ok(Output {
         objects: vec![object],
         review: Some(review),
+        request_object: Some(request_object),
     })
 }
 
@@ -256,6 +267,107 @@ fn check(output: &Output, c: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Applies an upstream webhook's JSON patch to a pod the way the API server's patching treats
+/// what those webhooks send: `add` of `…/-` (or of a whole list) to a list the pod lacks
+/// creates it, and `replace` of a field the pod lacks adds it.
+fn apply_webhook_patch(pod: &mut Value, ops: &Value) -> Result<(), String> {
+    for op in ops.as_array().ok_or("a patch is a list")? {
+        let path = op["path"].as_str().ok_or("an operation without `path`")?;
+        let tokens: Vec<String> = path
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let (last, parents) = tokens.split_last().ok_or("a path below the root")?;
+        let index = |t: &str| t.parse::<usize>().map_err(|e| format!("{path}: {e}"));
+        let mut at = &mut *pod;
+        for (i, t) in parents.iter().enumerate() {
+            // What a missing step becomes: a list when the next token appends to it.
+            let next_is_list = tokens[i + 1] == "-";
+            at = match at {
+                Value::Array(items) => {
+                    items.get_mut(index(t)?).ok_or(format!("{path}: no item"))?
+                }
+                Value::Object(m) => m.entry(t.clone()).or_insert_with(|| {
+                    if next_is_list {
+                        serde_json::json!([])
+                    } else {
+                        serde_json::json!({})
+                    }
+                }),
+                other => return Err(format!("cannot go into {other} at {path}")),
+            };
+        }
+        let value = op.get("value").cloned().unwrap_or(Value::Null);
+        match (op["op"].as_str(), at) {
+            (Some("add"), Value::Array(items)) if last == "-" => items.push(value),
+            (Some("add"), Value::Array(items)) => items.insert(index(last)?, value),
+            (Some("replace"), Value::Array(items)) => {
+                *items
+                    .get_mut(index(last)?)
+                    .ok_or(format!("{path}: no item"))? = value
+            }
+            (Some("remove"), Value::Array(items)) => {
+                items.remove(index(last)?);
+            }
+            (Some("add" | "replace"), Value::Object(m)) if last != "-" => {
+                m.insert(last.clone(), value);
+            }
+            (Some("remove"), Value::Object(m)) => {
+                m.shift_remove(last);
+            }
+            (other, _) => return Err(format!("cannot apply {other:?} at {path}")),
+        }
+    }
+    Ok(())
+}
+
+/// `value` without what Go adds to every container it serialises and kinject does not
+/// (`resources: {}`), nor kinject's status annotation.
+fn as_compared(mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(m) => {
+                if m.get("resources") == Some(&serde_json::json!({})) {
+                    m.shift_remove("resources");
+                }
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    if let Some(Value::Object(a)) = value.pointer_mut("/metadata/annotations") {
+        a.shift_remove("kinject.dev/status");
+    }
+    value
+}
+
+/// The `patch` check: kinject's pod is the request's object with upstream's patch applied.
+fn check_upstream_patch(output: &Output, file: &Path) -> Result<(), String> {
+    let request = output
+        .request_object
+        .clone()
+        .ok_or("`patch` in a run that is not `admission`")?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let ops: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut expected = request;
+    apply_webhook_patch(&mut expected, &ops)?;
+    let expected = as_compared(expected);
+    let found = as_compared(output.objects.first().cloned().unwrap_or_default());
+    if found == expected {
+        return Ok(());
+    }
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    Err(format!(
+        "the pod is not what upstream's patch {} gives:\nkinject\n{}\nupstream\n{}",
+        file.display(),
+        pretty(&found),
+        pretty(&expected)
+    ))
+}
+
 fn words(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -318,10 +430,13 @@ fn run_case(dir: &Path, compat_md: &str) -> Result<String, String> {
     if checks.is_empty() {
         return Err("no `checks`: a case asserts something".into());
     }
-    let failed: Vec<String> = checks
+    let mut failed: Vec<String> = checks
         .iter()
         .filter_map(|c| check(&output, c).err())
         .collect();
+    if let Some(file) = text(&case, "patch") {
+        failed.extend(check_upstream_patch(&output, &dir.join(file)).err());
+    }
     let wanted = case["stderr"].as_array().cloned().unwrap_or_default();
     let missing: Vec<String> = wanted
         .iter()
@@ -417,6 +532,7 @@ fn a_check_path_reads_keys_with_dots_and_selects_items() {
     let output = Output {
         objects: vec![object],
         review: None,
+        request_object: None,
     };
     let ok = |c: Value| check(&output, &c);
     assert_eq!(
