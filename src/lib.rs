@@ -13,6 +13,8 @@
 //! 2. `yaml`: YAML text as Kubernetes reads it, its span tree, and edits spliced into it.
 //! 2. `model`: the native configuration format and its JSON Schema.
 //! 2. `calculator`: OpenKruise's resource calculator (`resourcesPolicy` expressions).
+//! 2. `go_json`: values written as Go's `encoding/json` writes a Go struct (Kruise's hash),
+//!    and the fields of the Go structs, generated from their source.
 //! 2. `tree`: where a run may read and write (the one rule for every path it opens or
 //!    writes), and which configuration a file uses when none is given.
 //! 3. `read`: inputs → documents → objects (*read*).
@@ -46,6 +48,7 @@ mod config;
 mod diagnostic;
 #[doc(hidden)]
 pub mod fuzz;
+mod go_json;
 mod inject;
 mod integrations;
 mod json;

@@ -39,6 +39,8 @@ pub struct Matcher {
     annotation_lists: Vec<(String, String)>,
     annotation_selector: Option<Selector>,
     runs_to_completion: Option<bool>,
+    /// `podAnnotationsOnly`: the annotations are read from the pod template only.
+    pod_only: bool,
 }
 
 /// Compiles a glob, or says why it is not one (without the pattern: the caller names it).
@@ -93,6 +95,7 @@ impl Matcher {
                 .collect(),
             annotation_selector,
             runs_to_completion: m.runs_to_completion,
+            pod_only: m.pod_annotations_only,
         })
     }
 
@@ -137,7 +140,27 @@ impl Matcher {
     /// holds (the first key's), when it is there.
     pub(crate) fn list_position(&self, s: &Subject<'_>) -> Option<usize> {
         let (key, item) = self.annotation_lists.first()?;
-        list_items(s.annotation(key)?).position(|x| x == item)
+        list_items(s.annotation_in(key, self.pod_only)?).position(|x| x == item)
+    }
+
+    /// The first annotation the rule reads (its request's, for a rule read from another
+    /// injector's format).
+    pub(crate) fn first_annotation(&self) -> Option<&str> {
+        self.annotation_lists
+            .first()
+            .map(|(k, _)| k.as_str())
+            .or_else(|| self.annotations.first().map(|(k, _)| k.as_str()))
+    }
+
+    /// Whether the rule reads only the pod template's annotations and the subject misses it
+    /// for that: read from the workload's own too, they would match.
+    pub(crate) fn asked_outside_the_pod(&self, s: &Subject<'_>) -> bool {
+        if !self.pod_only || s.annotation_levels.len() < 2 {
+            return false;
+        }
+        let mut trace = Trace::first_miss_only();
+        self.walk(s, true, false, &mut trace);
+        trace.misses.is_empty() && self.check(s).is_some()
     }
 
     /// The keys and items of `annotationLists`.
@@ -147,23 +170,24 @@ impl Matcher {
 
     fn check_with(&self, s: &Subject<'_>, lists: bool) -> Option<Miss> {
         let mut trace = Trace::first_miss_only();
-        self.walk(s, lists, &mut trace);
+        self.walk(s, lists, self.pod_only, &mut trace);
         trace.misses.first().copied()
     }
 
     /// Every criterion of the rule on the subject, and the fields that did not match (`explain`).
     pub(crate) fn criteria(&self, s: &Subject<'_>) -> (Vec<Miss>, Vec<Criterion>) {
         let mut trace = Trace::every_criterion();
-        self.walk(s, true, &mut trace);
+        self.walk(s, true, self.pod_only, &mut trace);
         (trace.misses, trace.criteria.unwrap_or_default())
     }
 
     /// Checks each criterion in turn, noting each in `trace` (which says when to stop): the one
     /// implementation of matching, for `inject` and `explain` alike.
-    fn walk(&self, s: &Subject<'_>, lists: bool, t: &mut Trace) {
+    /// `pod_only`: the annotations read are the pod template's only.
+    fn walk(&self, s: &Subject<'_>, lists: bool, pod_only: bool, t: &mut Trace) {
         let _ = self
             .walk_object(s, t)
-            .and_then(|()| self.walk_annotations(s, lists, t));
+            .and_then(|()| self.walk_annotations(s, lists, pod_only, t));
     }
 
     /// Kind, namespace, name, labels and whether the pod runs to completion.
@@ -263,19 +287,25 @@ impl Matcher {
         Some(())
     }
 
-    /// `annotations`, `annotationLists` (when `lists`) and `annotationSelector`.
-    fn walk_annotations(&self, s: &Subject<'_>, lists: bool, t: &mut Trace) -> Option<()> {
+    /// `annotations`, `annotationLists` (when `lists`) and `annotationSelector`, read from
+    /// the pod template only when `pod_only`.
+    fn walk_annotations(
+        &self,
+        s: &Subject<'_>,
+        lists: bool,
+        pod_only: bool,
+        t: &mut Trace,
+    ) -> Option<()> {
         let miss = Miss::AnnotationsNotMatched;
-        let actual = |k: &str| s.annotation(k).map(|v| format!("{k}={v}"));
+        let annotation = |k: &str| s.annotation_in(k, pod_only);
+        let actual = |k: &str| annotation(k).map(|v| format!("{k}={v}"));
         for (k, g) in &self.annotations {
-            let ok = s.annotation(k).is_some_and(|v| g.is_match(v));
+            let ok = annotation(k).is_some_and(|v| g.is_match(v));
             let d = || Criterion::new("annotations", ok, actual(k), format!("{k}={}", g.glob()));
             stop(t.note(miss, ok, d))?;
         }
         for (k, item) in self.annotation_lists.iter().filter(|_| lists) {
-            let ok = s
-                .annotation(k)
-                .is_some_and(|v| list_items(v).any(|x| x == item));
+            let ok = annotation(k).is_some_and(|v| list_items(v).any(|x| x == item));
             let d = || {
                 Criterion::new(
                     "annotationLists",
@@ -287,7 +317,7 @@ impl Matcher {
             stop(t.note(miss, ok, d))?;
         }
         if let Some(sel) = &self.annotation_selector {
-            let read = s.annotations_read_by(sel);
+            let read = s.annotations_read_by(sel, pod_only);
             walk_selector(t, miss, "annotationSelector", sel, &read, None)?;
         }
         Some(())
@@ -365,10 +395,25 @@ pub struct Subject<'a> {
 impl Subject<'_> {
     /// The annotation's value from the nearest level that has it (strings only).
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.annotation_levels
+        self.annotation_in(key, false)
+    }
+
+    /// `annotation`, from the pod template's annotations only when `pod_only`.
+    pub(crate) fn annotation_in(&self, key: &str, pod_only: bool) -> Option<&str> {
+        self.levels(pod_only)
             .iter()
             .find_map(|m| m.field(key))
             .and_then(Value::as_str)
+    }
+
+    /// The annotation levels read: all, or the pod template's only (`pod_only`).
+    fn levels(&self, pod_only: bool) -> &[Cow<'_, Map<String, Value>>] {
+        let levels = &self.annotation_levels[..];
+        if pod_only {
+            &levels[..levels.len().min(1)]
+        } else {
+            levels
+        }
     }
 
     /// The keys of every annotation, in the order of a mapping of the levels from the
@@ -384,14 +429,15 @@ impl Subject<'_> {
             .collect()
     }
 
-    /// The annotations `selector` reads, each from the nearest level that has it.
-    fn annotations_read_by(&self, selector: &Selector) -> Map<String, Value> {
+    /// The annotations `selector` reads, each from the nearest level that has it (of the pod
+    /// template's only, when `pod_only`).
+    fn annotations_read_by(&self, selector: &Selector, pod_only: bool) -> Map<String, Value> {
         selector
             .requirements()
             .iter()
             .filter_map(|r| {
                 let value = self
-                    .annotation_levels
+                    .levels(pod_only)
                     .iter()
                     .find_map(|m| m.field(r.key()))?;
                 Some((r.key().to_owned(), value.clone()))

@@ -12,7 +12,10 @@
 //! checks:                                       # match and differs: what the output holds
 //!   - at: pod.spec.imagePullSecrets[*].name
 //!     is: [s2, s3, s0, s1]
-//! error: "substring of stderr"                  # refused: exit 2, nothing on stdout
+//! error: "substring of stderr"                  # refused (and a differs that refuses):
+//!                                               # exit 2, nothing on stdout
+//! patch: ../../fixtures/patch/x.json            # optional, an `admission` run: upstream's
+//!                                               # expected JSON patch (below)
 //! ```
 //!
 //! A check's `at` is a path into one output object (`doc: N`, default 0): `pod.` starts at the
@@ -21,12 +24,18 @@
 //! response's patch applied). Segments: `key`, `["key.with/dots"]`, `[N]`, `[*]` (every item)
 //! and `[name=x]` (the item whose `name` is `x`). Then exactly one of `is` (equal), `absent:
 //! true`, `json` (a string that parses to this JSON value) or `contains` (a list holding these
-//! items). `stderr: [..]` lists substrings the report must hold.
+//! items). `stderr: [..]` lists substrings the report must hold. `patch` checks the whole pod:
+//! the request's object with kinject's response applied equals it with upstream's expected
+//! patch applied, as the API server applies what those webhooks send (`apply_webhook_patch`),
+//! both without Go's `resources: {}` and kinject's status annotation (docs/compat.md, "What
+//! all formats share").
 //!
 //! `match` means every check is what the upstream test asserts. `differs` means kinject
-//! deliberately gives another result, the one the checks state, and `compat` quotes the row of
-//! docs/compat.md that says so (the test checks that the row is there). `refused` means kinject
-//! refuses with file and line, as `compat` quotes. Each injector's counts are in docs/compat.md
+//! deliberately gives another result, the one the checks state (or, with `error` instead of
+//! `checks`, refuses where upstream gives a pod, because what upstream does would break one of
+//! kinject's guarantees), and `compat` quotes the row of docs/compat.md that says so (the test
+//! checks that the row is there). `refused` means kinject refuses with file and line, as
+//! `compat` quotes, because it would need what a manifest does not hold. Each injector's counts are in docs/compat.md
 //! and checked here: they cannot drop without the table changing.
 //!
 //! `KINJECT_CASE=name[,name…]` runs only the cases whose folder name contains one of them.
@@ -77,10 +86,12 @@ fn text<'a>(case: &'a Value, key: &str) -> Option<&'a str> {
     case.get(key).and_then(Value::as_str)
 }
 
-/// The objects a run gives, and the whole AdmissionReview of an `admission` run.
+/// The objects a run gives, and the whole AdmissionReview of an `admission` run with the
+/// object of its request.
 struct Output {
     objects: Vec<Value>,
     review: Option<Value>,
+    request_object: Option<Value>,
 }
 
 fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, String> {
@@ -89,6 +100,7 @@ fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, Str
         return Ok(Output {
             objects: common::objects(&stdout),
             review: None,
+            request_object: None,
         });
     }
     let review: Value = serde_json::from_str(&stdout).map_err(|e| format!("stdout: {e}"))?;
@@ -101,10 +113,12 @@ fn output_of(args: &[String], stdin: &[u8], stdout: &[u8]) -> Result<Output, Str
                 .ok_or("empty")
         })
         .map_err(|e| format!("stdin: {e}"))?;
-    let object = crate::common::serve::patched(&request["request"]["object"], &review)?;
+    let request_object = request["request"]["object"].clone();
+    let object = crate::common::serve::patched(&request_object, &review)?;
     Ok(Output {
         objects: vec![object],
         review: Some(review),
+        request_object: Some(request_object),
     })
 }
 
@@ -253,6 +267,107 @@ fn check(output: &Output, c: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Applies an upstream webhook's JSON patch to a pod the way the API server's patching treats
+/// what those webhooks send: `add` of `…/-` (or of a whole list) to a list the pod lacks
+/// creates it, and `replace` of a field the pod lacks adds it.
+fn apply_webhook_patch(pod: &mut Value, ops: &Value) -> Result<(), String> {
+    for op in ops.as_array().ok_or("a patch is a list")? {
+        let path = op["path"].as_str().ok_or("an operation without `path`")?;
+        let tokens: Vec<String> = path
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let (last, parents) = tokens.split_last().ok_or("a path below the root")?;
+        let index = |t: &str| t.parse::<usize>().map_err(|e| format!("{path}: {e}"));
+        let mut at = &mut *pod;
+        for (i, t) in parents.iter().enumerate() {
+            // What a missing step becomes: a list when the next token appends to it.
+            let next_is_list = tokens[i + 1] == "-";
+            at = match at {
+                Value::Array(items) => {
+                    items.get_mut(index(t)?).ok_or(format!("{path}: no item"))?
+                }
+                Value::Object(m) => m.entry(t.clone()).or_insert_with(|| {
+                    if next_is_list {
+                        serde_json::json!([])
+                    } else {
+                        serde_json::json!({})
+                    }
+                }),
+                other => return Err(format!("cannot go into {other} at {path}")),
+            };
+        }
+        let value = op.get("value").cloned().unwrap_or(Value::Null);
+        match (op["op"].as_str(), at) {
+            (Some("add"), Value::Array(items)) if last == "-" => items.push(value),
+            (Some("add"), Value::Array(items)) => items.insert(index(last)?, value),
+            (Some("replace"), Value::Array(items)) => {
+                *items
+                    .get_mut(index(last)?)
+                    .ok_or(format!("{path}: no item"))? = value
+            }
+            (Some("remove"), Value::Array(items)) => {
+                items.remove(index(last)?);
+            }
+            (Some("add" | "replace"), Value::Object(m)) if last != "-" => {
+                m.insert(last.clone(), value);
+            }
+            (Some("remove"), Value::Object(m)) => {
+                m.shift_remove(last);
+            }
+            (other, _) => return Err(format!("cannot apply {other:?} at {path}")),
+        }
+    }
+    Ok(())
+}
+
+/// `value` without what Go adds to every container it serialises and kinject does not
+/// (`resources: {}`), nor kinject's status annotation.
+fn as_compared(mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(m) => {
+                if m.get("resources") == Some(&serde_json::json!({})) {
+                    m.shift_remove("resources");
+                }
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    if let Some(Value::Object(a)) = value.pointer_mut("/metadata/annotations") {
+        a.shift_remove("kinject.dev/status");
+    }
+    value
+}
+
+/// The `patch` check: kinject's pod is the request's object with upstream's patch applied.
+fn check_upstream_patch(output: &Output, file: &Path) -> Result<(), String> {
+    let request = output
+        .request_object
+        .clone()
+        .ok_or("`patch` in a run that is not `admission`")?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let ops: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut expected = request;
+    apply_webhook_patch(&mut expected, &ops)?;
+    let expected = as_compared(expected);
+    let found = as_compared(output.objects.first().cloned().unwrap_or_default());
+    if found == expected {
+        return Ok(());
+    }
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    Err(format!(
+        "the pod is not what upstream's patch {} gives:\nkinject\n{}\nupstream\n{}",
+        file.display(),
+        pretty(&found),
+        pretty(&expected)
+    ))
+}
+
 fn words(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -286,7 +401,11 @@ fn run_case(dir: &Path, compat_md: &str) -> Result<String, String> {
     let out = common::kinject_with_stdin(dir, &argv, &stdin);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();
-    if result == "refused" {
+    let refuses = result == "refused" || (result == "differs" && case.get("error").is_some());
+    if refuses && case.get("checks").is_some() {
+        return Err("a case that refuses has no `checks`: nothing is written".into());
+    }
+    if refuses {
         let want = text(&case, "error").ok_or("a refused case states its `error`")?;
         if code != Some(2) || !out.stdout.is_empty() || !stderr.contains(want) {
             return Err(format!(
@@ -311,10 +430,13 @@ fn run_case(dir: &Path, compat_md: &str) -> Result<String, String> {
     if checks.is_empty() {
         return Err("no `checks`: a case asserts something".into());
     }
-    let failed: Vec<String> = checks
+    let mut failed: Vec<String> = checks
         .iter()
         .filter_map(|c| check(&output, c).err())
         .collect();
+    if let Some(file) = text(&case, "patch") {
+        failed.extend(check_upstream_patch(&output, &dir.join(file)).err());
+    }
     let wanted = case["stderr"].as_array().cloned().unwrap_or_default();
     let missing: Vec<String> = wanted
         .iter()
@@ -410,6 +532,7 @@ fn a_check_path_reads_keys_with_dots_and_selects_items() {
     let output = Output {
         objects: vec![object],
         review: None,
+        request_object: None,
     };
     let ok = |c: Value| check(&output, &c);
     assert_eq!(
@@ -439,4 +562,106 @@ fn a_check_path_reads_keys_with_dots_and_selects_items() {
         ok(serde_json::json!({"at": "pod.spec.containers[*].name", "contains": ["x"]})).is_err()
     );
     assert!(ok(serde_json::json!({"at": "pod.spec.containers"})).is_err());
+}
+
+/// The first and last lines of the part of each injector's README that lists its cases,
+/// written from the cases by `readmes_list_the_cases`.
+const CASES_BEGIN: &str = "<!-- The counts and the list of cases below are written from the cases by \
+tests/compat.rs (`KINJECT_BLESS=1 cargo test --test it compat::`); do not edit them. -->";
+const CASES_END: &str = "<!-- End of the list of cases. -->";
+
+/// One cell of a Markdown table: the text on one line, `|` escaped.
+fn cell(text: &str) -> String {
+    words(text).replace('|', "\\|")
+}
+
+/// The counts and list of `injector`'s cases, as its README holds them between `CASES_BEGIN`
+/// and `CASES_END`: each case's `upstream`, `result` and, when it is not `match`, the
+/// docs/compat.md text it quotes. Read from `case.yaml`; `upstream_suites_pass` checks that
+/// each case gives that result.
+fn cases_section(injector: &str) -> String {
+    let base = root().join("testdata/compat").join(injector);
+    let mut rows = Vec::new();
+    let mut folders: BTreeMap<String, [usize; 4]> = BTreeMap::new();
+    let mut total = [0usize; 4];
+    for dir in cases(injector) {
+        let case = yaml(&dir.join("case.yaml"));
+        let name = dir
+            .strip_prefix(&base)
+            .unwrap_or(&dir)
+            .display()
+            .to_string();
+        let result = text(&case, "result").unwrap_or("?");
+        let slot = 1 + ["match", "differs", "refused"]
+            .iter()
+            .position(|r| *r == result)
+            .unwrap_or(2);
+        let folder = name.split('/').next().unwrap_or_default().to_owned();
+        for tally in [folders.entry(folder).or_default(), &mut total] {
+            tally[0] += 1;
+            tally[slot] += 1;
+        }
+        let why = text(&case, "compat").map(cell).unwrap_or_default();
+        rows.push(format!(
+            "| [{name}]({name}/case.yaml) | {} | {result} | {why} |",
+            cell(text(&case, "upstream").unwrap_or_default())
+        ));
+    }
+    let count = |t: &[usize; 4]| format!("{} | {} | {} | {}", t[0], t[1], t[2], t[3]);
+    let mut out = vec![
+        format!(
+            "{} cases: {} match, {} differs, {} refused.",
+            total[0], total[1], total[2], total[3]
+        ),
+        String::new(),
+        "| folder | cases | match | differs | refused |".to_owned(),
+        "|---|---|---|---|---|".to_owned(),
+    ];
+    out.extend(
+        folders
+            .iter()
+            .map(|(folder, t)| format!("| `{folder}/` | {} |", count(t))),
+    );
+    out.extend([
+        String::new(),
+        "| case | upstream | result | docs/compat.md (differs, refused) |".to_owned(),
+        "|---|---|---|---|".to_owned(),
+    ]);
+    out.extend(rows);
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn readmes_list_the_cases() {
+    let mut stale = Vec::new();
+    for injector in INJECTORS {
+        let path = root()
+            .join("testdata/compat")
+            .join(injector)
+            .join("README.md");
+        let readme = std::fs::read_to_string(&path).expect("README.md");
+        let Some((before, rest)) = readme.split_once(CASES_BEGIN) else {
+            panic!("{}: no line `{CASES_BEGIN}`", path.display());
+        };
+        let Some((_, after)) = rest.split_once(CASES_END) else {
+            panic!("{}: no line `{CASES_END}`", path.display());
+        };
+        let written = format!(
+            "{before}{CASES_BEGIN}\n\n{}\n{CASES_END}{after}",
+            cases_section(injector)
+        );
+        if written == readme {
+            continue;
+        }
+        if std::env::var_os("KINJECT_BLESS").is_some() {
+            std::fs::write(&path, written).expect("write README.md");
+        } else {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the counts or the list of cases are stale in {stale:?}: run `KINJECT_BLESS=1 cargo test \
+         --test it compat::` and read the diff"
+    );
 }

@@ -1,4 +1,6 @@
-//! Other injectors' configuration files, end to end over real inputs.
+//! Other injectors' configuration files over real inputs (the corpus): injected, injected
+//! again and uninjected; and OpenKruise's CRD read whole. The injectors' own tests are
+//! `testdata/compat/` (`tests/compat.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -66,8 +68,8 @@ fn round_trip(configs: &[&str], dir: &str) -> String {
 fn kruise_sidecarsets_over_the_openkruise_samples() {
     let output = round_trip(
         &[
-            "testdata/formats/kruise/sidecarset.yaml",
-            "testdata/formats/kruise/samples-sidecarset.yaml",
+            "testdata/compat/kruise/samples/sidecarset.yaml",
+            "testdata/compat/kruise/samples/samples-sidecarset.yaml",
         ],
         "testdata/corpus/manifests/openkruise",
     );
@@ -103,179 +105,6 @@ fn kruise_sidecarsets_over_the_openkruise_samples() {
     assert_eq!(
         agent["env"][0],
         serde_json::json!({"name": "IS_INJECTED", "value": "true"})
-    );
-}
-
-/// Applies an upstream webhook's JSON patch to a pod the way the API server's patching treats
-/// what those webhooks send: `add` of `…/-` (or of a whole list) to a list the pod lacks
-/// creates it, and `replace` of a field the pod lacks adds it.
-fn apply_webhook_patch(pod: &mut Value, ops: &Value) {
-    for op in ops.as_array().expect("a patch is a list") {
-        let path = op["path"].as_str().expect("path");
-        let tokens: Vec<String> = path
-            .split('/')
-            .skip(1)
-            .map(|t| t.replace("~1", "/").replace("~0", "~"))
-            .collect();
-        let (last, parents) = tokens.split_last().expect("a path below the root");
-        let mut at = &mut *pod;
-        for (i, t) in parents.iter().enumerate() {
-            // What a missing step becomes: a list when the next token appends to it.
-            let next_is_list = tokens[i + 1] == "-";
-            at = match at {
-                Value::Array(items) => &mut items[t.parse::<usize>().expect("index")],
-                Value::Object(m) => m
-                    .entry(t.clone())
-                    .or_insert_with(|| if next_is_list { json!([]) } else { json!({}) }),
-                other => panic!("cannot go into {other} at {path}"),
-            };
-        }
-        let value = op.get("value").cloned().unwrap_or(Value::Null);
-        match (op["op"].as_str(), at) {
-            (Some("add"), Value::Array(items)) if last == "-" => items.push(value),
-            (Some("add"), Value::Array(items)) => items.insert(last.parse().expect("index"), value),
-            (Some("replace"), Value::Array(items)) => {
-                items[last.parse::<usize>().expect("index")] = value
-            }
-            (Some("remove"), Value::Array(items)) => {
-                items.remove(last.parse::<usize>().expect("index"));
-            }
-            (Some("add" | "replace"), Value::Object(m)) if last == "-" => {
-                unreachable!("`-` under a mapping: {path} in {m:?}")
-            }
-            (Some("add" | "replace"), Value::Object(m)) => {
-                m.insert(last.clone(), value);
-            }
-            (Some("remove"), Value::Object(m)) => {
-                m.shift_remove(last);
-            }
-            (other, _) => panic!("cannot apply {other:?} at {path}"),
-        }
-    }
-}
-
-/// What Go adds to every container it serialises and kinject does not: `resources: {}`.
-fn without_go_zero_values(value: &mut Value) {
-    match value {
-        Value::Object(m) => {
-            if m.get("resources") == Some(&json!({})) {
-                m.shift_remove("resources");
-            }
-            m.values_mut().for_each(without_go_zero_values);
-        }
-        Value::Array(items) => items.iter_mut().for_each(without_go_zero_values),
-        _ => {}
-    }
-}
-
-/// Injects `pod` (JSON) with `configs`; the output object without kinject's status annotation
-/// (and without `resources: {}`, as the webhook's side of the comparison).
-fn inject_json(configs: &[&str], pod: &Value) -> Value {
-    let mut args = vec!["inject", "-q", "-o", "json"];
-    for c in configs {
-        args.extend(["-c", c]);
-    }
-    args.push("-");
-    let out = kinject(&args, pod.to_string().as_bytes());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut injected: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
-    if let Some(Value::Object(a)) = injected.pointer_mut("/metadata/annotations") {
-        a.shift_remove("kinject.dev/status");
-    }
-    without_go_zero_values(&mut injected);
-    injected
-}
-
-fn read_json(path: &str) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(root().join(path)).expect(path)).expect(path)
-}
-
-#[test]
-fn tumblr_webhook_tests_give_the_pods_tumblr_gives() {
-    // pkg/server/webhook_test.go: (request, expected patch). None: the pod is admitted as it is.
-    let cases = [
-        ("missing-sidecar-config", None),
-        ("sidecar-test-1", Some("sidecar-test-1")),
-        ("env-override", Some("env-override")),
-        ("service-account", Some("service-account")),
-        (
-            "service-account-already-set",
-            Some("service-account-already-set"),
-        ),
-        // Upstream's service-account-set-default.json has service-account.json's bytes.
-        ("service-account-set-default", Some("service-account")),
-        (
-            "service-account-default-token",
-            Some("service-account-default-token"),
-        ),
-        ("volumetest", Some("volumetest")),
-        (
-            "volumetest-existingvolume",
-            Some("volumetest-existingvolume"),
-        ),
-    ];
-    let dir = "testdata/formats/tumblr";
-    for (request, patch) in cases {
-        let text = std::fs::read_to_string(root().join(format!("{dir}/requests/{request}.yaml")))
-            .expect("request");
-        let object = &common::objects_of_documents(&text)[0]["object"];
-        let mut metadata = object["metadata"].clone();
-        metadata["name"] = json!(request);
-        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": object["spec"]});
-        let mut expected = pod.clone();
-        if let Some(p) = patch {
-            apply_webhook_patch(
-                &mut expected,
-                &read_json(&format!("{dir}/patches/{p}.json")),
-            );
-        }
-        without_go_zero_values(&mut expected);
-        let injected = inject_json(
-            &[&format!("{dir}/flags.yaml"), &format!("{dir}/sidecars")],
-            &pod,
-        );
-        assert_eq!(
-            injected,
-            expected,
-            "{request}: kinject\n{}\ntumblr\n{}",
-            serde_json::to_string_pretty(&injected).unwrap_or_default(),
-            serde_json::to_string_pretty(&expected).unwrap_or_default()
-        );
-    }
-}
-
-#[test]
-fn salesforce_webhook_test_gives_the_pod_salesforce_gives() {
-    // pkg/injectionwebhook/webhook_test.go TestMutate: the admission review's pod, all six
-    // mutation configs, and the patch the webhook must answer with, byte for byte.
-    let dir = "testdata/formats/salesforce";
-    let review = read_json(&format!("{dir}/admissionreview.json"));
-    let mut pod = review["request"]["object"].clone();
-    pod["metadata"]["name"] = json!("keymaker");
-    pod["metadata"]["namespace"] = review["request"]["namespace"].clone();
-    let mut expected = pod.clone();
-    apply_webhook_patch(
-        &mut expected,
-        &read_json(&format!("{dir}/admissionresponse.json")),
-    );
-    without_go_zero_values(&mut expected);
-    let injected = inject_json(
-        &[
-            &format!("{dir}/sidecarconfigs.yaml"),
-            &format!("{dir}/mutationconfigs.yaml"),
-        ],
-        &pod,
-    );
-    assert_eq!(
-        injected,
-        expected,
-        "kinject\n{}\nsalesforce\n{}",
-        serde_json::to_string_pretty(&injected).unwrap_or_default(),
-        serde_json::to_string_pretty(&expected).unwrap_or_default()
     );
 }
 

@@ -24,7 +24,8 @@ mod examples;
 mod faults;
 /// The floors of `src/`: no import climbs, no parent and child import each other.
 mod floors;
-/// Other injectors' configuration files, end to end (`testdata/formats/`).
+/// Other injectors' configuration files over real inputs (the corpus); their own tests are
+/// `compat`'s.
 mod formats;
 /// The fuzz targets' seeds as tests.
 mod fuzz;

@@ -19,7 +19,7 @@ use crate::diagnostic::codes;
 use crate::json::Fields;
 
 use context::Ctx;
-use prepare::prepare;
+use prepare::{AppView, prepare};
 
 /// Which sidecar added which item, to tell a conflict between two sidecars from a clash
 /// with the pod's own item.
@@ -255,10 +255,23 @@ struct Own {
     /// empty when no sidecar does any; the init containers only for resources policies).
     originals: Vec<Value>,
     original_inits: Vec<Value>,
+    /// The names that are no app container to a resources policy: every container the
+    /// sidecars add and the names they say (`notAppContainers`); empty when no sidecar has a
+    /// resources policy.
+    not_app: Vec<String>,
     service_account: Option<String>,
 }
 
 impl Own {
+    /// What `prepare` reads of the pod as it was.
+    fn app_view(&self) -> AppView<'_> {
+        AppView {
+            containers: &self.originals,
+            init_containers: &self.original_inits,
+            not_app: &self.not_app,
+        }
+    }
+
     fn of(spec: &Map<String, Value>, lists: &Containers, sidecars: &[Cow<'_, Rendered>]) -> Self {
         let reads_app = |s: &Cow<'_, Rendered>| {
             !s.spec.share_volume_mounts.is_empty()
@@ -271,8 +284,14 @@ impl Own {
         } else {
             Vec::new()
         };
-        let original_inits = if sidecars.iter().any(|s| !s.resources.is_empty()) {
+        let has_policy = sidecars.iter().any(|s| !s.resources.is_empty());
+        let original_inits = if has_policy {
             lists.inits.clone()
+        } else {
+            Vec::new()
+        };
+        let not_app = if has_policy {
+            not_app_containers(sidecars)
         } else {
             Vec::new()
         };
@@ -286,9 +305,28 @@ impl Own {
             init_names: Names::of(&lists.inits),
             originals,
             original_inits,
+            not_app,
             service_account,
         }
     }
+}
+
+/// The names a resources policy leaves out of a pod's app containers, as OpenKruise's
+/// getTargetContainers leaves out every matched set's containers: those of every sidecar
+/// going into the pod, and the names each says are no app container.
+fn not_app_containers(sidecars: &[Cow<'_, Rendered>]) -> Vec<String> {
+    let mut names: Vec<String> = sidecars
+        .iter()
+        .flat_map(|s| {
+            let added = s.body.containers.iter().chain(&s.body.init_containers);
+            added
+                .map(|c| name_of(c).to_owned())
+                .chain(s.spec.not_app_containers.iter().cloned())
+        })
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 /// Adds one sidecar to the pod's spec and its containers, recording what it adds in `rec`.
@@ -339,7 +377,7 @@ fn place_containers(
     // A sidecar's own init containers run before its native containers.
     for c in &s.body.init_containers {
         claim(owners, name_of(c), &s.name)?;
-        let c = &prepare(c, s, &own.originals, &own.original_inits, ctx)?;
+        let c = &prepare(c, s, &own.app_view(), ctx)?;
         let init_position = s
             .spec
             .positions
@@ -351,7 +389,7 @@ fn place_containers(
     for c in &s.body.containers {
         let n = name_of(c).to_owned();
         claim(owners, &n, &s.name)?;
-        let c = &prepare(c, s, &own.originals, &own.original_inits, ctx)?;
+        let c = &prepare(c, s, &own.app_view(), ctx)?;
         if s.native {
             let mut c = c.clone();
             if let Value::Object(m) = &mut c {

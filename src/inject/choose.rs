@@ -13,7 +13,7 @@ use crate::config::{Config, JobPolicy, RuleDef, SidecarDef};
 use crate::diagnostic::codes;
 use crate::json::{Fields, Pointer};
 use crate::kinds::WorkloadKind;
-use crate::model::RequestList;
+use crate::model::{RequestList, Skips};
 use crate::select::{self, Criterion, Reason, Request, RuleVerdict, Subject, Verdicts};
 
 /// The rules' verdicts for an object whose pod template is `pod`, the sidecars it gets (or
@@ -123,6 +123,28 @@ impl Notes {
         );
     }
 
+    /// `rule` reads the pod template's annotations only, and the workload's own (a `kind`)
+    /// ask for it: said once per annotation.
+    fn asked_outside_the_pod(&mut self, rule: &RuleDef, kind: &str) {
+        let key = rule
+            .matcher
+            .first_annotation()
+            .unwrap_or("the request annotation");
+        let warning = format!(
+            "`{key}` on the {kind}'s own metadata asks for nothing: rule `{}`, read from another \
+                injector's configuration, reads the pod template's annotations only, as that \
+                injector's webhook sees pods; put it in the pod template's annotations",
+            rule.spec.name
+        );
+        if !self
+            .warnings
+            .iter()
+            .any(|w| w.starts_with(&format!("`{key}` on the")))
+        {
+            self.warnings.push(warning);
+        }
+    }
+
     /// `name` is left out: `rule`, which injects into the object, replaces it.
     fn replaced(&mut self, name: &str, rule: &str) {
         self.policy.push(
@@ -208,7 +230,7 @@ fn verdict(config: &Config, rule: &RuleDef, s: &Subject<'_>, explain: bool) -> R
         && rule.spec.skips.is_some()
         && let Some(skip) = rule_skip(config, rule, s)
     {
-        criteria.push(skip_criterion(s, skip, true));
+        criteria.push(skip_criterion(s, skip, rule.spec.skips.as_ref()));
     }
     RuleVerdict {
         rule: rule.spec.name.clone(),
@@ -236,15 +258,15 @@ fn policy(config: &Config, s: &Subject<'_>) -> Vec<Criterion> {
     }
     let defaults = &config.defaults;
     if let Some(skip) = skip_reason(s, defaults.skip_host_network, &defaults.skip_namespaces) {
-        out.push(skip_criterion(s, skip, false));
+        out.push(skip_criterion(s, skip, None));
     }
     out
 }
 
 /// The skip that keeps the subject out, as a criterion: of the rule's own `skips`, or of the
 /// configuration's `defaults`.
-fn skip_criterion(s: &Subject<'_>, skip: Reason, own: bool) -> Criterion {
-    let (host_network, namespaces) = if own {
+fn skip_criterion(s: &Subject<'_>, skip: Reason, own: Option<&Skips>) -> Criterion {
+    let (host_network, namespaces) = if own.is_some() {
         (
             "the rule's skips.hostNetwork",
             "the rule's skips.namespaces",
@@ -259,6 +281,15 @@ fn skip_criterion(s: &Subject<'_>, skip: Reason, own: bool) -> Criterion {
             Some("hostNetwork: true".to_owned()),
             format!("a pod not on the host network ({host_network})"),
         ),
+        Reason::AlreadyInjected => {
+            let (key, value) = own.and_then(|o| injected_by(s, o)).unwrap_or_default();
+            Criterion::new(
+                "skips.injected",
+                false,
+                Some(format!("{key}: {value}")),
+                "a pod not injected already (the rule's skips.injected)".to_owned(),
+            )
+        }
         _ => Criterion::new(
             "skipNamespaces",
             false,
@@ -349,13 +380,42 @@ fn unlisted_requests(config: &Config, s: &Subject<'_>) -> Vec<Unlisted> {
 /// Why a pod or namespace skip keeps `rule` from the subject, if one does.
 fn rule_skip(config: &Config, rule: &RuleDef, s: &Subject<'_>) -> Option<Reason> {
     match &rule.spec.skips {
-        Some(own) => skip_reason(s, own.host_network, &own.namespaces),
+        Some(own) => skip_reason(s, own.host_network, &own.namespaces)
+            .or_else(|| injected_by(s, own).map(|_| Reason::AlreadyInjected)),
         None => skip_reason(
             s,
             config.defaults.skip_host_network,
             &config.defaults.skip_namespaces,
         ),
     }
+}
+
+/// `already_injected` when a rule that skips pods injected already (`skips.injected`) selects
+/// the subject on everything but its annotations and skips it for that, whatever the subject
+/// asks for: the injector decides so before it reads a request (tumblr checks its status
+/// annotation first). Its other skips come first, as they do in tumblr.
+fn injected_already(config: &Config, s: &Subject<'_>) -> Option<Reason> {
+    config
+        .rules
+        .iter()
+        .filter(|r| {
+            r.spec
+                .skips
+                .as_ref()
+                .is_some_and(|k| !k.injected.is_empty())
+        })
+        .filter(|r| r.matcher.check_but_annotations(s).is_none())
+        .find_map(|r| rule_skip(config, r, s).filter(|k| *k == Reason::AlreadyInjected))
+}
+
+/// The annotation of `skips.injected` saying the subject was injected already, and its value.
+fn injected_by<'s>(s: &'s Subject<'_>, skips: &'s Skips) -> Option<(&'s str, &'s str)> {
+    skips.injected.iter().find_map(|(key, value)| {
+        let found = s.annotation(key)?;
+        found
+            .eq_ignore_ascii_case(value)
+            .then_some((key.as_str(), found))
+    })
 }
 
 /// The skip for a subject on the host network (when `host_network` skips those) or in one of
@@ -458,6 +518,9 @@ fn select_sidecars<'c>(
     let mut replaced: Vec<(&str, &str)> = Vec::new();
     for (rule, verdict) in config.rules.iter().zip(verdicts) {
         if !verdict.matched {
+            if rule.matcher.asked_outside_the_pod(s) {
+                notes.asked_outside_the_pod(rule, s.kind);
+            }
             continue;
         }
         if let Some(reason) = rule_skip(config, rule, s) {
@@ -501,6 +564,7 @@ fn select_sidecars<'c>(
     leave_out_replaced(&mut chosen, &replaced, notes);
     if chosen.is_empty() {
         return Ok(Err(skipped
+            .or_else(|| injected_already(config, s))
             .or(default_skip)
             .unwrap_or(Reason::NoRuleMatched)));
     }
@@ -575,7 +639,7 @@ fn reach(config: &Config, def: &SidecarDef, s: &Subject<'_>) -> Result<JobPolicy
             .object_criteria(s)
             .into_iter()
             .find(|c| !c.matched)
-            .or_else(|| skip.map(|skip| skip_criterion(s, skip, rule.spec.skips.is_some())));
+            .or_else(|| skip.map(|skip| skip_criterion(s, skip, rule.spec.skips.as_ref())));
         let what = missed.map_or_else(String::new, |c| {
             format!(
                 " ({} wants {}, has {})",

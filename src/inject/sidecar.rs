@@ -177,7 +177,10 @@ fn hash(def: &SidecarDef, body: &SidecarBody, native: bool) -> String {
     if let Value::Object(m) = &mut settings {
         let body_fields = body_schema()["properties"].as_object();
         m.retain(|k, _| {
-            k != "description" && k != "template" && !body_fields.is_some_and(|f| f.contains_key(k))
+            // `notAppContainers` decides what other sidecars' `resourcesPolicies` work out,
+            // not what this one adds.
+            !["description", "template", "notAppContainers"].contains(&k.as_str())
+                && !body_fields.is_some_and(|f| f.contains_key(k))
         });
         m.insert("native".to_owned(), Value::Bool(native));
     }

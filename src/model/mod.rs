@@ -261,6 +261,12 @@ pub struct Sidecar {
     /// `resources`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub resources_policies: std::collections::BTreeMap<String, ResourcesPolicy>,
+    /// Names of pod containers that are not app containers to the `resourcesPolicies` of the
+    /// sidecars in a pod this sidecar goes into, beside the containers every sidecar there
+    /// adds (OpenKruise leaves out every name its matched sets give a container or init
+    /// container: a HotUpgrade container's `x`, injected as `x-1` and `x-2`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_app_containers: Vec<String>,
     /// Also give `volumeMounts` and `env` to the containers and init containers that earlier
     /// sidecars injected (salesforce applies each mutation to the pod as the previous ones
     /// left it).
@@ -528,6 +534,12 @@ pub struct Skips {
     /// Namespaces never injected.
     #[serde(default)]
     pub namespaces: Vec<String>,
+    /// Pods injected already: annotations and the value each has on such a pod, in any
+    /// capitalisation (tumblr's `injector.tumblr.com/status: injected`). Skipped as
+    /// `already_injected`, whatever else their annotations ask (the injector looks at its
+    /// status before a request).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub injected: std::collections::BTreeMap<String, String>,
 }
 
 /// What a rule selects. Every field that is set must match.
@@ -574,6 +586,12 @@ pub struct Match {
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[schemars(with = "std::collections::BTreeMap<String, String>")]
     pub annotations: Map<String, Value>,
+    /// `annotations`, `annotationLists` and `annotationSelector` read the pod template's
+    /// annotations only, not a workload's own: another injector's webhook sees pods, which a
+    /// workload's own annotations never reach (Expedia's). A workload whose own annotations
+    /// would match is told so in a warning.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pod_annotations_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

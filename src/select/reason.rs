@@ -16,11 +16,12 @@ pub enum Reason {
     NoRuleMatched,
     JobNeedsNativeSidecar,
     NotSelected,
+    AlreadyInjected,
 }
 
 impl Reason {
     /// Every reason (docs/stable.txt lists their codes).
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 10] = [
         Reason::NotAWorkload,
         Reason::NoPodTemplate,
         Reason::NoContainers,
@@ -30,6 +31,7 @@ impl Reason {
         Reason::NoRuleMatched,
         Reason::JobNeedsNativeSidecar,
         Reason::NotSelected,
+        Reason::AlreadyInjected,
     ];
 
     pub fn code(self) -> &'static str {
@@ -43,6 +45,7 @@ impl Reason {
             Reason::NoRuleMatched => "no_rule_matched",
             Reason::JobNeedsNativeSidecar => "job_needs_native_sidecar",
             Reason::NotSelected => "not_selected",
+            Reason::AlreadyInjected => "already_injected",
         }
     }
 

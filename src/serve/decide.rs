@@ -379,6 +379,7 @@ mod tests {
         c.rules[0].spec.skips = Some(crate::model::Skips {
             host_network: false,
             namespaces: vec!["legacy".into()],
+            ..Default::default()
         });
         assert_eq!(decide(&c).expect("decided").skip_namespaces, ["legacy"]);
     }

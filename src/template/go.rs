@@ -61,15 +61,8 @@ pub(super) fn go_range(v: minijinja::Value) -> Result<minijinja::Value, minijinj
 /// name matches its field regardless of case (the last one given wins). The members kept are
 /// checked as every mount is, after rendering.
 pub(super) fn go_volume_mounts(v: minijinja::Value) -> Result<minijinja::Value, minijinja::Error> {
-    const FIELDS: [&str; 7] = [
-        "name",
-        "readOnly",
-        "recursiveReadOnly",
-        "mountPath",
-        "subPath",
-        "mountPropagation",
-        "subPathExpr",
-    ];
+    // Go's `VolumeMount` fields, generated from its source (`scripts/go-fields.py`).
+    let fields = || crate::go_json::fields::VOLUME_MOUNT.iter().map(|f| f.json);
     let list = serde_json::to_value(&v).map_err(|e| invalid(e.to_string()))?;
     let Value::Array(items) = list else {
         return Err(invalid(format!(
@@ -83,8 +76,8 @@ pub(super) fn go_volume_mounts(v: minijinja::Value) -> Result<minijinja::Value, 
             Value::Object(members) => {
                 let mut mount = Map::new();
                 for (key, value) in members {
-                    if let Some(field) = FIELDS.iter().find(|f| f.eq_ignore_ascii_case(&key)) {
-                        mount.insert((*field).to_owned(), value);
+                    if let Some(field) = fields().find(|f| f.eq_ignore_ascii_case(&key)) {
+                        mount.insert(field.to_owned(), value);
                     }
                 }
                 Value::Object(mount)

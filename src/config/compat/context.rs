@@ -169,7 +169,12 @@ pub(crate) fn embedded<'a>(
 /// injected too) rather than the run's defaults, which belong to native configurations.
 pub(crate) fn native(sidecars: Vec<Value>, mut rules: Vec<Value>) -> Value {
     for rule in &mut rules {
-        rule["skips"] = injector_skips();
+        // A rule's own skips (tumblr's `skips.injected`) beside the injectors' shared ones.
+        let mut skips = injector_skips();
+        if let (Some(Value::Object(own)), Value::Object(all)) = (rule.get("skips"), &mut skips) {
+            all.extend(own.clone());
+        }
+        rule["skips"] = skips;
     }
     serde_json::json!({
         "apiVersion": crate::config::API_VERSION,

@@ -262,6 +262,8 @@ fn rule(name: &str, namespace: Option<&str>, old: bool) -> Value {
         // ConfigMaps are looked up in the pod's own namespace.
         m["namespaces"] = json!([ns]);
     }
+    // The webhook sees pods: a workload's own annotations never reach it.
+    m["podAnnotationsOnly"] = json!(true);
     // The webhook injects in the annotation's order; a name it cannot find is a warning in
     // its log (the current format) or denies the pod (the older one: `CreateRawPatch`).
     let unlisted = if old { "error" } else { "warn" };

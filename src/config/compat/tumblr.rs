@@ -515,10 +515,9 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
             "name": format!("tumblr/{full}"),
             "match": {
                 "annotations": {format!("{ns}/request"): request_glob(&full)},
-                "annotationSelector": {"matchExpressions": [
-                    {"key": &status, "operator": "NotIn", "values": ["injected", "Injected", "INJECTED"]},
-                ]},
             },
+            // tumblr skips a pod whose status says `injected` in any case (`already_injected`).
+            "skips": {"injected": {&status: "injected"}},
             "inject": [full],
             "jobs": "inject",
         }));

@@ -12,16 +12,26 @@ use super::resources::Compiled;
 use crate::diagnostic::codes;
 use crate::json::Fields;
 
+/// The pod as it was before any sidecar, as `prepare` reads it.
+pub(super) struct AppView<'a> {
+    /// The pod's own containers (empty when no sidecar reads them).
+    pub(super) containers: &'a [Value],
+    /// The pod's own init containers (empty when no sidecar has a resources policy).
+    pub(super) init_containers: &'a [Value],
+    /// The names a resources policy leaves out (the sidecars' containers, theirs included).
+    pub(super) not_app: &'a [String],
+}
+
 /// The sidecar's container as it goes into this pod: with the app's volume mounts when it
 /// shares them, environment transferred from app containers, and (`targetSidecars`) the
 /// sidecar's own `env` and `volumeMounts`.
 pub(super) fn prepare(
     c: &Value,
     s: &Rendered,
-    app: &[Value],
-    app_inits: &[Value],
+    pod: &AppView<'_>,
     ctx: &Ctx<'_>,
 ) -> Result<Value, InjectError> {
+    let app = pod.containers;
     let mut c = c.clone();
     let cname = name_of(&c).to_owned();
     let Value::Object(cm) = &mut c else {
@@ -29,7 +39,7 @@ pub(super) fn prepare(
     };
     // Kruise works out the resources first (buildSidecars).
     if let Some((_, policy)) = s.resources.iter().find(|(n, _)| *n == cname) {
-        set_resources(cm, &cname, policy, s, app, app_inits)?;
+        set_resources(cm, &cname, policy, s, pod)?;
     }
     let shared = &s.spec.share_volume_mounts;
     // Kruise's order (buildSidecars): env transferred, then the env the shared mounts'
@@ -52,25 +62,17 @@ pub(super) fn prepare(
     Ok(c)
 }
 
-/// Sets the `resources` sidecar container `cname`'s `resourcesPolicy` works out from the app
-/// containers (`app`) and the pod's init containers (`app_inits`), the sidecar's own left
-/// out; as Kruise, they replace the container's own (none when it works out none).
+/// Sets the `resources` sidecar container `cname`'s `resourcesPolicy` works out from the
+/// pod's containers and init containers, every sidecar's left out (`pod.not_app`); as Kruise,
+/// they replace the container's own (none when it works out none).
 fn set_resources(
     cm: &mut Map<String, Value>,
     cname: &str,
     policy: &Compiled,
     s: &Rendered,
-    app: &[Value],
-    app_inits: &[Value],
+    pod: &AppView<'_>,
 ) -> Result<(), InjectError> {
-    let own: Vec<&str> = s
-        .body
-        .containers
-        .iter()
-        .chain(&s.body.init_containers)
-        .map(name_of)
-        .collect();
-    match policy.resources(app_inits, app, &own) {
+    match policy.resources(pod.init_containers, pod.containers, pod.not_app) {
         Ok(Some(resources)) => {
             cm.insert("resources".to_owned(), resources);
         }

@@ -54,14 +54,15 @@ pub(crate) fn compile(policy: &ResourcesPolicy) -> Result<Compiled, String> {
 
 impl Compiled {
     /// The `resources` of a sidecar container: from the pod's `containers` and its native
-    /// sidecars among `init_containers`, whose names `regex` matches and which are not the
-    /// sidecar's own (`own`). None when it sets nothing; an error when no container matches
-    /// or an expression cannot be worked out, as Kruise refuses the pod then.
-    pub(crate) fn resources(
+    /// sidecars among `init_containers`, whose names `regex` matches and are none of
+    /// `not_app` (the sidecars' containers, sorted). None when it sets nothing; an error when
+    /// no container matches or an expression cannot be worked out, as Kruise refuses the pod
+    /// then.
+    pub(crate) fn resources<S: AsRef<str>>(
         &self,
         init_containers: &[Value],
         containers: &[Value],
-        own: &[&str],
+        not_app: &[S],
     ) -> Result<Option<Value>, String> {
         let native = init_containers
             .iter()
@@ -70,7 +71,8 @@ impl Compiled {
             .chain(containers)
             .filter(|c| {
                 let name = c.field("name").and_then(Value::as_str).unwrap_or_default();
-                !own.contains(&name) && self.regex.is_match(name)
+                let sidecar = not_app.binary_search_by(|n| n.as_ref().cmp(name)).is_ok();
+                !sidecar && self.regex.is_match(name)
             })
             .collect();
         if targets.is_empty() {
@@ -201,14 +203,14 @@ mod tests {
             "limits": {"cpu": "cpu*50%", "memory": "memory*25%"},
             "requests": {"cpu": "cpu*50%", "memory": "max(memory, 10Mi)"}}}));
         assert_eq!(
-            sum.resources(&[], &containers, &[]),
+            sum.resources::<&str>(&[], &containers, &[]),
             Ok(Some(json!({"limits": {"cpu": "1500m", "memory": "384Mi"},
                            "requests": {"cpu": "250m", "memory": "10Mi"}})))
         );
         let max = policy(json!({"targetContainersMode": "max", "resourcesExpr": {
             "limits": {"cpu": "cpu", "memory": "memory"}}}));
         assert_eq!(
-            max.resources(&[], &containers, &[]),
+            max.resources::<&str>(&[], &containers, &[]),
             Ok(Some(json!({"limits": {"cpu": "2", "memory": "1Gi"}})))
         );
     }
@@ -222,7 +224,7 @@ mod tests {
         let p = policy(
             json!({"targetContainersMode": "sum", "resourcesExpr": {"limits": {"cpu": "cpu"}}}),
         );
-        assert_eq!(p.resources(&[], &containers, &[]), Ok(None));
+        assert_eq!(p.resources::<&str>(&[], &containers, &[]), Ok(None));
     }
 
     #[test]
@@ -248,7 +250,7 @@ mod tests {
             json!({"targetContainersMode": "sum", "targetContainersNameRegex": "^x$",
                                  "resourcesExpr": {"limits": {"cpu": "cpu"}}}),
         );
-        assert!(none.resources(&inits, &containers, &[]).is_err());
+        assert!(none.resources::<&str>(&inits, &containers, &[]).is_err());
     }
 
     #[test]
@@ -257,10 +259,10 @@ mod tests {
         let p = policy(
             json!({"targetContainersMode": "sum", "resourcesExpr": {"limits": {"cpu": "cpu"}}}),
         );
-        assert!(p.resources(&[], &containers, &[]).is_err());
+        assert!(p.resources::<&str>(&[], &containers, &[]).is_err());
         let containers = [json!({"name": "a", "resources": {"limits": {"cpu": 2}}})];
         assert_eq!(
-            p.resources(&[], &containers, &[]),
+            p.resources::<&str>(&[], &containers, &[]),
             Ok(Some(json!({"limits": {"cpu": "2"}})))
         );
     }

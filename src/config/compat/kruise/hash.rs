@@ -8,8 +8,8 @@
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::fields::SIDECAR_CONTAINER;
-use super::go_json::{self, Ty};
+use crate::go_json::fields::SIDECAR_CONTAINER;
+use crate::go_json::{self, Ty};
 use crate::quantity;
 
 /// The set's hash (`with_images`) or its hash without images, from the set's `spec`.

@@ -20,8 +20,6 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
 #[rustfmt::skip]
-mod fields;
-mod go_json;
 mod hash;
 
 use super::context::{Context, Problem, injector_skips};
@@ -429,6 +427,9 @@ fn sidecar(spec: &Value, name: &str, mut containers: Containers) -> Map<String, 
             Value::Object(containers.resources),
         );
     }
+    // Kruise's getTargetContainers leaves out every name the matched sets give a container
+    // or init container, a HotUpgrade pair's name in the set included.
+    sidecar.insert("notAppContainers".into(), json!(containers.set_names));
     let (mut annotations, mut policies) = pod_annotations(spec, name, &sidecar_list);
     hot_upgrade_annotations(&hot, &mut annotations, &mut policies);
     sidecar.insert("annotations".into(), Value::Object(annotations));
@@ -461,6 +462,8 @@ struct Containers {
     sidecar_list: BTreeSet<String>,
     /// The containers injected as HotUpgrade pairs, by their names in the set.
     hot: Vec<String>,
+    /// Every container's and init container's name in the set.
+    set_names: Vec<String>,
     /// Where a sharing policy that enables sharing is left unread, and whether it is
     /// `shareVolumeDevicePolicy`.
     unshared: Vec<(Vec<String>, bool)>,
@@ -506,6 +509,7 @@ impl Containers {
         // Kruise lists the set's containers, and its init containers that keep running
         // (native sidecars), by their names in the set.
         let native = c.get("restartPolicy").and_then(Value::as_str) == Some("Always");
+        self.set_names.push(cname.clone());
         if !init || native {
             self.sidecar_list.insert(cname.clone());
         }
