@@ -563,8 +563,8 @@ pub struct ExplainArgs {
 #[derive(Debug, Clone, Args)]
 pub struct TestArgs {
     /// Folders holding test cases, at any depth (default: the current directory). A case is
-    /// a folder with an input (`input.yaml`, `input.json` or `input/`), an expectation
-    /// (`expected.*`) or `args`; one holding another case is an error.
+    /// a folder with `input.yaml`, `input.json`, an expectation (`expected.*`) or `args`
+    /// (with --update, an `input/` folder too); one holding another case is an error.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Configuration file, or directory of them (repeatable), for the cases that name none

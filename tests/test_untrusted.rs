@@ -497,20 +497,22 @@ fn cases_cannot_be_hidden() {
     let w = work.path();
     let (code, _) = update(w);
     assert_eq!(code, Some(0));
+    std::fs::remove_file(w.join("tests/b/expected.yaml")).expect("rm");
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "tests/"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(stdout.contains("ERROR tests/b: no expectation"), "{stdout}");
+    assert!(
+        stdout.contains("1 passed, 0 failed, 1 could not run"),
+        "{stdout}"
+    );
     write(
         w,
         &[("tests/input.yaml", INPUT), ("tests/expected.yaml", INPUT)],
     );
-    std::fs::remove_file(w.join("tests/b/expected.yaml")).expect("rm");
     let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "tests/"]);
     assert_eq!(code, Some(2), "{stdout}");
     assert!(
         stdout.contains("ERROR tests/: this case folder holds another case, a:"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("ERROR tests/b: no expectation"), "{stdout}");
-    assert!(
-        stdout.contains("1 passed, 0 failed, 2 could not run"),
         "{stdout}"
     );
 }
@@ -570,4 +572,29 @@ fn the_json_summary_says_the_exit_code_of_the_run() {
         serde_json::from_str(stdout.lines().last().expect("summary")).expect("JSON");
     assert_eq!(summary["exitCode"], 2, "{summary}");
     assert_eq!(summary["passed"], 1, "{summary}");
+}
+
+/// Folders that are no cases stay so: a repository's own `input/` folder beside its tests, and
+/// a case's data folder holding an `input.yaml` its `args` names (`--update` writes nothing
+/// there).
+#[test]
+fn folders_that_are_no_cases_are_not_taken_for_cases() {
+    let work = workspace(&[
+        ("input/notes.yaml", INPUT),
+        ("tests/a/input.yaml", INPUT),
+        ("tests/b/input.yaml", INPUT),
+        ("tests/b/data/input.yaml", INPUT),
+        ("tests/b/args", "inject data"),
+    ]);
+    let w = work.path();
+    let (code, stdout) = update(w);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(!w.join("tests/b/data/expected.yaml").exists());
+    assert!(!w.join("tests/b/data/input.sha256").exists());
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("2 passed, 0 failed, 0 could not run"),
+        "{stdout}"
+    );
 }

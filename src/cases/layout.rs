@@ -287,15 +287,27 @@ pub(crate) fn read_regular(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec
     std::fs::read(path).map_err(|e| format!("{name}: {e}"))
 }
 
-/// Whether `dir` is a case folder: it holds an input, an `args` or an expectation. One that
-/// lacks the rest is a case that cannot run, and says why: a folder whose expectation a pull
-/// request deleted must not quietly stop being a case.
-pub fn is_case(dir: &Path) -> bool {
-    INPUTS
-        .iter()
-        .chain(&["args"])
-        .chain(EXPECTATIONS.iter())
-        .any(|f| std::fs::symlink_metadata(dir.join(f)).is_ok())
+/// Whether `dir` is a case folder: it holds `input.yaml`, `input.json`, `args` or an
+/// expectation, or (`new`: for `--update`, which writes new cases' expectations) an `input/`
+/// folder; an `input/` folder alone is no case otherwise (a repository's own `input/`). One
+/// that lacks the rest is a case that cannot run, and says why: a folder whose expectation a
+/// pull request deleted must not quietly stop being a case.
+pub fn is_case(dir: &Path, new: bool) -> bool {
+    let has = |f: &str| std::fs::symlink_metadata(dir.join(f)).is_ok();
+    says_what_it_runs(dir) || has("input.yaml") || has("input.json") || (new && has("input"))
+}
+
+/// Whether `dir` holds an input and `args` or an expectation: a whole case, which inside
+/// another case folder is one too many (a case's other folders are its data).
+fn is_whole_case(dir: &Path) -> bool {
+    let has = |f: &str| std::fs::symlink_metadata(dir.join(f)).is_ok();
+    INPUTS.iter().any(|f| has(f)) && says_what_it_runs(dir)
+}
+
+/// Whether `dir` holds `args` or an expectation.
+fn says_what_it_runs(dir: &Path) -> bool {
+    let has = |f: &str| std::fs::symlink_metadata(dir.join(f)).is_ok();
+    has("args") || EXPECTATIONS.iter().any(|f| has(f))
 }
 
 /// The case folders at or under a directory, and the folders that cannot run, each with why:
@@ -309,13 +321,13 @@ pub struct Found {
 
 /// The case folders at or under `root`, sorted: every folder is looked in but hidden ones
 /// (`.git`) and symlinks to folders. `Err` when `root` is not a directory.
-pub fn find(root: &Path) -> Result<Found, String> {
+pub fn find(root: &Path, new: bool) -> Result<Found, String> {
     let mut found = Found::default();
     if !root.is_dir() {
         return Err(format!("{}: not a directory", root.display()));
     }
     let mut nested = Vec::new();
-    walk(root, None, &mut found, &mut nested);
+    walk(root, None, new, &mut found, &mut nested);
     // The first inner case of each outer one, by path.
     nested.sort();
     nested.dedup_by(|later, first| later.0 == first.0);
@@ -344,11 +356,16 @@ pub fn find(root: &Path) -> Result<Found, String> {
 fn walk<'a>(
     dir: &'a Path,
     case: Option<&'a Path>,
+    new: bool,
     found: &mut Found,
     nested: &mut Vec<(PathBuf, PathBuf)>,
 ) {
     let mut case = case;
-    if is_case(dir) {
+    let is = match case {
+        None => is_case(dir, new),
+        Some(_) => is_whole_case(dir),
+    };
+    if is {
         if let Some(outer) = case {
             nested.push((outer.to_owned(), dir.to_owned()));
         }
@@ -371,21 +388,32 @@ fn walk<'a>(
             }
         };
         let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        // A case's `input/` is its input, not a place for cases.
+        let input = case == Some(dir) && entry.file_name() == "input";
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir()) && !input;
         if is_dir && !hidden {
-            walk(&entry.path(), case, found, nested);
+            walk(&entry.path(), case, new, found, nested);
         }
     }
 }
 
-/// `path` as named from the folder `dir` (`../../sidecars.yaml`), both canonical: what a
-/// case's run shows of it does not depend on where the cases are. (The absolute path when
-/// either cannot be resolved.)
+/// `path` as named from the folder `dir` (`../../sidecars.yaml`), both where the file system
+/// puts them (`path`'s folder resolved, its name kept): what a case's run shows of it does not
+/// depend on where the cases are. (The absolute path when either cannot be resolved.)
 fn relative(path: &Path, dir: &Path) -> PathBuf {
     // Both where the file system resolves them: the run resolves `..` from where its folder
     // is, not from a symlink that led to it (`tests -> elsewhere/tests` would otherwise
     // make `../../sidecars.yaml` name a file of `elsewhere`).
-    let (Ok(path), Ok(dir)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir)) else {
+    // The file keeps its own name (a symlinked configuration's `inherits:` is read from
+    // where the link is, as `inject -c` reads it); its folder is resolved.
+    let folder = |p: &Path| -> Option<PathBuf> {
+        let parent = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
+    };
+    let (Some(path), Ok(dir)) = (folder(path), std::fs::canonicalize(dir)) else {
         return std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     };
     let common = path
@@ -510,6 +538,15 @@ mod tests {
         assert_eq!(
             std::fs::canonicalize(via.join(&named)).expect("found"),
             std::fs::canonicalize(p.join("sidecars.yaml")).expect("canonical")
+        );
+        // A configuration that is a symlink keeps its name: its `inherits:` is read beside
+        // the link, as `inject -c` reads it.
+        std::fs::create_dir(p.join("vendor")).expect("mkdir");
+        std::fs::write(p.join("vendor/prod.yaml"), "").expect("write");
+        std::os::unix::fs::symlink("vendor/prod.yaml", p.join("prod.yaml")).expect("link");
+        assert_eq!(
+            relative(&p.join("prod.yaml"), &p.join("tests/web")),
+            PathBuf::from("../../prod.yaml")
         );
     }
 }

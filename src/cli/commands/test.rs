@@ -109,7 +109,7 @@ fn cases(args: &TestArgs) -> Result<Vec<Named>, String> {
                 crate::diagnostic::printable_name(&root.display().to_string())
             ));
         }
-        let under = crate::cases::find(root)?;
+        let under = crate::cases::find(root, args.update)?;
         for dir in under.cases {
             let name = case_name(&dir);
             if filter.selects(&name) {
