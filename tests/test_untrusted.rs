@@ -102,7 +102,10 @@ fn a_case_configuration_inherits_only_from_its_folder() {
             w,
             &[
                 ("secret.json", secret),
-                ("shared.yaml", "name: shared\nunknown: c2VjcmV0LXNoYXJlZA\n"),
+                (
+                    "repo-file.yaml",
+                    "name: repo\nunknown: c2VjcmV0LXNoYXJlZA\n",
+                ),
                 ("tests/leak/input.yaml", INPUT),
                 ("tests/leak/expected.stderr", ""),
                 ("tests/leak/config.yaml", leak),
@@ -110,11 +113,11 @@ fn a_case_configuration_inherits_only_from_its_folder() {
                 ("tests/named/expected.stderr", ""),
                 ("tests/named/args", "inject -csub.yaml input.yaml"),
                 ("tests/named/sub.yaml", leak),
-                ("tests/shared/input.yaml", INPUT),
-                ("tests/shared/expected.stderr", ""),
+                ("tests/repo-file/input.yaml", INPUT),
+                ("tests/repo-file/expected.stderr", ""),
                 (
-                    "tests/shared/config.yaml",
-                    "name: s\ninherits: ../../shared.yaml\ncontainers:\n- {name: x, image: x}\n",
+                    "tests/repo-file/config.yaml",
+                    "name: s\ninherits: ../../repo-file.yaml\ncontainers:\n- {name: x, image: x}\n",
                 ),
             ],
         );
@@ -126,7 +129,7 @@ fn a_case_configuration_inherits_only_from_its_folder() {
             );
         }
         assert_eq!(code, Some(1), "{stdout}");
-        for case in ["leak", "named", "shared"] {
+        for case in ["leak", "named", "repo-file"] {
             let at = stdout
                 .find(&format!("FAIL  tests/{case}: expected.stderr: differs"))
                 .unwrap_or_else(|| panic!("{case}: {stdout}"));
@@ -317,7 +320,7 @@ fn the_record_covers_what_the_case_reads_and_comes_with_an_expectation() {
         ("tests/named/args", "inject other.yaml"),
         ("tests/linked/input/a.yaml", INPUT),
         ("tests/linked/input/b.yaml", &INPUT.replace("web", "api")),
-        ("tests/linked/shared/x.yaml", INPUT),
+        ("tests/linked/other/x.yaml", INPUT),
         ("tests/configured/input.yaml", INPUT),
         ("tests/configured/config.yaml", &config("2")),
         ("tests/broken/input.yaml", INPUT),
