@@ -102,10 +102,7 @@ fn a_case_configuration_inherits_only_from_its_folder() {
             w,
             &[
                 ("secret.json", secret),
-                (
-                    "repo-file.yaml",
-                    "name: repo\nunknown: c2VjcmV0LXNoYXJlZA\n",
-                ),
+                ("repo.yaml", "name: repo\nunknown: c2VjcmV0LXNoYXJlZA\n"),
                 ("tests/leak/input.yaml", INPUT),
                 ("tests/leak/expected.stderr", ""),
                 ("tests/leak/config.yaml", leak),
@@ -117,7 +114,7 @@ fn a_case_configuration_inherits_only_from_its_folder() {
                 ("tests/repo-file/expected.stderr", ""),
                 (
                     "tests/repo-file/config.yaml",
-                    "name: s\ninherits: ../../repo-file.yaml\ncontainers:\n- {name: x, image: x}\n",
+                    "name: s\ninherits: ../../repo.yaml\ncontainers:\n- {name: x, image: x}\n",
                 ),
             ],
         );
