@@ -293,20 +293,25 @@ pub(crate) fn read_regular(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec
 /// that lacks the rest is a case that cannot run, and says why: a folder whose expectation a
 /// pull request deleted must not quietly stop being a case.
 pub fn is_case(dir: &Path, new: bool) -> bool {
-    let has = |f: &str| std::fs::symlink_metadata(dir.join(f)).is_ok();
+    let has = |f: &str| holds(dir, f);
     says_what_it_runs(dir) || has("input.yaml") || has("input.json") || (new && has("input"))
 }
 
 /// Whether `dir` holds an input and `args` or an expectation: a whole case, which inside
 /// another case folder is one too many (a case's other folders are its data).
 fn is_whole_case(dir: &Path) -> bool {
-    let has = |f: &str| std::fs::symlink_metadata(dir.join(f)).is_ok();
+    let has = |f: &str| holds(dir, f);
     INPUTS.iter().any(|f| has(f)) && says_what_it_runs(dir)
+}
+
+/// Whether `dir` holds an entry `name`, whatever it is (a dangling symlink too).
+fn holds(dir: &Path, name: &str) -> bool {
+    std::fs::symlink_metadata(dir.join(name)).is_ok()
 }
 
 /// Whether `dir` holds `args` or an expectation.
 fn says_what_it_runs(dir: &Path) -> bool {
-    let has = |f: &str| std::fs::symlink_metadata(dir.join(f)).is_ok();
+    let has = |f: &str| holds(dir, f);
     has("args") || EXPECTATIONS.iter().any(|f| has(f))
 }
 

@@ -66,6 +66,7 @@ fn refused(args: &TestArgs, message: &str) -> ExitStatus {
     }
     ExitStatus::Error
 }
+
 /// The configurations of `-c`, made absolute (cases run in their own folders).
 fn configs(given: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     given
@@ -82,7 +83,8 @@ fn configs(given: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         .collect()
 }
 
-/// A case to run, by its name: its folder, or why a folder could not be read.
+/// A case to run, by its name: its folder, or why the folder cannot run (unreadable, or a
+/// case holding cases).
 type Named = (String, Result<PathBuf, String>);
 
 /// The cases to run, each with its name (its path as found, without a leading `./`),
