@@ -598,3 +598,69 @@ fn folders_that_are_no_cases_are_not_taken_for_cases() {
         "{stdout}"
     );
 }
+
+/// A PATH is judged against the tree it is written in (its git work tree, else the current
+/// directory, else its own folder as far as it is written before a symlink), so a committed
+/// `platform -> ../victim` in its middle leads no case out, whether named from outside the
+/// current directory, from `/` (the image's working directory) or from a directory above a
+/// git checkout (above one that is no work tree, the current directory is the tree). A checkout named through a symlinked `$PWD` is the current directory.
+#[test]
+fn a_path_is_judged_by_the_tree_it_is_written_in() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let w = &std::fs::canonicalize(work.path()).expect("canonical");
+    write(
+        w,
+        &[
+            ("ci/sidecars.yaml", &config("1")),
+            ("victim/tests/private/input.yaml", INPUT),
+            ("repo/sidecars.yaml", &config("1")),
+            ("repo/tests/c/input.yaml", INPUT),
+        ],
+    );
+    let sidecars = w.join("ci/sidecars.yaml").display().to_string();
+    for checkout in ["pr", "git-pr"] {
+        std::fs::create_dir_all(w.join(checkout)).expect("mkdir");
+        if checkout == "git-pr" {
+            git_init(&w.join(checkout));
+        }
+        std::os::unix::fs::symlink("../victim", w.join(checkout).join("platform")).expect("link");
+        let absolute = w
+            .join(checkout)
+            .join("platform/tests")
+            .display()
+            .to_string();
+        for (cwd, path) in [
+            (w.join("ci"), format!("../{checkout}/platform/tests")),
+            (Path::new("/").to_owned(), absolute.clone()),
+            (w.clone(), format!("{checkout}/platform/tests")),
+        ]
+        .into_iter()
+        .filter(|(cwd, _)| checkout == "git-pr" || cwd != w)
+        {
+            for update in [false, true] {
+                let mut args = vec!["-c", &sidecars, &path];
+                if update {
+                    args.push("--update");
+                }
+                let (code, stdout, stderr) = test(&cwd, &args);
+                assert_eq!(
+                    code,
+                    Some(2),
+                    "{path} from {}: {stdout}{stderr}",
+                    cwd.display()
+                );
+                assert!(stderr.contains("no case run there"), "{path}: {stderr}");
+                assert!(!stdout.contains("stringData") && !stdout.contains("private"));
+                assert!(!w.join("victim/tests/private/expected.yaml").exists());
+            }
+        }
+    }
+    std::fs::create_dir_all(w.join("builds")).expect("mkdir");
+    std::os::unix::fs::symlink("../repo", w.join("builds/proj")).expect("link");
+    let typed = w.join("builds/proj");
+    for path in [typed.display().to_string(), format!("{}/", typed.display())] {
+        let (code, stdout, stderr) = test(&typed, &["-c", "sidecars.yaml", "--update", &path]);
+        assert_eq!(code, Some(0), "{path}: {stdout}{stderr}");
+    }
+    assert_eq!(shipper(&w.join("repo/tests/c")), "1");
+}

@@ -720,3 +720,52 @@ fn edits_read_no_named_link_out_of_the_tree() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("example.com/s:1"));
 }
+
+/// A name is judged against the tree it is written in, not the folder a symlink inside it
+/// leads to: named from outside the current directory (`../repo/platform/…`), from `/` (the
+/// image's working directory), or from a directory above a git checkout, a committed
+/// `platform -> ../outside/manifests` in the middle of the name leads nowhere, in a git work
+/// tree or not (from above a checkout that is no git work tree, the current directory is the
+/// tree: nothing tells the checkout). The same checkout named through a symlinked `$PWD` is the current directory
+/// and is rewritten.
+#[test]
+fn a_name_is_judged_by_the_tree_it_is_written_in() {
+    let w = World::new();
+    w.write("outside/manifests/victim.yaml", DEPLOYMENT);
+    w.link("repo/platform", "../outside/manifests");
+    w.link("plain/platform", "../outside/manifests");
+    w.write("ci/.keep", "");
+    let config = w.path("repo/.kinject.yaml").display().to_string();
+    let before = w.outside();
+    for checkout in ["repo", "plain"] {
+        let named = w.path(&format!("{checkout}/platform/victim.yaml"));
+        for (cwd, name) in [
+            (w.path("ci"), format!("../{checkout}/platform/victim.yaml")),
+            (PathBuf::from("/"), named.display().to_string()),
+            (w.root.clone(), format!("{checkout}/platform/victim.yaml")),
+        ]
+        .into_iter()
+        .filter(|(cwd, _)| checkout == "repo" || cwd != &w.root)
+        {
+            for mode in ["-i", "--check", "--diff"] {
+                let out = run(&cwd, &["inject", "-c", &config, mode, "--", &name], "");
+                let err = stderr(&out);
+                assert_eq!(out.status.code(), Some(2), "{mode} {name}: {err}");
+                assert!(
+                    err.contains("outside") && err.contains("not read"),
+                    "{mode} {name}: {err}"
+                );
+                assert_eq!(w.outside(), before, "{mode} {name}");
+            }
+        }
+    }
+    w.link("builds/proj", "../repo");
+    let typed = w.path("builds/proj/k8s/app.yaml").display().to_string();
+    let out = run(&w.path("builds/proj"), &["inject", "-i", "--", &typed], "");
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
+    assert!(w.read("repo/k8s/app.yaml").contains("example.com/s:1"));
+}

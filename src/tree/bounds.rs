@@ -66,20 +66,39 @@ impl Tree {
         }
     }
 
-    /// The tree a file named on the command line is kept in: the current directory when the
-    /// name lies in it, else the directory the name is in.
+    /// The tree a file named on the command line is kept in (`kept_in` from the current
+    /// directory).
     pub(crate) fn of_name(path: &Path) -> Option<Tree> {
-        let cwd = std::env::current_dir().ok();
-        let absolute = match &cwd {
-            Some(cwd) => normalize(&cwd.join(path)),
-            None => normalize(path),
-        };
-        match cwd {
-            Some(cwd) if absolute.starts_with(normalize(&cwd)) => Tree::new(&cwd).ok(),
-            _ => Tree::new(absolute.parent()?).ok(),
-        }
+        Tree::kept_in(path, std::env::current_dir().ok().as_deref())
     }
 
+    /// The tree a name given in the directory `cwd` is kept in: the git work tree holding
+    /// it, found along the name as written up to its first symlink (so a committed link
+    /// cannot choose the tree: `../pr/platform/tests` with `platform -> ../victim` is judged
+    /// against `pr`'s work tree); else the current directory when the name lies in it,
+    /// written or resolved (a checkout reached through a symlinked `$PWD` is the current
+    /// directory), unless that is `/` (the image's, which bounds nothing); else the name's
+    /// directory up to its first symlink.
+    pub(crate) fn kept_in(path: &Path, cwd: Option<&Path>) -> Option<Tree> {
+        let absolute = normalize(&cwd.map_or_else(|| path.to_owned(), |c| c.join(path)));
+        let mut written = unlinked(absolute.parent()?);
+        if written.as_os_str().is_empty() {
+            written = PathBuf::from(".");
+        }
+        if let Some(work_tree) = written
+            .ancestors()
+            .find(|d| fs::symlink_metadata(d.join(".git")).is_ok())
+        {
+            return Tree::new(work_tree).ok();
+        }
+        if let Some(cwd) = cwd.filter(|c| c.parent().is_some())
+            && let Ok(real) = fs::canonicalize(cwd)
+            && (absolute.starts_with(normalize(cwd)) || resolved(&absolute).starts_with(&real))
+        {
+            return Tree::new(cwd).ok();
+        }
+        Tree::new(&written).ok()
+    }
     /// Its canonical path.
     pub(crate) fn root(&self) -> &Path {
         &self.root
@@ -125,6 +144,20 @@ pub(crate) fn resolved(path: &Path) -> PathBuf {
         }
     }
     absolute
+}
+
+/// The longest leading part of the absolute path `dir` that names no symlink and exists: as
+/// far as the path is written by whoever named it, not by what a link leads to.
+fn unlinked(dir: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in dir.components() {
+        let next = out.join(c);
+        match fs::symlink_metadata(&next) {
+            Ok(m) if !m.file_type().is_symlink() => out = next,
+            _ => break,
+        }
+    }
+    out
 }
 
 /// Whether the path `rel` (relative to a tree's root) goes through a `.git` directory (any
@@ -195,19 +228,63 @@ mod tests {
     }
 
     #[test]
-    fn a_name_inside_the_current_directory_is_kept_inside_it() {
-        let cwd = fs::canonicalize(std::env::current_dir().unwrap()).unwrap();
+    fn a_name_is_kept_in_its_work_tree_else_the_current_directory_else_its_own() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        for d in [
+            "repo/.git",
+            "repo/k8s",
+            "pr/tests",
+            "victim/tests",
+            "plain/k8s",
+            "ci",
+        ] {
+            fs::create_dir_all(root.join(d)).unwrap();
+        }
+        symlink("../victim", root.join("pr/platform")).unwrap();
+        symlink("../victim", root.join("repo/platform")).unwrap();
+        symlink("repo", root.join("checkout")).unwrap();
+        let kept = |name: &str, cwd: &str| {
+            Tree::kept_in(Path::new(name), Some(&root.join(cwd))).map(|t| t.root)
+        };
+        // In a git work tree: that tree, from wherever it is named, through a symlink or not.
+        for (name, cwd) in [
+            ("k8s/a.yaml", "repo"),
+            ("a.yaml", "repo/k8s"),
+            ("../repo/k8s/a.yaml", "ci"),
+            ("repo/platform/tests", ""),
+            ("../repo/platform/tests", "ci"),
+        ] {
+            assert_eq!(
+                kept(name, cwd),
+                Some(root.join("repo")),
+                "{name} from {cwd}"
+            );
+        }
+        let outside = |name: &str, cwd: &str| {
+            let tree = Tree::kept_in(Path::new(name), Some(&root.join(cwd))).unwrap();
+            tree.check(&root.join(cwd).join(name)).is_err()
+        };
+        assert!(outside("../repo/platform/tests", "ci"));
+        assert!(outside("repo/platform/tests", ""));
+        // Outside a work tree and the current directory: the name's directory, as far as
+        // it is written before a symlink (`platform` chooses nothing).
+        assert_eq!(kept("../pr/platform/tests", "ci"), Some(root.join("pr")));
+        assert!(outside("../pr/platform/tests", "ci"));
         assert_eq!(
-            Tree::of_name(Path::new("k8s/a.yaml")).map(|t| t.root),
-            Some(cwd.clone())
+            kept("../plain/k8s/a.yaml", "ci"),
+            Some(root.join("plain/k8s"))
         );
-        assert_eq!(
-            Tree::of_name(Path::new("./k8s/../a.yaml")).map(|t| t.root),
-            Some(cwd.clone())
-        );
-        assert_eq!(
-            Tree::of_name(Path::new("../elsewhere.yaml")).map(|t| t.root),
-            cwd.parent().map(Path::to_owned)
-        );
+        // In the current directory, written or resolved (a symlinked checkout's `$PWD`).
+        assert_eq!(kept("k8s/a.yaml", "plain"), Some(root.join("plain")));
+        assert_eq!(kept("pr/platform/tests", ""), Some(root.clone()));
+        let typed = root.join("checkout/k8s");
+        let tree = Tree::kept_in(&typed, Some(&root.join("repo"))).unwrap();
+        assert_eq!(tree.check(&typed), Ok(root.join("repo/k8s")));
+        // `/` as the current directory bounds nothing: the name's own tree is used.
+        let tree = Tree::kept_in(&root.join("pr/platform/tests"), Some(Path::new("/"))).unwrap();
+        assert_eq!(tree.root, root.join("pr"));
+        assert!(tree.check(&root.join("pr/platform/tests")).is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! Where a run may read and write: the one rule for every path kinject opens or writes.
 //!
-//! A run is given trees: a directory named on the command line (walked), the current
-//! directory (for the files named there), the git repository a configuration is found in.
+//! A run is given trees: a directory named on the command line (walked), the tree a name is
+//! written in (its git work tree, else the current directory, else its own directory:
+//! `Tree::kept_in`), the git repository a configuration is found in.
 //! Nothing is read or written through a path that leads out of its tree — a symlink whose
 //! target lies elsewhere, or a `..` that climbs out: not a file of a walk, not a
 //! configuration found beside the manifests or what it `inherits:`, not a manifest that
