@@ -274,6 +274,30 @@ print("diff:", "+        image: example.com/log-shipper:2.1" in "".join(
         let refused = validate(&d.join("bad.xml"));
         assert!(!refused.status.success(), "{to}: not refused");
     }
+
+    // A run that runs no case replaces the report of the last one (a CI would show its
+    // passes): one case that could not run, saying why.
+    for args in [
+        &["-c", "no-such.yaml", "fixture"][..],
+        &["-c", "sidecars.yaml", "--run", "no-such-case", "fixture"][..],
+    ] {
+        let mut all = vec!["test", "--junit", "junit.xml"];
+        all.extend(args);
+        let out = kinject(d, &all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let report = std::fs::read_to_string(d.join("junit.xml")).expect("junit");
+        assert!(
+            report.contains("tests=\"1\" failures=\"0\" errors=\"1\"")
+                && report.contains("<testcase name=\"(no case run)\""),
+            "{args:?}: {report}"
+        );
+        let valid = validate(&d.join("junit.xml"));
+        assert!(
+            valid.status.success(),
+            "{}",
+            String::from_utf8_lossy(&valid.stderr)
+        );
+    }
 }
 
 #[test]

@@ -505,6 +505,21 @@ fn cases_cannot_be_hidden() {
         stdout.contains("1 passed, 0 failed, 1 could not run"),
         "{stdout}"
     );
+    // An expectation that is a symlink leading nowhere is one, said so.
+    std::os::unix::fs::symlink("gone.yaml", w.join("tests/b/expected.yaml")).expect("link");
+    for args in [&["tests/"][..], &["--update", "tests/"][..]] {
+        let mut all = vec!["-c", "sidecars.yaml"];
+        all.extend(args);
+        let (code, stdout, _) = test(w, &all);
+        assert_eq!(code, Some(2), "{stdout}");
+        assert!(
+            stdout.contains(
+                "ERROR tests/b: expected.yaml: a symlink to gone.yaml, which does not exist"
+            ),
+            "{stdout}"
+        );
+    }
+    std::fs::remove_file(w.join("tests/b/expected.yaml")).expect("rm");
     write(
         w,
         &[("tests/input.yaml", INPUT), ("tests/expected.yaml", INPUT)],
@@ -517,17 +532,15 @@ fn cases_cannot_be_hidden() {
     );
 }
 
-/// What the record leaves out and takes in: a folder named through a symlink counts where it
-/// leads; a case naming its own folder (`inject .`) does not count its expectation and record,
-/// so an update with nothing changed writes nothing.
+/// What the record takes in: a folder named through a symlink counts where it leads, so an
+/// update with nothing changed writes nothing and one with a changed input is refused. A case
+/// naming its own folder (`inject .`, which would read its own expectation back) cannot run.
 #[test]
 fn the_record_follows_a_named_link_and_skips_the_cases_own_files() {
     let work = workspace(&[
         ("tests/linked/input.yaml", INPUT),
         ("tests/linked/data/x.yaml", INPUT),
         ("tests/linked/args", "inject linked"),
-        ("tests/itself/x.yaml", INPUT),
-        ("tests/itself/args", "inject ."),
     ]);
     let w = work.path();
     std::os::unix::fs::symlink("data", w.join("tests/linked/linked")).expect("link");
@@ -546,6 +559,20 @@ fn the_record_follows_a_named_link_and_skips_the_cases_own_files() {
         stdout.contains("ERROR tests/linked: the input changed since"),
         "{stdout}"
     );
+    write(
+        w,
+        &[
+            ("tests/itself/x.yaml", INPUT),
+            ("tests/itself/args", "inject ."),
+        ],
+    );
+    let (code, stdout) = update(w);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stdout.contains("ERROR tests/itself: args: `.` names the case folder"),
+        "{stdout}"
+    );
+    assert!(!w.join("tests/itself/expected.yaml").exists());
 }
 
 /// With `--report json`, the summary's exit code is the run's: 2 when the JUnit file could not

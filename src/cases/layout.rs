@@ -97,7 +97,7 @@ impl Layout {
         if configs.is_empty() && command.takes_configs {
             let own = std::fs::symlink_metadata(dir.join("config.yaml")).is_ok();
             if own && rules.untrusted {
-                inside(dir, "config.yaml")?;
+                inside(&case_tree(dir)?, dir, "config.yaml")?;
             }
             configs = if own {
                 vec!["config.yaml".to_owned()]
@@ -170,7 +170,7 @@ fn expectation(
     let found: Vec<PathBuf> = EXPECTATIONS
         .iter()
         .map(|f| dir.join(f))
-        .filter(|p| p.exists())
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
         .collect();
     match found.len() {
         1 => Ok(found.into_iter().next().expect("one")),
@@ -226,19 +226,35 @@ fn refused_args(dir: &Path, args: &[String], command: &command::Read) -> Result<
     if let Some(flag) = command.other_paths.first() {
         return Err(format!("args: `{flag}` names a file a case may not"));
     }
+    let tree = case_tree(dir)?;
     for path in command.configs.iter().chain(&command.reads) {
         if path != "-" {
-            inside(dir, path).map_err(|why| format!("args: {why}"))?;
+            inside(&tree, dir, path).map_err(|why| format!("args: {why}"))?;
+        }
+    }
+    // The folder itself as an input (`inject .`) reads the case's own expectation too: each
+    // update would feed the last one back in.
+    for path in command.reads.iter().filter(|p| p.as_str() != "-") {
+        if crate::tree::resolved(&dir.join(path)) == tree.root() {
+            return Err(format!(
+                "args: `{}` names the case folder, which holds the case's expectation: name its \
+                    input (input.yaml, input/) instead",
+                crate::diagnostic::printable(path)
+            ));
         }
     }
     Ok(())
 }
 
-/// `Err` when `path`, named in the case folder `dir`, leads out of it (absolute, a `..`, a
-/// symlink).
-fn inside(dir: &Path, path: &str) -> Result<(), String> {
+/// The tree of the case folder `dir`: nothing a case names leads out of it.
+fn case_tree(dir: &Path) -> Result<crate::tree::Tree, String> {
+    crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// `Err` when `path`, named in the case folder `dir` (whose tree is `tree`), leads out of it
+/// (absolute, a `..`, a symlink).
+fn inside(tree: &crate::tree::Tree, dir: &Path, path: &str) -> Result<(), String> {
     let shown = crate::diagnostic::printable(path);
-    let tree = crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if Path::new(path).is_absolute() {
         return Err(format!(
             "{shown} is an absolute path: a case names files inside its folder"
@@ -259,8 +275,7 @@ fn inside(dir: &Path, path: &str) -> Result<(), String> {
 pub(crate) fn read_case_file(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec<u8>, String> {
     let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
     if rules.untrusted {
-        let tree = crate::tree::Tree::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        if tree.check(path).is_err() {
+        if case_tree(dir)?.check(path).is_err() {
             return Err(format!("{name} leads out of the case folder"));
         }
     }
@@ -273,7 +288,7 @@ pub(crate) fn read_case_file(dir: &Path, path: &Path, rules: &Rules) -> Result<V
 pub(crate) fn read_regular(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec<u8>, String> {
     let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
     if rules.untrusted {
-        let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
+        let meta = std::fs::metadata(path).map_err(|e| unreadable(path, &name, &e))?;
         if !meta.is_file() {
             return Err(format!("{name}: not a regular file"));
         }
@@ -284,7 +299,19 @@ pub(crate) fn read_regular(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec
             ));
         }
     }
-    std::fs::read(path).map_err(|e| format!("{name}: {e}"))
+    std::fs::read(path).map_err(|e| unreadable(path, &name, &e))
+}
+
+/// Why the file `path` (shown as `name`) could not be read: a symlink that leads nowhere is
+/// said so, not as a file that is not there.
+fn unreadable(path: &Path, name: &str, e: &std::io::Error) -> String {
+    match std::fs::read_link(path) {
+        Ok(to) if e.kind() == std::io::ErrorKind::NotFound => format!(
+            "{name}: a symlink to {}, which does not exist",
+            crate::diagnostic::printable_name(&to.display().to_string())
+        ),
+        _ => format!("{name}: {e}"),
+    }
 }
 
 /// Whether `dir` is a case folder: it holds `input.yaml`, `input.json`, `args` or an
@@ -513,6 +540,9 @@ mod tests {
                 "explain -o text sub/../../x",
                 "leads out of the case folder",
             ),
+            ("inject .", "names the case folder"),
+            ("inject -n prod ./", "names the case folder"),
+            ("uninject input.yaml/..", "names the case folder"),
         ] {
             let got = refused(bad).unwrap_or_else(|| panic!("{bad}: not refused"));
             assert!(got.contains(why), "{bad}: {got}");

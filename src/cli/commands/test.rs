@@ -57,9 +57,23 @@ pub(crate) fn run(args: &TestArgs) -> ExitStatus {
 }
 
 /// An error that stops the run before any case: on stderr (and, with `--report json`, as a
-/// JSON line and a summary on stdout), exit 2.
+/// JSON line and a summary on stdout), exit 2. A `--junit` file says it too, as one case that
+/// could not run: a report of an earlier run left in place would show a CI its passes.
 fn refused(args: &TestArgs, message: &str) -> ExitStatus {
     report::eprint(&format!("error: {message}\n"));
+    if let Some(path) = &args.junit {
+        let none = Verdict {
+            name: "(no case run)".to_owned(),
+            seconds: 0.0,
+            result: Err(message.to_owned()),
+        };
+        if let Err(e) = test_results::write_junit(path, &[none]) {
+            report::eprint(&format!(
+                "error: --junit {}: {e}\n",
+                crate::diagnostic::printable_name(&path.display().to_string())
+            ));
+        }
+    }
     if matches!(args.report, crate::args::ReportFormat::Json) {
         // The machine's channel says it too: the error, then a summary of no case.
         return output::stdout(&test_results::not_run(message)).max(ExitStatus::Error);
@@ -134,8 +148,8 @@ fn cases(args: &TestArgs) -> Result<Vec<Named>, String> {
             " that --run selects"
         };
         return Err(format!(
-            "no test case{filtered} under {wh}: a case is a folder holding input.yaml (or input.json, \
-                or input/) and an expected.* file or args (docs/test.md)"
+            "no test case{filtered} under {wh}: a case is a folder holding input.yaml, input.json, \
+                args or an expected.* file (with --update, an input/ folder too; docs/test.md)"
         ));
     }
     Ok(found)
