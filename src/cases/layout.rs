@@ -274,10 +274,8 @@ fn inside(tree: &crate::tree::Tree, dir: &Path, path: &str) -> Result<(), String
 /// leads out of the folder, is not a regular file, or is larger than 64 MiB.
 pub(crate) fn read_case_file(dir: &Path, path: &Path, rules: &Rules) -> Result<Vec<u8>, String> {
     let name = path.strip_prefix(dir).unwrap_or(path).display().to_string();
-    if rules.untrusted {
-        if case_tree(dir)?.check(path).is_err() {
-            return Err(format!("{name} leads out of the case folder"));
-        }
+    if rules.untrusted && case_tree(dir)?.check(path).is_err() {
+        return Err(format!("{name} leads out of the case folder"));
     }
     read_regular(dir, path, rules)
 }
