@@ -98,6 +98,7 @@ impl Layout {
             let own = std::fs::symlink_metadata(dir.join("config.yaml")).is_ok();
             if own && rules.untrusted {
                 inside(&case_tree(dir)?, dir, "config.yaml")?;
+                no_special_file(dir, "config.yaml")?;
             }
             configs = if own {
                 vec!["config.yaml".to_owned()]
@@ -230,6 +231,7 @@ fn refused_args(dir: &Path, args: &[String], command: &command::Read) -> Result<
     for path in command.configs.iter().chain(&command.reads) {
         if path != "-" {
             inside(&tree, dir, path).map_err(|why| format!("args: {why}"))?;
+            no_special_file(dir, path).map_err(|why| format!("args: {why}"))?;
         }
     }
     // The folder itself as an input (`inject .`) reads the case's own expectation too: each
@@ -244,6 +246,19 @@ fn refused_args(dir: &Path, args: &[String], command: &command::Read) -> Result<
         }
     }
     Ok(())
+}
+
+/// `Err` when `path`, named in the case folder `dir`, is there but is neither a file nor a
+/// folder: a FIFO would hold the run open for ever, a device would feed it without end (git
+/// cannot hold either, but a case folder need not come from git).
+fn no_special_file(dir: &Path, path: &str) -> Result<(), String> {
+    match std::fs::metadata(dir.join(path)) {
+        Ok(m) if !m.is_file() && !m.is_dir() => Err(format!(
+            "{} is not a regular file",
+            crate::diagnostic::printable(path)
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The tree of the case folder `dir`: nothing a case names leads out of it.
@@ -472,6 +487,11 @@ mod tests {
         std::fs::write(dir.join("input.yaml"), "kind: List\n").expect("write");
         std::fs::write(top.path().join("secret.yaml"), "x: 1\n").expect("write");
         std::os::unix::fs::symlink("../secret.yaml", dir.join("out.yaml")).expect("link");
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(dir.join("fifo.yaml"))
+            .status()
+            .expect("mkfifo");
+        assert!(fifo.success());
         let args: Vec<String> = words.split_whitespace().map(str::to_owned).collect();
         refused_args(&dir, &args, &command::read(&args)).err()
     }
@@ -539,6 +559,8 @@ mod tests {
                 "leads out of the case folder",
             ),
             ("inject .", "names the case folder"),
+            ("inject fifo.yaml", "not a regular file"),
+            ("inject -c fifo.yaml input.yaml", "not a regular file"),
             ("inject -n prod ./", "names the case folder"),
             ("uninject input.yaml/..", "names the case folder"),
         ] {
