@@ -200,7 +200,7 @@ fn walk(dir: &Path, found: &mut Found) {
 /// Where the symlink `e` leads when that is outside `tree` (`None` for what is no symlink,
 /// stays inside, or cannot be resolved: the walk reports the last itself).
 fn leaves(e: &walkdir::DirEntry, tree: &Tree) -> Option<Outside> {
-    if !e.path_is_symlink() || fs::canonicalize(e.path()).is_err() {
+    if !e.path_is_symlink() || crate::tree::canonical(e.path()).is_err() {
         return None;
     }
     tree.check(e.path()).err()

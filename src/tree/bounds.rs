@@ -45,7 +45,7 @@ impl Tree {
     /// The tree of the directory `dir`, shown as the user named it.
     pub(crate) fn new(dir: &Path) -> io::Result<Tree> {
         Ok(Tree {
-            root: fs::canonicalize(dir)?,
+            root: canonical(dir)?,
             shown: printable_name(&dir.display().to_string()).into_owned(),
         })
     }
@@ -53,7 +53,7 @@ impl Tree {
     /// The tree of the directory `dir`, shown as `shown` says.
     pub(crate) fn shown_as(dir: &Path, shown: String) -> io::Result<Tree> {
         Ok(Tree {
-            root: fs::canonicalize(dir)?,
+            root: canonical(dir)?,
             shown,
         })
     }
@@ -92,7 +92,7 @@ impl Tree {
             return Tree::new(work_tree).ok();
         }
         if let Some(cwd) = cwd.filter(|c| c.parent().is_some())
-            && let Ok(real) = fs::canonicalize(cwd)
+            && let Ok(real) = canonical(cwd)
             && (absolute.starts_with(normalize(cwd)) || resolved(&absolute).starts_with(&real))
         {
             return Tree::new(cwd).ok();
@@ -126,10 +126,31 @@ impl Tree {
     }
 }
 
+/// `path` with every symlink resolved, as `fs::canonicalize` (`realpath`) gives it, in time
+/// linear in its length: the kernel resolves the path once (an `O_PATH` open) and says where
+/// the file is (`/proc/self/fd`), where `realpath` looks up each prefix of the path in turn,
+/// quadratic in its depth and cubic over a walk of a deep tree of links (a pull request can
+/// commit one). Without `/proc`, `realpath`.
+pub(crate) fn canonical(path: &Path) -> io::Result<PathBuf> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{Mode, OFlags};
+        use std::os::fd::AsRawFd;
+        if let Ok(fd) = rustix::fs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty())
+            && let Ok(at) = fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+            && at.is_absolute()
+            && !at.as_os_str().as_encoded_bytes().ends_with(b" (deleted)")
+        {
+            return Ok(at);
+        }
+    }
+    fs::canonicalize(path)
+}
+
 /// `path` with symlinks resolved: canonical when it exists, else its nearest existing
 /// ancestor's canonical path with the rest joined as written (`.` and `..` resolved).
 pub(crate) fn resolved(path: &Path) -> PathBuf {
-    if let Ok(p) = fs::canonicalize(path) {
+    if let Ok(p) = canonical(path) {
         return p;
     }
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -139,7 +160,7 @@ pub(crate) fn resolved(path: &Path) -> PathBuf {
     while let Some(parent) = existing.parent() {
         rest.push(existing.file_name().map(PathBuf::from).unwrap_or_default());
         existing = parent;
-        if let Ok(real) = fs::canonicalize(existing) {
+        if let Ok(real) = canonical(existing) {
             return rest.iter().rev().fold(real, |p, c| p.join(c));
         }
     }
@@ -225,6 +246,28 @@ mod tests {
         assert!(out.to_string().contains("in a .git directory of"), "{out}");
         assert!(tree.check(&root.join("repo/sub/.GIT/hooks/x")).is_err());
         assert!(tree.check(&root.join("repo/k8s/.gitignore")).is_ok());
+    }
+
+    #[test]
+    fn canonical_is_what_realpath_gives() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir_all(d.join("a/b")).unwrap();
+        fs::write(d.join("a/b/f"), "").unwrap();
+        symlink("a/b", d.join("l")).unwrap();
+        symlink("../b/f", d.join("a/b/g")).unwrap();
+        symlink("nowhere", d.join("dangling")).unwrap();
+        symlink("loop", d.join("loop")).unwrap();
+        for p in [
+            "a", "a/b/f", "l", "l/g", "l/../b/f", "a/./b//f", "dangling", "loop", "none", "a/b/f/",
+        ] {
+            let p = d.join(p);
+            let got = canonical(&p).map_err(|e| e.kind());
+            let want = fs::canonicalize(&p).map_err(|e| e.kind());
+            assert_eq!(got, want, "{}", p.display());
+        }
+        assert_eq!(canonical(Path::new(".")).ok(), fs::canonicalize(".").ok());
     }
 
     #[test]
