@@ -12,8 +12,8 @@
 //! checks:                                       # match and differs: what the output holds
 //!   - at: pod.spec.imagePullSecrets[*].name
 //!     is: [s2, s3, s0, s1]
-//! error: "substring of stderr"                  # refused (and a differs that refuses):
-//!                                               # exit 2, nothing on stdout
+//! error: "substring of stderr"                  # refused (and a match or differs that
+//!                                               # refuses): exit 2, nothing on stdout
 //! patch: ../../fixtures/patch/x.json            # optional, an `admission` run: upstream's
 //!                                               # expected JSON patch (below)
 //! ```
@@ -30,12 +30,14 @@
 //! both without Go's `resources: {}` and kinject's status annotation (docs/compat.md, "What
 //! all formats share").
 //!
-//! `match` means every check is what the upstream test asserts. `differs` means kinject
-//! deliberately gives another result, the one the checks state (or, with `error` instead of
-//! `checks`, refuses where upstream gives a pod, because what upstream does would break one of
-//! kinject's guarantees), and `compat` quotes the row of docs/compat.md that says so (the test
-//! checks that the row is there). `refused` means kinject refuses with file and line, as
-//! `compat` quotes, because it would need what a manifest does not hold. Each injector's counts are in docs/compat.md
+//! `match` means every check is what the upstream test asserts (or, with `error`, that kinject
+//! refuses where upstream expects an error). `differs` means kinject deliberately gives another
+//! result, the one the checks state (or, with `error` instead of `checks`, refuses where
+//! upstream gives a pod, because what upstream does would break one of kinject's guarantees or
+//! is what the API server or the injector's own validating webhook refuses), and `compat`
+//! quotes the row of docs/compat.md that says so (the test checks that the row is there).
+//! `refused` means kinject refuses with file and line, as `compat` quotes, because it would
+//! need what a manifest does not hold: state only the cluster has. Each injector's counts are in docs/compat.md
 //! and checked here: they cannot drop without the table changing.
 //!
 //! `KINJECT_CASE=name[,name…]` runs only the cases whose folder name contains one of them.
@@ -401,7 +403,7 @@ fn run_case(dir: &Path, compat_md: &str) -> Result<String, String> {
     let out = common::kinject_with_stdin(dir, &argv, &stdin);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();
-    let refuses = result == "refused" || (result == "differs" && case.get("error").is_some());
+    let refuses = result == "refused" || case.get("error").is_some();
     if refuses && case.get("checks").is_some() {
         return Err("a case that refuses has no `checks`: nothing is written".into());
     }
