@@ -134,32 +134,22 @@ fn reference(schema: &Value) -> String {
          Generated from the configuration types (`kinject schema` prints the same as JSON Schema);\n\
          do not edit by hand. The guide is [config.md](config.md).\n",
     );
-    let sections: [(&str, &Value); 12] = [
-        ("InjectionConfig (the file)", schema),
-        ("Sidecar", &defs["Sidecar"]),
-        ("Rule", &defs["Rule"]),
-        ("Match", &defs["Match"]),
-        ("Defaults", &defs["Defaults"]),
-        ("CustomKind", &defs["CustomKind"]),
-        ("Formats", &defs["Formats"]),
-        ("TumblrFlags", &defs["TumblrFlags"]),
-        ("SalesforceFlags", &defs["SalesforceFlags"]),
-        ("ExpediaFlags", &defs["ExpediaFlags"]),
-        ("KruiseFlags", &defs["KruiseFlags"]),
-        ("Enumerations", &Value::Null),
-    ];
+    // The file, then every type of kinject's own in the schema's order (each one a link can
+    // name: `#resourcespolicy`), the enumerations last.
+    let own: Vec<(&String, &Value)> = defs
+        .as_object()
+        .expect("$defs")
+        .iter()
+        .filter(|(name, _)| !name.starts_with("io.k8s."))
+        .collect();
+    let mut sections: Vec<(&str, &Value)> = vec![("InjectionConfig (the file)", schema)];
+    sections.extend(
+        own.iter()
+            .filter(|(_, def)| def.get("properties").is_some())
+            .map(|(name, def)| (name.as_str(), *def)),
+    );
     for (title, def) in sections {
         out.push_str(&format!("\n## {title}\n\n"));
-        if def.is_null() {
-            for name in ["Position", "ServiceAccountPolicy", "JobPolicy"] {
-                let values: Vec<String> = enum_values(&defs[name])
-                    .iter()
-                    .map(|v| format!("`{v}`"))
-                    .collect();
-                out.push_str(&format!("- **{name}**: {}\n", values.join(", ")));
-            }
-            continue;
-        }
         if let Some(d) = def.get("description").and_then(Value::as_str) {
             out.push_str(&format!("{}\n\n", d.replace('\n', " ")));
         }
@@ -185,6 +175,15 @@ fn reference(schema: &Value) -> String {
                 }
             ));
         }
+    }
+    out.push_str("\n## Enumerations\n");
+    for (name, def) in own
+        .iter()
+        .filter(|(_, def)| def.get("properties").is_none())
+    {
+        let values: Vec<String> = enum_values(def).iter().map(|v| format!("`{v}`")).collect();
+        assert!(!values.is_empty(), "{name}: neither fields nor values");
+        out.push_str(&format!("\n### {name}\n\n{}\n", values.join(", ")));
     }
     out
 }
@@ -252,6 +251,24 @@ fn link(reference: &str) -> String {
 #[test]
 fn config_reference_is_current() {
     let schema: Value = serde_json::from_str(&kinject(&["schema"])).expect("schema");
-    let stale = check("docs/config-reference.md", &reference(&schema));
+    let text = reference(&schema);
+    let stale = check("docs/config-reference.md", &text);
     assert!(stale.is_none(), "{}", stale.unwrap_or_default());
+    // Every type a field names has its section: each `(#anchor)` is a heading's.
+    let anchors: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            l.trim_start_matches('#')
+                .strip_prefix(' ')
+                .filter(|_| l.starts_with('#'))
+        })
+        .map(|h| h.split(' ').next().unwrap_or(h).to_lowercase())
+        .collect();
+    for link in text.split("](#").skip(1) {
+        let anchor = link.split(')').next().unwrap_or(link);
+        assert!(
+            anchors.iter().any(|a| a == anchor),
+            "#{anchor} names no heading"
+        );
+    }
 }
