@@ -163,6 +163,19 @@ impl Matcher {
         trace.misses.is_empty() && self.check(s).is_some()
     }
 
+    /// Whether the subject asks for the rule by annotation (its annotation criteria hold, read
+    /// where the rule reads them) but its namespace keeps it out: a rule for another
+    /// injector's ConfigMap of another namespace, which that injector's webhook never finds
+    /// for the pod.
+    pub(crate) fn asked_from_another_namespace(&self, s: &Subject<'_>) -> bool {
+        if !self.asks_for_annotations() || self.namespaces.is_empty() {
+            return false;
+        }
+        let mut trace = Trace::first_miss_only();
+        let _ = self.walk_annotations(s, true, self.pod_only, &mut trace);
+        trace.misses.is_empty() && self.check_but_annotations(s) == Some(Miss::NamespaceNotMatched)
+    }
+
     /// The keys and items of `annotationLists`.
     pub(crate) fn annotation_lists(&self) -> &[(String, String)] {
         &self.annotation_lists

@@ -145,6 +145,36 @@ impl Notes {
         }
     }
 
+    /// `rule`, read from another injector's configuration, is asked for by the object's
+    /// annotation, but its namespace keeps it out (the injector reads the pod's namespace's
+    /// configuration only): said with the namespaces it wants.
+    fn asked_from_another_namespace(&mut self, rule: &RuleDef, s: &Subject<'_>) {
+        let Some(key) = rule.matcher.first_annotation() else {
+            return;
+        };
+        let missed = rule
+            .matcher
+            .object_criteria(s)
+            .into_iter()
+            .find(|c| !c.matched);
+        let what = missed.map_or_else(String::new, |c| {
+            format!(
+                " ({} wants {}, has {})",
+                c.field,
+                c.expected,
+                c.actual.as_deref().unwrap_or("none")
+            )
+        });
+        let warning = format!(
+            "`{key}` asks for `{}`, left out: read from another injector's configuration, it goes only into pods of \
+                its namespace, as that injector reads the pod's namespace's configuration{what}",
+            rule.spec.inject.join("`, `")
+        );
+        if !self.warnings.contains(&warning) {
+            self.warnings.push(warning);
+        }
+    }
+
     /// `name` is left out: `rule`, which injects into the object, replaces it.
     fn replaced(&mut self, name: &str, rule: &str) {
         self.policy.push(
@@ -520,6 +550,8 @@ fn select_sidecars<'c>(
         if !verdict.matched {
             if rule.matcher.asked_outside_the_pod(s) {
                 notes.asked_outside_the_pod(rule, s.kind);
+            } else if rule.converted && rule.matcher.asked_from_another_namespace(s) {
+                notes.asked_from_another_namespace(rule, s);
             }
             continue;
         }
