@@ -51,9 +51,13 @@ fn try_repo(dir: &Path, home: &Path) -> std::process::Output {
         .current_dir(dir)
         .env("PRE_COMMIT_HOME", home)
         .env("CARGO_TARGET_DIR", root().join("target/pre-commit"))
-        // What is tested is the hook's wiring, not the optimiser: build it quickly.
+        // What is tested is the hook's wiring, not the optimiser: build it quickly (the
+        // release profile's one fat-LTO unit is minutes of a CI core; the release's own
+        // binary is tested in tests/release.rs).
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
         .env("NO_COLOR", "1")
         .output()
         .expect("run pre-commit")

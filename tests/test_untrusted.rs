@@ -629,8 +629,10 @@ fn folders_that_are_no_cases_are_not_taken_for_cases() {
 /// A PATH is judged against the tree it is written in (its git work tree, else the current
 /// directory, else its own folder as far as it is written before a symlink), so a committed
 /// `platform -> ../victim` in its middle leads no case out, whether named from outside the
-/// current directory, from `/` (the image's working directory) or from a directory above a
-/// git checkout (above one that is no work tree, the current directory is the tree). A checkout named through a symlinked `$PWD` is the current directory.
+/// current directory, from `/` (the image's working directory), from a directory above a
+/// git checkout or through the user's own link above it (above one that is no work tree, the
+/// current directory or the folder holding that link is the tree). A checkout named through
+/// a symlinked `$PWD` is the current directory.
 #[test]
 fn a_path_is_judged_by_the_tree_it_is_written_in() {
     let work = tempfile::tempdir().expect("tempdir");
@@ -645,6 +647,7 @@ fn a_path_is_judged_by_the_tree_it_is_written_in() {
         ],
     );
     let sidecars = w.join("ci/sidecars.yaml").display().to_string();
+    std::os::unix::fs::symlink(".", w.join("ws")).expect("link");
     for checkout in ["pr", "git-pr"] {
         std::fs::create_dir_all(w.join(checkout)).expect("mkdir");
         if checkout == "git-pr" {
@@ -656,13 +659,20 @@ fn a_path_is_judged_by_the_tree_it_is_written_in() {
             .join("platform/tests")
             .display()
             .to_string();
+        // The user's own link above the checkouts (a symlinked workspace, `~/src ->
+        // /data/src`) does not hide the work tree.
+        let through_link = w.join("ws").join(checkout).join("platform/tests");
         for (cwd, path) in [
             (w.join("ci"), format!("../{checkout}/platform/tests")),
             (Path::new("/").to_owned(), absolute.clone()),
             (w.clone(), format!("{checkout}/platform/tests")),
+            (w.join("ci"), through_link.display().to_string()),
+            (w.join(checkout), through_link.display().to_string()),
         ]
         .into_iter()
-        .filter(|(cwd, _)| checkout == "git-pr" || cwd != w)
+        // Outside a work tree, nothing tells a checkout: from above it, or through a link
+        // above it, the tree is that folder.
+        .filter(|(cwd, path)| checkout == "git-pr" || (cwd != w && !path.contains("/ws/")))
         {
             for update in [false, true] {
                 let mut args = vec!["-c", &sidecars, &path];
@@ -690,4 +700,42 @@ fn a_path_is_judged_by_the_tree_it_is_written_in() {
         assert_eq!(code, Some(0), "{path}: {stdout}{stderr}");
     }
     assert_eq!(shipper(&w.join("repo/tests/c")), "1");
+}
+
+/// `--junit FILE` is written as `--output-file` is: never through a committed symlink out of
+/// the tree it is named in (a `report.xml -> ../outside/bashrc`), whether cases ran or none
+/// did; such a run is refused before any case runs, and the file it leads to stays as it was.
+#[test]
+fn the_junit_file_is_not_written_through_a_link_out_of_the_tree() {
+    let work = workspace(&[
+        ("repo/tests/ok/input.yaml", INPUT),
+        ("outside/bashrc", "# mine\n"),
+    ]);
+    let w = work.path();
+    std::fs::copy(w.join("sidecars.yaml"), w.join("repo/sidecars.yaml")).expect("copy");
+    let repo = w.join("repo");
+    git_init(&repo);
+    std::os::unix::fs::symlink("../outside/bashrc", repo.join("report.xml")).expect("link");
+    std::os::unix::fs::symlink("../outside", repo.join("reports")).expect("link");
+    for (junit, config) in [
+        ("report.xml", "sidecars.yaml"),
+        ("report.xml", "no-such.yaml"),
+        ("reports/new.xml", "sidecars.yaml"),
+    ] {
+        let (code, stdout, stderr) = test(
+            &repo,
+            &["-c", config, "--junit", junit, "--update", "tests/"],
+        );
+        assert_eq!(code, Some(2), "{junit}: {stdout}{stderr}");
+        assert!(
+            stderr.contains(&format!("--junit {junit}")) && stderr.contains("outside"),
+            "{junit}: {stderr}"
+        );
+        assert!(!stdout.contains("updated"), "{junit}: a case ran: {stdout}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(w.join("outside/bashrc")).expect("read"),
+        "# mine\n"
+    );
+    assert!(!w.join("outside/new.xml").exists());
 }

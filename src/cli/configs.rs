@@ -17,7 +17,7 @@ use super::run::{Loaded, Prepared, Processed, prepare, process_with};
 use super::status::ExitStatus;
 use crate::args::{ConfigArgs, DiscoveryArgs};
 use crate::pipeline::Sink;
-use crate::tree::{Nearest, NotFound, Tree, repository, shown, shown_dir};
+use crate::tree::{Nearest, NotFound, Tree, canonical, repository, shown, shown_dir};
 
 /// The configurations of a run, each loaded once, and which input uses which.
 pub(crate) struct Configs {
@@ -324,7 +324,7 @@ fn widen(
     nearest: &mut Nearest,
     quiet: bool,
 ) -> Vec<InputError> {
-    let given: Vec<PathBuf> = given.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let given: Vec<PathBuf> = given.iter().filter_map(|p| canonical(p).ok()).collect();
     let mut scopes: Vec<(String, PathBuf, Option<PathBuf>)> = Vec::new();
     for source in sources.iter() {
         let Some(path) = &source.path else { continue };
@@ -333,8 +333,7 @@ fn widen(
             // A default configuration is its own nearest one.
             nearest.of(&found, cwd).ok().as_deref() == Some(found.as_path())
         } else {
-            path.canonicalize()
-                .is_ok_and(|real| given.iter().any(|g| real.starts_with(g)))
+            canonical(path).is_ok_and(|real| given.iter().any(|g| real.starts_with(g)))
         };
         let Some(dir) = found.parent().map(Path::to_owned) else {
             continue;
@@ -344,8 +343,8 @@ fn widen(
         let (scope, owner) = if given.is_empty() {
             (dir, Some(found.clone()))
         } else {
-            match repository(&dir) {
-                Some(root) => (root.to_owned(), None),
+            match nearest.repository_of(&dir) {
+                Some(root) => (root, None),
                 None => (dir, None),
             }
         };
@@ -355,7 +354,7 @@ fn widen(
     }
     let mut known: std::collections::HashSet<PathBuf> = sources
         .iter()
-        .filter_map(|s| s.path.as_ref()?.canonicalize().ok())
+        .filter_map(|s| canonical(s.path.as_ref()?).ok())
         .collect();
     let mut errors = Vec::new();
     for (name, scope, owner) in scopes {
@@ -382,7 +381,7 @@ fn widen(
                 });
                 continue;
             }
-            if known.insert(file.canonicalize().unwrap_or_else(|_| file.clone())) {
+            if known.insert(canonical(&file).unwrap_or_else(|_| file.clone())) {
                 let mut source = Source::file(&rel);
                 // Not rewritten through a symlink that leads out of the scope.
                 source.within = Some(tree.root().to_owned());

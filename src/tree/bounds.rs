@@ -72,24 +72,16 @@ impl Tree {
         Tree::kept_in(path, std::env::current_dir().ok().as_deref())
     }
 
-    /// The tree a name given in the directory `cwd` is kept in: the git work tree holding
-    /// it, found along the name as written up to its first symlink (so a committed link
-    /// cannot choose the tree: `../pr/platform/tests` with `platform -> ../victim` is judged
-    /// against `pr`'s work tree); else the current directory when the name lies in it,
-    /// written or resolved (a checkout reached through a symlinked `$PWD` is the current
-    /// directory), unless that is `/` (the image's, which bounds nothing); else the name's
-    /// directory up to its first symlink.
+    /// The tree a name given in the directory `cwd` is kept in (`Walk`): the git work tree
+    /// holding it; else the current directory when the name lies in it, written or resolved
+    /// (a checkout reached through a symlinked `$PWD` is the current directory), unless that
+    /// is `/` (the image's, which bounds nothing); else the name's directory as far as it is
+    /// written before a symlink below the top level.
     pub(crate) fn kept_in(path: &Path, cwd: Option<&Path>) -> Option<Tree> {
         let absolute = normalize(&cwd.map_or_else(|| path.to_owned(), |c| c.join(path)));
-        let mut written = unlinked(absolute.parent()?);
-        if written.as_os_str().is_empty() {
-            written = PathBuf::from(".");
-        }
-        if let Some(work_tree) = written
-            .ancestors()
-            .find(|d| fs::symlink_metadata(d.join(".git")).is_ok())
-        {
-            return Tree::new(work_tree).ok();
+        let walk = Walk::of(absolute.parent()?);
+        if let Some(work_tree) = walk.work_tree {
+            return Tree::new(&work_tree).ok();
         }
         if let Some(cwd) = cwd.filter(|c| c.parent().is_some())
             && let Ok(real) = canonical(cwd)
@@ -97,8 +89,14 @@ impl Tree {
         {
             return Tree::new(cwd).ok();
         }
+        let written = if walk.written.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            walk.written
+        };
         Tree::new(&written).ok()
     }
+
     /// Its canonical path.
     pub(crate) fn root(&self) -> &Path {
         &self.root
@@ -130,16 +128,20 @@ impl Tree {
 /// linear in its length: the kernel resolves the path once (an `O_PATH` open) and says where
 /// the file is (`/proc/self/fd`), where `realpath` looks up each prefix of the path in turn,
 /// quadratic in its depth and cubic over a walk of a deep tree of links (a pull request can
-/// commit one). Without `/proc`, `realpath`.
+/// commit one). The name `/proc` gives is taken only when it names the file opened (device
+/// and inode), which a file deleted since, or one renamed to end in ` (deleted)`, does not;
+/// then, and without `/proc`, `realpath`.
 pub(crate) fn canonical(path: &Path) -> io::Result<PathBuf> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use rustix::fs::{Mode, OFlags};
         use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
         if let Ok(fd) = rustix::fs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty())
             && let Ok(at) = fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
             && at.is_absolute()
-            && !at.as_os_str().as_encoded_bytes().ends_with(b" (deleted)")
+            && let (Ok(opened), Ok(named)) = (fs::File::from(fd).metadata(), fs::metadata(&at))
+            && (opened.dev(), opened.ino()) == (named.dev(), named.ino())
         {
             return Ok(at);
         }
@@ -167,18 +169,57 @@ pub(crate) fn resolved(path: &Path) -> PathBuf {
     absolute
 }
 
-/// The longest leading part of the absolute path `dir` that names no symlink and exists: as
-/// far as the path is written by whoever named it, not by what a link leads to.
-fn unlinked(dir: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in dir.components() {
-        let next = out.join(c);
-        match fs::symlink_metadata(&next) {
-            Ok(m) if !m.file_type().is_symlink() => out = next,
-            _ => break,
+/// What a walk along a directory's name, from the root, finds: the git work tree holding it,
+/// and how far it is written before a symlink. A symlink met before any work tree is the
+/// machine's or the user's (`/tmp -> private/tmp`, `~/src -> /data/src`, a symlinked CI
+/// workspace): followed, and the work tree looked for where it leads. A symlink inside a work
+/// tree is the tree's content, which a pull request can commit: the walk stops there, so no
+/// such link chooses the tree (`pr/platform/tests` with `platform -> ../victim` is judged
+/// against `pr`). Symlinks at the top level (`/tmp`, `/var`, `/home` on some systems) are the
+/// system's and followed for `written` too.
+struct Walk {
+    /// The innermost git work tree entered (a folder holding `.git`), by its real path.
+    work_tree: Option<PathBuf>,
+    /// The real path of the directory as far as it is written before its first symlink below
+    /// the top level (the whole directory when it has none; empty for a relative name).
+    written: PathBuf,
+}
+
+impl Walk {
+    fn of(dir: &Path) -> Walk {
+        let holds_git = |d: &Path| fs::symlink_metadata(d.join(".git")).is_ok();
+        let mut real = PathBuf::new();
+        let mut written = None;
+        let mut work_tree: Option<PathBuf> = None;
+        for (depth, c) in dir.components().enumerate() {
+            let next = real.join(c);
+            let Ok(meta) = fs::symlink_metadata(&next) else {
+                break;
+            };
+            if !meta.file_type().is_symlink() {
+                real = next;
+                if holds_git(&real) {
+                    work_tree = Some(real.clone());
+                }
+                continue;
+            }
+            if work_tree.is_some() {
+                break;
+            }
+            if depth > 1 && written.is_none() {
+                written = Some(real.clone());
+            }
+            let Ok(target) = canonical(&next) else {
+                break;
+            };
+            real = target;
+            work_tree = real.ancestors().find(|d| holds_git(d)).map(Path::to_owned);
+        }
+        Walk {
+            work_tree,
+            written: written.unwrap_or(real),
         }
     }
-    out
 }
 
 /// Whether the path `rel` (relative to a tree's root) goes through a `.git` directory (any
@@ -268,6 +309,14 @@ mod tests {
             assert_eq!(got, want, "{}", p.display());
         }
         assert_eq!(canonical(Path::new(".")).ok(), fs::canonicalize(".").ok());
+        // A file whose name ends as /proc marks a deleted one's is still itself.
+        fs::write(d.join("f (deleted)"), "").unwrap();
+        symlink("f (deleted)", d.join("to-deleted")).unwrap();
+        let named = d.join("to-deleted");
+        assert_eq!(
+            canonical(&named).unwrap(),
+            fs::canonicalize(&named).unwrap()
+        );
     }
 
     #[test]
@@ -325,6 +374,21 @@ mod tests {
         let typed = root.join("checkout/k8s");
         let tree = Tree::kept_in(&typed, Some(&root.join("repo"))).unwrap();
         assert_eq!(tree.check(&typed), Ok(root.join("repo/k8s")));
+        // A symlink above the checkouts is the user's (`~/src -> /data/src`): followed to
+        // find the work tree, whose own links still lead nowhere; outside a work tree, the
+        // tree is where the name is written up to that link.
+        symlink(".", root.join("ws")).unwrap();
+        for cwd in ["ci", "", "repo"] {
+            let name = root.join("ws/repo/platform/tests");
+            let tree = Tree::kept_in(&name, Some(&root.join(cwd))).unwrap();
+            assert_eq!(tree.root, root.join("repo"), "from {cwd}");
+            assert!(tree.check(&name).is_err());
+            assert!(tree.check(&root.join("ws/repo/k8s")).is_ok());
+        }
+        let plain = root.join("ws/plain/k8s/a.yaml");
+        let tree = Tree::kept_in(&plain, Some(&root.join("ci"))).unwrap();
+        assert_eq!(tree.root, root);
+        assert!(tree.check(&plain).is_ok());
         // `/` as the current directory bounds nothing: the name's own tree is used.
         let tree = Tree::kept_in(&root.join("pr/platform/tests"), Some(Path::new("/"))).unwrap();
         assert_eq!(tree.root, root.join("pr"));

@@ -48,6 +48,8 @@ pub(crate) struct Nearest {
     /// The answer for the files of each directory (from each working directory): many files
     /// share one, and its boundary (the repository's root) takes a walk up the tree to find.
     of_dir: HashMap<(PathBuf, PathBuf), Result<PathBuf, NotFound>>,
+    /// The repository of each directory looked at (`repository`, remembered).
+    repositories: HashMap<PathBuf, Option<PathBuf>>,
 }
 
 impl Nearest {
@@ -74,21 +76,54 @@ impl Nearest {
         answer
     }
 
-    /// `of` for the files of `dir`.
-    fn search(&mut self, dir: &Path, cwd: &Path) -> Result<PathBuf, NotFound> {
-        let top = boundary(dir, cwd);
+    /// The root of the git repository `dir` is in (`repository`), remembered: a directory's
+    /// is its parent's unless it holds `.git`, so the directories of a deep tree cost one look
+    /// each rather than one per directory above them.
+    pub(crate) fn repository_of(&mut self, dir: &Path) -> Option<PathBuf> {
+        let mut unknown = Vec::new();
+        let mut answer = None;
         for d in dir.ancestors() {
-            let found = self
-                .found
-                .entry(d.to_owned())
-                .or_insert_with(|| in_directory(d, top, cwd));
-            match found {
-                Some(Ok(found)) => return Ok(found.clone()),
-                Some(Err(why)) => return Err(NotFound::Refused(why.clone())),
-                None => {}
-            }
-            if d == top {
+            if let Some(known) = self.repositories.get(d) {
+                answer = known.clone();
                 break;
+            }
+            unknown.push(d);
+            if d.join(".git").exists() {
+                answer = Some(d.to_owned());
+                break;
+            }
+        }
+        for d in unknown {
+            self.repositories.insert(d.to_owned(), answer.clone());
+        }
+        answer
+    }
+
+    /// `of` for the files of `dir`: its own configuration, else (below the boundary) its
+    /// parent's answer, which is remembered, so a deep tree is not walked up from each of its
+    /// directories.
+    fn search(&mut self, dir: &Path, cwd: &Path) -> Result<PathBuf, NotFound> {
+        let repository = self.repository_of(dir);
+        let top = match &repository {
+            Some(root) => root.as_path(),
+            None if dir.starts_with(cwd) => cwd,
+            None => dir,
+        };
+        let found = self
+            .found
+            .entry(dir.to_owned())
+            .or_insert_with(|| in_directory(dir, top, cwd));
+        match found {
+            Some(Ok(found)) => return Ok(found.clone()),
+            Some(Err(why)) => return Err(NotFound::Refused(why.clone())),
+            None => {}
+        }
+        if dir != top
+            && let Some(parent) = dir.parent()
+        {
+            match self.of_directory(parent, cwd) {
+                Err(NotFound::Looked(_)) => {}
+                answer => return answer,
             }
         }
         let within = if top == dir {
@@ -100,7 +135,7 @@ impl Nearest {
                 shown_dir(top, cwd)
             )
         };
-        let why = if repository(dir).is_some() {
+        let why = if repository.is_some() {
             "the repository's root"
         } else if top == dir {
             "outside a git repository, directories above the file's are looked in only up to the current directory"

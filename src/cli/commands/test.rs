@@ -21,6 +21,9 @@ use crate::cli::test_results::{self, Verdict};
 
 /// `kinject test`.
 pub(crate) fn run(args: &TestArgs) -> ExitStatus {
+    if let Some(why) = junit_refused(args) {
+        return refused(args, &why);
+    }
     match cases(args) {
         Ok(dirs) => {
             let exe = match std::env::current_exe() {
@@ -61,7 +64,11 @@ pub(crate) fn run(args: &TestArgs) -> ExitStatus {
 /// could not run: a report of an earlier run left in place would show a CI its passes.
 fn refused(args: &TestArgs, message: &str) -> ExitStatus {
     report::eprint(&format!("error: {message}\n"));
-    if let Some(path) = &args.junit {
+    if let Some(path) = args
+        .junit
+        .as_ref()
+        .filter(|_| junit_refused(args).is_none())
+    {
         let none = Verdict {
             name: "(no case run)".to_owned(),
             seconds: 0.0,
@@ -79,6 +86,14 @@ fn refused(args: &TestArgs, message: &str) -> ExitStatus {
         return output::stdout(&test_results::not_run(message)).max(ExitStatus::Error);
     }
     ExitStatus::Error
+}
+
+/// Why the `--junit` file cannot be written: it leads out of the tree it is named in (a
+/// committed `report.xml -> ~/.bashrc`), or it is a configuration, as `--output-file` is
+/// refused (`tree::output_refused`).
+fn junit_refused(args: &TestArgs) -> Option<String> {
+    let path = args.junit.as_ref()?;
+    crate::tree::output_refused("--junit", path, &args.paths, &args.configs)
 }
 
 /// The configurations of `-c`, made absolute (cases run in their own folders).
@@ -121,7 +136,7 @@ fn cases(args: &TestArgs) -> Result<Vec<Named>, String> {
             && let Err(outside) = tree.check(&bare)
         {
             return Err(format!(
-                "{}: {outside}: no case run there (a pull request can commit such a link)",
+                "{}: {outside}: no case run there (a symlink is not followed out of the tree a PATH is written in)",
                 crate::diagnostic::printable_name(&root.display().to_string())
             ));
         }

@@ -30,7 +30,7 @@ pub(crate) struct Expected<'a> {
 /// and extended attributes. A symlink is followed (its target is replaced, the link stays)
 /// when its target is inside `expected.within`.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8], expected: &Expected<'_>) -> io::Result<()> {
-    let target = fs::canonicalize(path)?;
+    let target = crate::tree::canonical(path)?;
     if let Some(root) = expected.within
         && let Err(outside) = crate::tree::Tree::canonical(root).check(path)
     {
@@ -114,7 +114,7 @@ impl Replacement {
     /// A replacement for the file at `path`, refused when what is there may not be replaced
     /// (not a regular file, other hard links, read-only).
     pub(crate) fn create(path: &Path) -> io::Result<Replacement> {
-        let existing = match fs::canonicalize(path) {
+        let existing = match crate::tree::canonical(path) {
             Ok(target) => {
                 let meta = fs::symlink_metadata(&target)?;
                 replaceable(&meta, None)?;
