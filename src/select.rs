@@ -150,6 +150,11 @@ impl Matcher {
             .first()
             .map(|(k, _)| k.as_str())
             .or_else(|| self.annotations.first().map(|(k, _)| k.as_str()))
+            .or_else(|| {
+                let selector = self.annotation_selector.as_ref()?;
+                let asks = selector.requirements().iter().find(|r| r.needs_the_key());
+                asks.map(|r| r.key())
+            })
     }
 
     /// Whether the rule reads only the pod template's annotations and the subject misses it

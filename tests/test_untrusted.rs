@@ -739,3 +739,28 @@ fn the_junit_file_is_not_written_through_a_link_out_of_the_tree() {
     );
     assert!(!w.join("outside/new.xml").exists());
 }
+
+/// A case that injects several files checks their output against its expectation; the three
+/// invariants are for a case of one input file (the output of several is one stream, which no
+/// one input gives back), so they do not fail it.
+#[test]
+fn a_case_of_several_inputs_passes() {
+    let other = INPUT.replace("name: web", "name: api");
+    let work = workspace(&[
+        ("tests/two/input.yaml", INPUT),
+        ("tests/two/extra.yaml", &other),
+        ("tests/two/args", "inject input.yaml extra.yaml"),
+    ]);
+    let w = work.path();
+    let (code, stdout) = update(w);
+    assert_eq!(code, Some(0), "{stdout}");
+    let expected = std::fs::read_to_string(w.join("tests/two/expected.yaml")).expect("read");
+    assert_eq!(
+        expected.matches("example.com/shipper:1").count(),
+        2,
+        "{expected}"
+    );
+    let (code, stdout, _) = test(w, &["-c", "sidecars.yaml", "tests/"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("1 passed"), "{stdout}");
+}

@@ -44,6 +44,12 @@ impl Requirement {
         &self.key
     }
 
+    /// Whether only an object that has the key can meet it (what asks for something: `In`,
+    /// not `NotIn`).
+    pub(crate) fn needs_the_key(&self) -> bool {
+        !matches!(self.op, Operator::NotIn | Operator::DoesNotExist)
+    }
+
     /// Whether `labels` meet this requirement: the one place selectors are evaluated.
     pub(crate) fn matches(&self, labels: &Map<String, Value>) -> bool {
         let value = labels.field(&self.key).and_then(Value::as_str);

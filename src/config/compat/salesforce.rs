@@ -485,6 +485,8 @@ impl Mutations {
                 {"key": format!("{ns}/{trigger}"), "operator": "In", "values": ["true", "enabled"]},
                 {"key": format!("{ns}/status"), "operator": "NotIn", "values": ["injected", "Injected", "INJECTED"]},
             ]},
+            // The webhook sees pods: a workload's own annotations never reach it.
+            "podAnnotationsOnly": true,
         });
         let ignored = names(m, "ignoreNamespaces");
         if !ignored.is_empty() {

@@ -515,6 +515,8 @@ fn native(configs: &[(Value, String)], ctx: &Context<'_>) -> Result<Value, Failu
             "name": format!("tumblr/{full}"),
             "match": {
                 "annotations": {format!("{ns}/request"): request_glob(&full)},
+                // The webhook sees pods: a workload's own annotations never reach it.
+                "podAnnotationsOnly": true,
             },
             // tumblr skips a pod whose status says `injected` in any case (`already_injected`).
             "skips": {"injected": {&status: "injected"}},
