@@ -157,14 +157,7 @@ impl Notes {
             .object_criteria(s)
             .into_iter()
             .find(|c| !c.matched);
-        let what = missed.map_or_else(String::new, |c| {
-            format!(
-                " ({} wants {}, has {})",
-                c.field,
-                c.expected,
-                c.actual.as_deref().unwrap_or("none")
-            )
-        });
+        let what = wants_has(missed);
         let warning = format!(
             "`{key}` asks for `{}`, left out: read from another injector's configuration, it goes only into pods of \
                 its namespace, as that injector reads the pod's namespace's configuration{what}",
@@ -672,14 +665,7 @@ fn reach(config: &Config, def: &SidecarDef, s: &Subject<'_>) -> Result<JobPolicy
             .into_iter()
             .find(|c| !c.matched)
             .or_else(|| skip.map(|skip| skip_criterion(s, skip, rule.spec.skips.as_ref())));
-        let what = missed.map_or_else(String::new, |c| {
-            format!(
-                " ({} wants {}, has {})",
-                c.field,
-                c.expected,
-                c.actual.as_deref().unwrap_or("none")
-            )
-        });
+        let what = wants_has(missed);
         why.push(format!("rule `{}` does not{what}", rule.spec.name));
     }
     if why.is_empty() {
@@ -687,6 +673,19 @@ fn reach(config: &Config, def: &SidecarDef, s: &Subject<'_>) -> Result<JobPolicy
     } else {
         Err(why.join("; "))
     }
+}
+
+/// What the criterion `missed` (when one did) wants and what the object has, as a warning says
+/// it: ` (namespaces wants one of ops, has dev)`.
+fn wants_has(missed: Option<Criterion>) -> String {
+    missed.map_or_else(String::new, |c| {
+        format!(
+            " ({} wants {}, has {})",
+            c.field,
+            c.expected,
+            c.actual.as_deref().unwrap_or("none")
+        )
+    })
 }
 
 /// The sidecars an object requests by annotation (`names`), added to `chosen` when requests
