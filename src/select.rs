@@ -160,7 +160,12 @@ impl Matcher {
     /// Whether the rule reads only the pod template's annotations and the subject misses it
     /// for that: read from the workload's own too, they would match.
     pub(crate) fn asked_outside_the_pod(&self, s: &Subject<'_>) -> bool {
-        if !self.pod_only || s.annotation_levels.len() < 2 {
+        if !self.pod_only
+            || s.annotation_levels
+                .iter()
+                .skip(1)
+                .all(|level| level.is_empty())
+        {
             return false;
         }
         let mut trace = Trace::first_miss_only();

@@ -769,3 +769,53 @@ fn a_name_is_judged_by_the_tree_it_is_written_in() {
     );
     assert!(w.read("repo/k8s/app.yaml").contains("example.com/s:1"));
 }
+
+/// A git `$HOME` (dotfiles) holding the user's `src -> ../data`, under which a checkout
+/// commits `platform -> ../../home/.ssh`: a name through `src` leaves `$HOME`'s work tree, so
+/// nothing reaches `.ssh` by it, whatever the checkout's link brings back; and the checkout's
+/// own files, named from the shell's `$PWD` (the CI form, `"$PWD/k8s/app.yaml"`), are read
+/// from the checkout.
+#[test]
+fn a_link_out_of_an_outer_work_tree_is_not_a_way_back_into_it() {
+    let w = World::new();
+    git(&w.path("home"), &["init", "-q"]);
+    w.write("home/.ssh/id.yaml", DEPLOYMENT);
+    w.write("data/proj/k8s/app.yaml", DEPLOYMENT);
+    w.write("data/proj/.kinject.yaml", CONFIG);
+    git(&w.path("data/proj"), &["init", "-q"]);
+    w.link("home/src", "../data");
+    w.link("data/proj/platform", "../../home/.ssh");
+    let ssh = w.read("home/.ssh/id.yaml");
+    let logical = w.path("home/src/proj");
+    let run_in = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"));
+        child
+            .args(args)
+            .current_dir(w.path("data/proj"))
+            .env("PWD", &logical)
+            .env("NO_COLOR", "1")
+            .env_remove("KINJECT_REPORT_FILE")
+            .stdin(Stdio::null());
+        child.output().expect("run kinject")
+    };
+    let through = logical.join("platform/id.yaml").display().to_string();
+    for mode in ["-i", "--check", "--diff"] {
+        let out = run_in(&["inject", mode, "--", &through]);
+        assert_eq!(out.status.code(), Some(2), "{mode}: {}", stderr(&out));
+        assert!(stderr(&out).contains("outside"), "{mode}: {}", stderr(&out));
+    }
+    // The same link from a directory that is not the checkout: `$HOME`'s tree is left.
+    let mut elsewhere = Command::new(env!("CARGO_BIN_EXE_kinject"));
+    let out = elsewhere
+        .args(["inject", "--check", "--", &through])
+        .current_dir(w.path("home"))
+        .output()
+        .expect("run kinject");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(w.read("home/.ssh/id.yaml"), ssh);
+    // The checkout's own file, named from `$PWD`: rewritten.
+    let own = logical.join("k8s/app.yaml").display().to_string();
+    let out = run_in(&["inject", "-i", "--", &own]);
+    assert!(out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(w.read("data/proj/k8s/app.yaml").contains("example.com/s:1"));
+}

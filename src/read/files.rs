@@ -44,7 +44,7 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
             continue;
         }
         if intent != Intent::Read
-            && let Some(outside) = Tree::of_name(path).and_then(|t| t.check(path).err())
+            && let Some(outside) = crate::tree::name_outside(path)
         {
             let why = format!(
                 "{outside}, not read: --in-place, --check and --diff keep to the tree a name is in (name the file it \

@@ -69,32 +69,36 @@ impl Tree {
     /// The tree a file named on the command line is kept in (`kept_in` from the current
     /// directory).
     pub(crate) fn of_name(path: &Path) -> Option<Tree> {
-        Tree::kept_in(path, std::env::current_dir().ok().as_deref())
+        Tree::kept_in(path, std::env::current_dir().ok().as_deref()).map(|(tree, _)| tree)
     }
 
-    /// The tree a name given in the directory `cwd` is kept in (`Walk`): the git work tree
-    /// holding it; else the current directory when the name lies in it, written or resolved
-    /// (a checkout reached through a symlinked `$PWD` is the current directory), unless that
-    /// is `/` (the image's, which bounds nothing); else the name's directory as far as it is
-    /// written before a symlink below the top level.
-    pub(crate) fn kept_in(path: &Path, cwd: Option<&Path>) -> Option<Tree> {
-        let absolute = normalize(&cwd.map_or_else(|| path.to_owned(), |c| c.join(path)));
-        let walk = Walk::of(absolute.parent()?);
-        if let Some(work_tree) = walk.work_tree {
-            return Tree::new(&work_tree).ok();
+    /// The tree a name given in the directory `cwd` is kept in, and the walk along it
+    /// (`Walk`): the git work tree holding it; else the current directory when the name lies
+    /// in it, written or resolved, unless that is `/` (the image's, which bounds nothing);
+    /// else the name's directory as far as it is written before a symlink below the top
+    /// level. A name that begins with the shell's `$PWD` (a checkout reached through a
+    /// symlinked workspace) is read from the current directory.
+    fn kept_in(path: &Path, cwd: Option<&Path>) -> Option<(Tree, Walk)> {
+        let name = match cwd {
+            Some(cwd) => from_pwd(path, cwd).unwrap_or_else(|| cwd.join(path)),
+            None => path.to_owned(),
+        };
+        let walk = Walk::of(&name);
+        if let Some(work_tree) = &walk.work_tree {
+            return Some((Tree::new(work_tree).ok()?, walk));
         }
         if let Some(cwd) = cwd.filter(|c| c.parent().is_some())
             && let Ok(real) = canonical(cwd)
-            && (absolute.starts_with(normalize(cwd)) || resolved(&absolute).starts_with(&real))
+            && (normalize(&name).starts_with(normalize(cwd)) || walk.real.starts_with(&real))
         {
-            return Tree::new(cwd).ok();
+            return Some((Tree::new(cwd).ok()?, walk));
         }
         let written = if walk.written.as_os_str().is_empty() {
             PathBuf::from(".")
         } else {
-            walk.written
+            walk.written.clone()
         };
-        Tree::new(&written).ok()
+        Some((Tree::new(&written).ok()?, walk))
     }
 
     /// Its canonical path.
@@ -122,6 +126,39 @@ impl Tree {
             git,
         })
     }
+}
+
+/// Where a name given on the command line leads out of the tree it is written in (`None`
+/// when it stays in, or names nothing that can be judged): through a symlink inside its work
+/// tree that leads out of it, even one that a later link brings back (a dotfiles `$HOME`
+/// whose `src -> /data/src` holds a checkout whose committed link leads back into `$HOME`),
+/// or to a place outside it.
+pub(crate) fn name_outside(path: &Path) -> Option<Outside> {
+    outside_from(path, std::env::current_dir().ok().as_deref())
+}
+
+/// `name_outside` for a name given in the directory `cwd`.
+fn outside_from(path: &Path, cwd: Option<&Path>) -> Option<Outside> {
+    let (tree, walk) = Tree::kept_in(path, cwd)?;
+    let path = cwd.map_or_else(|| path.to_owned(), |c| c.join(path));
+    if let Some(target) = walk.leaves {
+        return Some(Outside {
+            target,
+            link: true,
+            tree: tree.shown,
+            git: false,
+        });
+    }
+    tree.check(&path).err()
+}
+
+/// `path` (absolute) read from `cwd` when it begins with the shell's `$PWD` and that is the
+/// current directory: the user's own spelling of where they are, whatever links it goes
+/// through (a CI workspace, `~/src -> /data/src`).
+fn from_pwd(path: &Path, cwd: &Path) -> Option<PathBuf> {
+    let pwd = PathBuf::from(std::env::var_os("PWD")?);
+    let rest = path.strip_prefix(&pwd).ok()?;
+    (pwd.is_absolute() && canonical(&pwd).ok()? == canonical(cwd).ok()?).then(|| cwd.join(rest))
 }
 
 /// `path` with every symlink resolved, as `fs::canonicalize` (`realpath`) gives it, in time
@@ -169,56 +206,118 @@ pub(crate) fn resolved(path: &Path) -> PathBuf {
     absolute
 }
 
-/// What a walk along a directory's name, from the root, finds: the git work tree holding it,
-/// and how far it is written before a symlink. A symlink met before any work tree is the
-/// machine's or the user's (`/tmp -> private/tmp`, `~/src -> /data/src`, a symlinked CI
-/// workspace): followed, and the work tree looked for where it leads. A symlink inside a work
-/// tree is the tree's content, which a pull request can commit: the walk stops there, so no
-/// such link chooses the tree (`pr/platform/tests` with `platform -> ../victim` is judged
-/// against `pr`). Symlinks at the top level (`/tmp`, `/var`, `/home` on some systems) are the
-/// system's and followed for `written` too.
+/// What a walk along a name finds, component by component from the root as the kernel
+/// resolves it (`..` goes to the real parent): the git work tree holding it, how far it is
+/// written before a symlink, and where it really leads. A symlink met before any work tree
+/// is the machine's or the user's (`/tmp -> private/tmp`, `~/src -> /data/src`, a symlinked
+/// CI workspace, a link into a checkout's sub-folder): followed, its target walked the same
+/// way, so a link a checkout commits is met as one. A symlink inside a work tree is the
+/// tree's content, which a pull request can commit: followed only where it stays in the tree;
+/// one that leads out ends the walk (`leaves`), whatever a later link would make of it.
+/// Symlinks at the top level (`/tmp`, `/var`, `/home` on some systems) are the system's, and
+/// followed for `written` too.
 struct Walk {
-    /// The innermost git work tree entered (a folder holding `.git`), by its real path.
+    /// The innermost git work tree the name is in (a folder holding `.git`), by its real path.
     work_tree: Option<PathBuf>,
-    /// The real path of the directory as far as it is written before its first symlink below
-    /// the top level (the whole directory when it has none; empty for a relative name).
+    /// The real path of the name as far as it is written before its first symlink below the
+    /// top level (its directory when it has none; empty for a relative name).
     written: PathBuf,
+    /// Where the walk ended: the name's real path, the part that does not exist as written.
+    real: PathBuf,
+    /// Where a symlink inside the work tree leads, when that is out of it.
+    leaves: Option<PathBuf>,
 }
 
 impl Walk {
-    fn of(dir: &Path) -> Walk {
+    /// How many symlinks a walk follows before it stops, as the kernel's `ELOOP` does.
+    const MAX_LINKS: usize = 40;
+
+    fn of(name: &Path) -> Walk {
+        use std::collections::VecDeque;
+        use std::ffi::OsString;
         let holds_git = |d: &Path| fs::symlink_metadata(d.join(".git")).is_ok();
-        let mut real = PathBuf::new();
+        let owned = |c: Component<'_>| match c {
+            Component::Normal(n) => Some(n.to_owned()),
+            Component::ParentDir => Some(OsString::from("..")),
+            Component::RootDir => Some(OsString::from("/")),
+            Component::CurDir | Component::Prefix(_) => None,
+        };
+        let mut queue: VecDeque<OsString> = name.components().filter_map(owned).collect();
+        let mut walk = Walk {
+            work_tree: None,
+            written: PathBuf::new(),
+            real: PathBuf::new(),
+            leaves: None,
+        };
         let mut written = None;
-        let mut work_tree: Option<PathBuf> = None;
-        for (depth, c) in dir.components().enumerate() {
-            let next = real.join(c);
-            let Ok(meta) = fs::symlink_metadata(&next) else {
-                break;
-            };
-            if !meta.file_type().is_symlink() {
-                real = next;
-                if holds_git(&real) {
-                    work_tree = Some(real.clone());
+        let mut links = 0;
+        let mut exists = true;
+        while let Some(part) = queue.pop_front() {
+            if part == "/" {
+                walk.real = PathBuf::from("/");
+                continue;
+            }
+            if part == ".." {
+                walk.real.pop();
+                if walk
+                    .work_tree
+                    .as_ref()
+                    .is_some_and(|t| !walk.real.starts_with(t))
+                {
+                    walk.work_tree = walk
+                        .real
+                        .ancestors()
+                        .find(|d| holds_git(d))
+                        .map(Path::to_owned);
                 }
                 continue;
             }
-            if work_tree.is_some() {
-                break;
-            }
-            if depth > 1 && written.is_none() {
-                written = Some(real.clone());
-            }
-            let Ok(target) = canonical(&next) else {
-                break;
+            let next = walk.real.join(&part);
+            let meta = if exists {
+                fs::symlink_metadata(&next).ok()
+            } else {
+                None
             };
-            real = target;
-            work_tree = real.ancestors().find(|d| holds_git(d)).map(Path::to_owned);
+            let Some(meta) = meta else {
+                // What does not exist is taken as written.
+                exists = false;
+                walk.real = next;
+                continue;
+            };
+            if !meta.file_type().is_symlink() || links == Walk::MAX_LINKS {
+                walk.real = next;
+                if meta.is_dir() && holds_git(&walk.real) {
+                    walk.work_tree = Some(walk.real.clone());
+                }
+                continue;
+            }
+            links += 1;
+            if let Some(tree) = &walk.work_tree {
+                let to = resolved(&next);
+                if !to.starts_with(tree) {
+                    walk.leaves = Some(to);
+                    walk.real = next;
+                    break;
+                }
+                walk.real = to;
+                continue;
+            }
+            if written.is_none() && walk.real.components().count() > 1 {
+                written = Some(walk.real.clone());
+            }
+            let Ok(target) = fs::read_link(&next) else {
+                walk.real = next;
+                continue;
+            };
+            for part in target.components().rev().filter_map(owned) {
+                queue.push_front(part);
+            }
         }
-        Walk {
-            work_tree,
-            written: written.unwrap_or(real),
-        }
+        walk.written = written.unwrap_or_else(|| {
+            let dir = walk.real.parent().unwrap_or(&walk.real);
+            dir.to_owned()
+        });
+        walk
     }
 }
 
@@ -331,15 +430,24 @@ mod tests {
             "victim/tests",
             "plain/k8s",
             "ci",
+            "other/.git",
+            "other/tests",
+            "home/.git",
+            "home/.ssh/tests",
+            "data/proj/.git",
+            "data/proj/tests",
         ] {
             fs::create_dir_all(root.join(d)).unwrap();
         }
         symlink("../victim", root.join("pr/platform")).unwrap();
         symlink("../victim", root.join("repo/platform")).unwrap();
+        symlink("k8s", root.join("repo/inside")).unwrap();
         symlink("repo", root.join("checkout")).unwrap();
-        let kept = |name: &str, cwd: &str| {
-            Tree::kept_in(Path::new(name), Some(&root.join(cwd))).map(|t| t.root)
+        let tree = |name: &str, cwd: &str| {
+            let (tree, _) = Tree::kept_in(Path::new(name), Some(&root.join(cwd))).unwrap();
+            tree.root
         };
+        let outside = |name: &str, cwd: &str| outside_from(Path::new(name), Some(&root.join(cwd)));
         // In a git work tree: that tree, from wherever it is named, through a symlink or not.
         for (name, cwd) in [
             ("k8s/a.yaml", "repo"),
@@ -348,50 +456,59 @@ mod tests {
             ("repo/platform/tests", ""),
             ("../repo/platform/tests", "ci"),
         ] {
-            assert_eq!(
-                kept(name, cwd),
-                Some(root.join("repo")),
-                "{name} from {cwd}"
-            );
+            assert_eq!(tree(name, cwd), root.join("repo"), "{name} from {cwd}");
         }
-        let outside = |name: &str, cwd: &str| {
-            let tree = Tree::kept_in(Path::new(name), Some(&root.join(cwd))).unwrap();
-            tree.check(&root.join(cwd).join(name)).is_err()
-        };
-        assert!(outside("../repo/platform/tests", "ci"));
-        assert!(outside("repo/platform/tests", ""));
-        // Outside a work tree and the current directory: the name's directory, as far as
-        // it is written before a symlink (`platform` chooses nothing).
-        assert_eq!(kept("../pr/platform/tests", "ci"), Some(root.join("pr")));
-        assert!(outside("../pr/platform/tests", "ci"));
-        assert_eq!(
-            kept("../plain/k8s/a.yaml", "ci"),
-            Some(root.join("plain/k8s"))
-        );
-        // In the current directory, written or resolved (a symlinked checkout's `$PWD`).
-        assert_eq!(kept("k8s/a.yaml", "plain"), Some(root.join("plain")));
-        assert_eq!(kept("pr/platform/tests", ""), Some(root.clone()));
+        assert!(outside("../repo/platform/tests", "ci").is_some());
+        assert!(outside("repo/platform/tests", "").is_some());
+        assert!(outside("../repo/inside/a.yaml", "ci").is_none());
+        // `..` after a committed link is where the kernel goes: out of the tree through it.
+        assert!(outside("repo/platform/../victim/tests", "").is_some());
+        // Outside a work tree and the current directory: the name's directory, as far as it
+        // is written before a symlink (`platform` chooses nothing).
+        assert_eq!(tree("../pr/platform/tests", "ci"), root.join("pr"));
+        assert!(outside("../pr/platform/tests", "ci").is_some());
+        assert_eq!(tree("../plain/k8s/a.yaml", "ci"), root.join("plain/k8s"));
+        // In the current directory, written or resolved (a symlinked checkout).
+        assert_eq!(tree("k8s/a.yaml", "plain"), root.join("plain"));
+        assert_eq!(tree("pr/platform/tests", ""), root.clone());
         let typed = root.join("checkout/k8s");
-        let tree = Tree::kept_in(&typed, Some(&root.join("repo"))).unwrap();
-        assert_eq!(tree.check(&typed), Ok(root.join("repo/k8s")));
+        assert!(outside(typed.to_str().unwrap(), "repo").is_none());
         // A symlink above the checkouts is the user's (`~/src -> /data/src`): followed to
-        // find the work tree, whose own links still lead nowhere; outside a work tree, the
-        // tree is where the name is written up to that link.
+        // find the work tree, whose own links still lead nowhere.
         symlink(".", root.join("ws")).unwrap();
         for cwd in ["ci", "", "repo"] {
             let name = root.join("ws/repo/platform/tests");
-            let tree = Tree::kept_in(&name, Some(&root.join(cwd))).unwrap();
-            assert_eq!(tree.root, root.join("repo"), "from {cwd}");
-            assert!(tree.check(&name).is_err());
-            assert!(tree.check(&root.join("ws/repo/k8s")).is_ok());
+            assert_eq!(
+                tree(name.to_str().unwrap(), cwd),
+                root.join("repo"),
+                "from {cwd}"
+            );
+            assert!(outside(name.to_str().unwrap(), cwd).is_some());
+            assert!(outside(root.join("ws/repo/k8s").to_str().unwrap(), cwd).is_none());
         }
         let plain = root.join("ws/plain/k8s/a.yaml");
-        let tree = Tree::kept_in(&plain, Some(&root.join("ci"))).unwrap();
-        assert_eq!(tree.root, root);
-        assert!(tree.check(&plain).is_ok());
+        assert_eq!(tree(plain.to_str().unwrap(), "ci"), root);
+        assert!(outside(plain.to_str().unwrap(), "ci").is_none());
+        // The user's link into a checkout's sub-folder is walked, not resolved at once: the
+        // checkout's committed link to another checkout is met as one.
+        symlink("../victim", root.join("repo/to-victim")).unwrap();
+        symlink("../other", root.join("repo/to-other")).unwrap();
+        symlink("repo/to-other", root.join("deploy")).unwrap();
+        assert_eq!(tree("deploy/tests", ""), root.join("repo"));
+        assert!(outside("../deploy/tests", "ci").is_some());
+        assert!(outside("deploy/tests", "").is_some());
+        // A work tree holding the user's link to the checkouts (a dotfiles `$HOME` with
+        // `src -> /data`): a name through it leaves that tree, whatever it comes back to.
+        symlink("../data", root.join("home/src")).unwrap();
+        symlink("../../home/.ssh", root.join("data/proj/platform")).unwrap();
+        let back = root.join("home/src/proj/platform/tests");
+        assert!(outside(back.to_str().unwrap(), "ci").is_some());
+        assert!(outside("platform/tests", "data/proj").is_some());
+        assert!(outside("tests", "data/proj").is_none());
         // `/` as the current directory bounds nothing: the name's own tree is used.
-        let tree = Tree::kept_in(&root.join("pr/platform/tests"), Some(Path::new("/"))).unwrap();
+        let name = root.join("pr/platform/tests");
+        let (tree, _) = Tree::kept_in(&name, Some(Path::new("/"))).unwrap();
         assert_eq!(tree.root, root.join("pr"));
-        assert!(tree.check(&root.join("pr/platform/tests")).is_err());
+        assert!(outside_from(&name, Some(Path::new("/"))).is_some());
     }
 }

@@ -21,7 +21,7 @@ mod discover;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub(crate) use bounds::{Outside, Tree, canonical, normalize, resolved};
+pub(crate) use bounds::{Outside, Tree, canonical, name_outside, normalize, resolved};
 pub(crate) use discover::{
     CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, TEST_CASE_VARIABLE, boundary, in_test_case,
     repository, shown, shown_dir,
@@ -50,9 +50,7 @@ pub(crate) fn output_refused(
     configs: &[PathBuf],
 ) -> Option<String> {
     let name = printable_name(&output.display().to_string()).into_owned();
-    if let Some(tree) = Tree::of_name(output)
-        && let Err(outside) = tree.check(output)
-    {
+    if let Some(outside) = name_outside(output) {
         return Some(format!(
             "{flag} {name}: {outside}: not written through (name a file inside it)"
         ));
