@@ -251,6 +251,8 @@ impl Walk {
         };
         let mut written = None;
         let mut links = 0;
+        // Whether a link inside a work tree was followed (the walk is where it put it).
+        let mut followed_inside = false;
         let mut exists = true;
         while let Some(part) = queue.pop_front() {
             if part == "/" {
@@ -259,11 +261,17 @@ impl Walk {
             }
             if part == ".." {
                 walk.real.pop();
-                if walk
+                let left = walk
                     .work_tree
                     .as_ref()
-                    .is_some_and(|t| !walk.real.starts_with(t))
-                {
+                    .is_some_and(|t| !walk.real.starts_with(t));
+                if left && followed_inside {
+                    // Where a committed link put the walk, `..` climbs from: out of the tree
+                    // is where the pull request chose (`a/up -> ..`, then `a/up/../other`).
+                    walk.leaves = Some(walk.real.clone());
+                    break;
+                }
+                if left {
                     walk.work_tree = walk
                         .real
                         .ancestors()
@@ -293,13 +301,14 @@ impl Walk {
             }
             links += 1;
             if let Some(tree) = &walk.work_tree {
-                let to = resolved(&next);
-                if !to.starts_with(tree) {
+                let to = link_target(&next);
+                if !to.starts_with(tree) || in_another_clone(tree, &to) {
                     walk.leaves = Some(to);
                     walk.real = next;
                     break;
                 }
                 walk.real = to;
+                followed_inside = true;
                 continue;
             }
             if written.is_none() && walk.real.components().count() > 1 {
@@ -319,6 +328,41 @@ impl Walk {
         });
         walk
     }
+}
+
+/// Where the symlink `link` leads: its target with every link resolved, or, when that does
+/// not resolve (it leads nowhere yet, or to what is no path: `/dev/stderr` is a pipe's
+/// `pipe:[…]`), its target as written, from the link's folder.
+fn link_target(link: &Path) -> PathBuf {
+    if let Ok(to) = canonical(link) {
+        return to;
+    }
+    let written = fs::read_link(link).unwrap_or_default();
+    let from = link.parent().unwrap_or(Path::new("/"));
+    normalize(&from.join(written))
+}
+
+/// Whether `to` (inside the work tree `tree`) lies in another git clone nested in it (a second
+/// repository checked out into the first's folder, as actions/checkout's `path:` does): a
+/// folder below `tree` holding a `.git` directory, or a `.git` file naming a git directory
+/// that is not `tree`'s (a submodule's or a worktree's lies in `tree/.git`: the same
+/// repository's).
+fn in_another_clone(tree: &Path, to: &Path) -> bool {
+    let own = tree.join(".git");
+    to.ancestors()
+        .take_while(|d| *d != tree && d.starts_with(tree))
+        .any(|d| {
+            let git = d.join(".git");
+            match fs::symlink_metadata(&git) {
+                Ok(m) if m.is_file() => {
+                    let text = fs::read_to_string(&git).unwrap_or_default();
+                    let dir = text.trim().strip_prefix("gitdir:").unwrap_or("").trim();
+                    !normalize(&d.join(dir)).starts_with(&own)
+                }
+                Ok(_) => true,
+                Err(_) => false,
+            }
+        })
 }
 
 /// Whether the path `rel` (relative to a tree's root) goes through a `.git` directory (any
@@ -505,6 +549,27 @@ mod tests {
         assert!(outside(back.to_str().unwrap(), "ci").is_some());
         assert!(outside("platform/tests", "data/proj").is_some());
         assert!(outside("tests", "data/proj").is_none());
+        // A committed link that stays in the tree, then `..`: out of it is where the link
+        // put the walk, not where the name says.
+        fs::create_dir_all(root.join("repo/a")).unwrap();
+        symlink("..", root.join("repo/a/up")).unwrap();
+        assert!(outside("repo/a/up/../other/tests", "").is_some());
+        assert!(outside("a/up/k8s/a.yaml", "repo").is_none());
+        // A link to what is no path (a pipe behind /dev/stderr) leads out.
+        symlink("/dev/stderr", root.join("repo/err.yaml")).unwrap();
+        assert!(outside("err.yaml", "repo").is_some());
+        // A clone checked out inside the checkout (actions/checkout's `path:`) is another
+        // tree; a submodule or worktree of the checkout (a `.git` file naming its git
+        // directory) is the same one.
+        fs::create_dir_all(root.join("repo/my-tools/.git")).unwrap();
+        fs::create_dir_all(root.join("repo/my-tools/tests")).unwrap();
+        fs::create_dir_all(root.join("repo/sub/tests")).unwrap();
+        fs::write(root.join("repo/sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
+        symlink("my-tools/tests", root.join("repo/t2")).unwrap();
+        symlink("sub/tests", root.join("repo/t3")).unwrap();
+        assert!(outside("t2", "repo").is_some());
+        assert!(outside("t3", "repo").is_none());
+        assert!(outside("my-tools/tests", "repo").is_none());
         // `/` as the current directory bounds nothing: the name's own tree is used.
         let name = root.join("pr/platform/tests");
         let (tree, _) = Tree::kept_in(&name, Some(Path::new("/"))).unwrap();
