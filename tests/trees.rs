@@ -818,3 +818,45 @@ fn a_link_out_of_an_outer_work_tree_is_not_a_way_back_into_it() {
     assert!(out.status.code() == Some(1), "{}", stderr(&out));
     assert!(w.read("data/proj/k8s/app.yaml").contains("example.com/s:1"));
 }
+
+/// A committed chain of links to what is no path (`zz -> /dev/stderr`, a pipe when CI runs
+/// kinject), or a committed link to a FIFO, is not read by `--check` or `--diff`: reading it
+/// waited on kinject's own stderr, or showed the caller's piped stdin as the file's lines.
+#[test]
+fn a_link_to_a_pipe_is_not_read() {
+    let w = World::new();
+    w.link("repo/k8s/zz.yaml", "/dev/stderr");
+    w.link("repo/k8s/err.yaml", "zz.yaml");
+    w.link("repo/fd", "/proc/self/fd");
+    w.link("repo/k8s/in.yaml", "../fd/0");
+    let made = Command::new("mkfifo")
+        .arg(w.path("repo/pipe"))
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    w.link("repo/k8s/p.yaml", "../pipe");
+    for name in ["k8s/err.yaml", "k8s/in.yaml", "k8s/p.yaml"] {
+        for mode in ["--check", "--diff"] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
+                .args(["inject", mode, "--", name])
+                .current_dir(w.repo())
+                .env("NO_COLOR", "1")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            let start = std::time::Instant::now();
+            while child.try_wait().expect("wait").is_none() {
+                if start.elapsed() > std::time::Duration::from_secs(20) {
+                    let _ = child.kill();
+                    panic!("{mode} {name}: still running after 20 s");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let out = child.wait_with_output().expect("output");
+            assert_eq!(out.status.code(), Some(2), "{mode} {name}: {}", stderr(&out));
+            assert!(stderr(&out).contains(name), "{mode} {name}: {}", stderr(&out));
+        }
+    }
+}

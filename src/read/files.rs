@@ -55,7 +55,8 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
         }
         match fs::metadata(path) {
             Ok(m) if m.is_dir() => walk(path, &mut found),
-            Ok(m) => match refused(m.file_type(), intent) {
+            Ok(m) => match refused(m.file_type(), intent).or_else(|| linked_fifo(path, &m, intent))
+            {
                 None => found.add(path, &m, Tree::of_name(path).map(|t| t.root().to_owned())),
                 Some(why) => found.error(path, io::Error::other(why)),
             },
@@ -108,6 +109,16 @@ fn refused(file_type: fs::FileType, intent: Intent) -> Option<String> {
         Some(what) => what,
     };
     Some(format!("not a regular file ({what})"))
+}
+
+/// Why a FIFO reached through a symlink is not read to say how it would be rewritten: the
+/// names `--check` and `--diff` are given come from `git ls-files` and pre-commit, and git
+/// stores no FIFO; a committed link to one (`/dev/stdin`, `/dev/stderr` as pipes) would read
+/// the caller's input or wait on its own output. Named itself, a FIFO is read as `cat` reads one.
+fn linked_fifo(path: &Path, meta: &fs::Metadata, intent: Intent) -> Option<String> {
+    let linked = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    (intent == Intent::Preview && linked && kind(meta.file_type()) == Some("a FIFO"))
+        .then(|| "a symlink to a FIFO, not read: --check and --diff read a FIFO only when it is named itself".to_owned())
 }
 
 /// What a file that is not a regular file is (`None` for a regular file).

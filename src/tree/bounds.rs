@@ -337,9 +337,17 @@ fn link_target(link: &Path) -> PathBuf {
     if let Ok(to) = canonical(link) {
         return to;
     }
-    let written = fs::read_link(link).unwrap_or_default();
-    let from = link.parent().unwrap_or(Path::new("/"));
-    normalize(&from.join(written))
+    // A chain of links, each read where the last one's folder really is (`zz -> /dev/stderr
+    // -> /proc/self/fd/2 -> pipe:[…]`), up to where it stops.
+    let mut at = link.to_owned();
+    for _ in 0..Walk::MAX_LINKS {
+        let Ok(written) = fs::read_link(&at) else {
+            break;
+        };
+        let from = resolved(at.parent().unwrap_or(Path::new("/")));
+        at = normalize(&from.join(written));
+    }
+    at
 }
 
 /// Whether `to` (inside the work tree `tree`) lies in another git clone nested in it (a second
@@ -348,21 +356,30 @@ fn link_target(link: &Path) -> PathBuf {
 /// that is not `tree`'s (a submodule's or a worktree's lies in `tree/.git`: the same
 /// repository's).
 fn in_another_clone(tree: &Path, to: &Path) -> bool {
-    let own = tree.join(".git");
+    let own = git_directory(tree);
     to.ancestors()
         .take_while(|d| *d != tree && d.starts_with(tree))
         .any(|d| {
             let git = d.join(".git");
             match fs::symlink_metadata(&git) {
-                Ok(m) if m.is_file() => {
-                    let text = fs::read_to_string(&git).unwrap_or_default();
-                    let dir = text.trim().strip_prefix("gitdir:").unwrap_or("").trim();
-                    !normalize(&d.join(dir)).starts_with(&own)
-                }
+                Ok(m) if m.is_file() => !git_directory(d).starts_with(&own),
                 Ok(_) => true,
                 Err(_) => false,
             }
         })
+}
+
+/// The git directory of the work tree `tree`: its `.git` folder, or where its `.git` file
+/// (a submodule's, a worktree's) says it is.
+fn git_directory(tree: &Path) -> PathBuf {
+    let git = tree.join(".git");
+    match fs::read_to_string(&git) {
+        Ok(text) => {
+            let dir = text.trim().strip_prefix("gitdir:").unwrap_or("").trim();
+            normalize(&tree.join(dir))
+        }
+        Err(_) => git,
+    }
 }
 
 /// Whether the path `rel` (relative to a tree's root) goes through a `.git` directory (any
@@ -570,6 +587,33 @@ mod tests {
         assert!(outside("t2", "repo").is_some());
         assert!(outside("t3", "repo").is_none());
         assert!(outside("my-tools/tests", "repo").is_none());
+        // A chain of committed links to what is no path leads out too.
+        symlink("err.yaml", root.join("repo/err2.yaml")).unwrap();
+        symlink("/proc/self/fd", root.join("repo/fdl")).unwrap();
+        symlink("fdl/0", root.join("repo/in2.yaml")).unwrap();
+        assert!(outside("err2.yaml", "repo").is_some());
+        assert!(outside("in2.yaml", "repo").is_some());
+        // A checkout that is a worktree: its submodules' git directories are under its own.
+        fs::create_dir_all(root.join("main/.git/worktrees/wt/modules/sub")).unwrap();
+        fs::create_dir_all(root.join("wt/sub/tests")).unwrap();
+        fs::write(
+            root.join("wt/.git"),
+            format!(
+                "gitdir: {}\n",
+                root.join("main/.git/worktrees/wt").display()
+            ),
+        )
+        .unwrap();
+        fs::write(
+            root.join("wt/sub/.git"),
+            format!(
+                "gitdir: {}\n",
+                root.join("main/.git/worktrees/wt/modules/sub").display()
+            ),
+        )
+        .unwrap();
+        symlink("sub/tests", root.join("wt/t")).unwrap();
+        assert!(outside("t", "wt").is_none());
         // `/` as the current directory bounds nothing: the name's own tree is used.
         let name = root.join("pr/platform/tests");
         let (tree, _) = Tree::kept_in(&name, Some(Path::new("/"))).unwrap();
