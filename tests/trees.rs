@@ -855,8 +855,17 @@ fn a_link_to_a_pipe_is_not_read() {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             let out = child.wait_with_output().expect("output");
-            assert_eq!(out.status.code(), Some(2), "{mode} {name}: {}", stderr(&out));
-            assert!(stderr(&out).contains(name), "{mode} {name}: {}", stderr(&out));
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{mode} {name}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).contains(name),
+                "{mode} {name}: {}",
+                stderr(&out)
+            );
         }
     }
 }
