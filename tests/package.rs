@@ -1,7 +1,8 @@
 //! The published crate: what `cargo package` puts in it. It holds the code, what the code
 //! embeds, and what a user reads or installs; not the tests, their data, the benchmarks or
-//! the fuzz targets and corpora (`Cargo.toml`'s `include`). `.ci/run` also runs `cargo publish
-//! --dry-run`, which builds the package on its own.
+//! the fuzz targets and corpora (`Cargo.toml`'s `include`). `.ci/run` also packages the crate
+//! and checks its library and binary from the unpacked package, with clippy: what the code
+//! needs and the package lacks fails there.
 
 use std::path::Path;
 use std::process::Command;
