@@ -21,6 +21,8 @@ use crate::common;
 
 /// What `scripts/release` builds here: the static glibc binary (musl is the hosted CI's).
 const TARGET: &str = "x86_64-unknown-linux-gnu";
+/// The hosted CI's x86_64 Linux target, built here by the ignored test below.
+const MUSL: &str = "x86_64-unknown-linux-musl";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 fn root() -> PathBuf {
@@ -36,13 +38,10 @@ fn target_dir() -> PathBuf {
         .to_owned()
 }
 
-fn release(out: &Path, image: bool) -> Output {
+fn release(out: &Path, args: &[&str]) -> Output {
     let mut command = Command::new(root().join("scripts/release"));
     // The tree may hold a developer's uncommitted work: the artefacts are checked, not the tree.
-    command.args(["--allow-dirty", "--out"]).arg(out);
-    if !image {
-        command.arg("--no-image");
-    }
+    command.args(["--allow-dirty", "--out"]).arg(out).args(args);
     let out = command
         .env("CARGO_TARGET_DIR", target_dir())
         .output()
@@ -64,7 +63,8 @@ fn the_release_holds_the_checkouts_binary_and_verifies() {
     let started = std::time::Instant::now();
     let dir = tempfile::tempdir().expect("tempdir");
     let (first, second) = (dir.path().join("first"), dir.path().join("second"));
-    let said = release(&first, image);
+    let flags: &[&str] = if image { &[] } else { &["--no-image"] };
+    let said = release(&first, flags);
     common::loud(&format!(
         "tests/release.rs: scripts/release in {:.0?}",
         started.elapsed()
@@ -103,9 +103,10 @@ fn the_release_holds_the_checkouts_binary_and_verifies() {
     if std::env::var_os("KINJECT_BLESS").is_none() {
         crate::golden::every_case_passes_with(&binary);
     }
-    binstall_finds_it(&name, &unpacked);
-    let crates = sbom_lists_the_crates_of_the_binary(&first.join(format!("{name}.cdx.json")));
-    notices_name_every_crate_and_glibc(&unpacked.join(&name), &crates);
+    binstall_finds_it(TARGET, &name, &unpacked);
+    let crates =
+        sbom_lists_the_crates_of_the_binary(TARGET, &first.join(format!("{name}.cdx.json")));
+    notices_name_every_crate_and_c_library(TARGET, &unpacked.join(&name), &crates);
     if image {
         image_archive_names_the_release_reference(
             &first.join(format!("kinject-{VERSION}-image-amd64.oci.tar")),
@@ -113,7 +114,7 @@ fn the_release_holds_the_checkouts_binary_and_verifies() {
     }
 
     // The same commit gives the same bytes, whatever the time and the order of the run.
-    release(&second, image);
+    release(&second, flags);
     for file in &expected {
         let (a, b) = (read(&first.join(file)), read(&second.join(file)));
         assert!(a == b, "{file} differs between two runs");
@@ -122,6 +123,75 @@ fn the_release_holds_the_checkouts_binary_and_verifies() {
         "tests/release.rs: all checks in {:.0?}",
         started.elapsed()
     ));
+}
+
+/// The x86_64 musl release, as the hosted CI makes it (.github/workflows/release.yml): built
+/// with musl-tools' C compiler for ring, linked with the musl and libunwind of Rust's toolchain,
+/// and named with them in the notices and the SBOM. It is a second fat-LTO build of its own, so
+/// CI does not run it: `cargo test --test it release:: -- --ignored` does, where
+/// `rustup target add x86_64-unknown-linux-musl` and `apt-get install musl-tools` were run.
+#[test]
+#[ignore = "a second fat-LTO build (x86_64 musl): run with --ignored where musl-tools is installed"]
+fn the_musl_release_names_the_c_libraries_linked_in() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (first, second) = (dir.path().join("first"), dir.path().join("second"));
+    let flags = ["--target", MUSL, "--no-image"];
+    release(&first, &flags);
+    let name = format!("kinject-{VERSION}-{MUSL}");
+    let artefacts = vec![format!("{name}.tar.gz"), format!("{name}.cdx.json")];
+    sums_verify(&first, &artefacts);
+    let unpacked = dir.path().join("unpacked");
+    let binary = tarball_is_the_checkouts(&first.join(format!("{name}.tar.gz")), &name, &unpacked);
+    let ldd = Command::new("ldd").arg(&binary).output().expect("ldd");
+    let said = String::from_utf8_lossy(&ldd.stdout) + String::from_utf8_lossy(&ldd.stderr);
+    assert!(
+        said.contains("statically linked") || said.contains("not a dynamic executable"),
+        "{said}"
+    );
+    let version = command_output(&binary.display().to_string(), &["--version"]);
+    assert!(
+        version.starts_with(&format!("kinject {VERSION} (")),
+        "{version}"
+    );
+    crate::golden::every_case_passes_with(&binary);
+    binstall_finds_it(MUSL, &name, &unpacked);
+    let crates = sbom_lists_the_crates_of_the_binary(MUSL, &first.join(format!("{name}.cdx.json")));
+    notices_name_every_crate_and_c_library(MUSL, &unpacked.join(&name), &crates);
+    release(&second, &flags);
+    for file in artefacts.iter().chain(&["SHA256SUMS".to_owned()]) {
+        let (a, b) = (read(&first.join(file)), read(&second.join(file)));
+        assert!(a == b, "{file} differs between two runs");
+    }
+}
+
+/// musl's COPYRIGHT, which the musl releases ship, is upstream's file of that release byte for
+/// byte: the git blob of COPYRIGHT at tag v1.2.5 of git.musl-libc.org/musl is c1628e9….
+/// And the musl the installed toolchain links (where its musl target is installed) has its
+/// COPYRIGHT here, so a toolchain that moves to another musl fails here before a release does.
+#[test]
+fn the_musl_notice_is_upstreams_and_the_toolchains() {
+    let blobs = [("1.2.5", "c1628e9ac84f927fe791124ec172fb61c760bb9b")];
+    let notices = root().join("scripts/notices");
+    let mut kept: Vec<String> = common::entries(&notices);
+    kept.sort();
+    let wanted: Vec<String> = blobs
+        .iter()
+        .map(|(v, _)| format!("musl-{v}-COPYRIGHT"))
+        .collect();
+    assert_eq!(kept, wanted, "scripts/notices holds these only");
+    for (version, blob) in blobs {
+        let file = notices.join(format!("musl-{version}-COPYRIGHT"));
+        let file = file.display().to_string();
+        let hashed = command_output("git", &["hash-object", "--no-filters", &file]);
+        assert_eq!(hashed.trim(), blob, "{file}");
+    }
+    match musl_version(MUSL) {
+        Some(version) => assert!(
+            notices.join(format!("musl-{version}-COPYRIGHT")).is_file(),
+            "the toolchain links musl {version}: add its COPYRIGHT to scripts/notices"
+        ),
+        None => common::skipped("the x86_64 musl target is not installed (rustup target add)"),
+    }
 }
 
 /// Each artefact's `.sha256` is `sha256sum`'s line for it, and `sha256sum -c` agrees with it
@@ -287,8 +357,8 @@ fn binary_is_the_image_build_and_names_the_version(binary: &Path, name: &str) {
 
 /// `[package.metadata.binstall]`: its templates, filled as cargo-binstall fills them for this
 /// target, name the tarball and the binary inside it.
-fn binstall_finds_it(name: &str, unpacked: &Path) {
-    let (url, bin_dir) = binstall_templates(TARGET);
+fn binstall_finds_it(target: &str, name: &str, unpacked: &Path) {
+    let (url, bin_dir) = binstall_templates(target);
     let file = url.rsplit('/').next().expect("a file name");
     assert_eq!(file, format!("{name}.tar.gz"));
     assert_eq!(
@@ -372,22 +442,71 @@ fn binstall_templates(target: &str) -> (String, String) {
 /// `cargo metadata`'s resolve adds by unifying features that dev-dependencies ask for (hyper's
 /// client: `want`, `try-lock`), which the binary does not hold: that resolve is the SBOM tool's
 /// source, and the script drops what it adds. Each crate listed is a package of Cargo.lock.
-/// The version of the glibc this machine links statically (`getconf GNU_LIBC_VERSION`).
-fn glibc() -> String {
-    let said = Command::new("getconf")
-        .arg("GNU_LIBC_VERSION")
+/// The C libraries linked in statically beside the crates, as the machine's toolchain says:
+/// name, version, and what their licence expression holds. glibc on `*-linux-gnu` (the version
+/// `getconf GNU_LIBC_VERSION` gives); on `*-linux-musl` the musl and LLVM libunwind Rust's
+/// toolchain ships for the target (musl's version in its libc.a, LLVM's in `rustc -vV`).
+fn c_libraries(target: &str) -> Vec<(String, String, &'static str)> {
+    if target.ends_with("-linux-gnu") {
+        let said = command_output("getconf", &["GNU_LIBC_VERSION"]);
+        let glibc = said.split_whitespace().nth(1).expect("glibc X.Y");
+        vec![("glibc".into(), glibc.into(), "LGPL-2.1-or-later")]
+    } else if target.ends_with("-linux-musl") {
+        let llvm = command_output("rustc", &["-vV"])
+            .lines()
+            .find_map(|l| l.strip_prefix("LLVM version: "))
+            .expect("LLVM version")
+            .to_owned();
+        vec![
+            (
+                "musl".into(),
+                musl_version(target).expect("musl target"),
+                "MIT",
+            ),
+            ("libunwind".into(), llvm, "Apache-2.0 WITH LLVM-exception"),
+        ]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The version of the musl Rust's toolchain links into `target`'s binaries: the string of
+/// version.lo in its self-contained libc.a; None where that target is not installed.
+fn musl_version(target: &str) -> Option<String> {
+    let libdir = command_output("rustc", &["--print", "target-libdir", "--target", target]);
+    let libc = Path::new(libdir.trim()).join("self-contained/libc.a");
+    if !libc.is_file() {
+        return None;
+    }
+    let object = Command::new("ar")
+        .arg("p")
+        .arg(&libc)
+        .arg("version.lo")
         .output()
-        .expect("getconf");
-    let said = String::from_utf8(said.stdout).expect("utf-8");
-    said.split_whitespace()
-        .nth(1)
-        .expect("glibc X.Y")
-        .to_owned()
+        .expect("ar");
+    assert!(
+        object.status.success(),
+        "ar p {} version.lo",
+        libc.display()
+    );
+    let version = object
+        .stdout
+        .split(|&b| b == 0)
+        .filter_map(|s| std::str::from_utf8(s).ok())
+        .find(|s| s.split('.').count() == 3 && s.split('.').all(|n| n.parse::<u32>().is_ok()))
+        .unwrap_or_else(|| panic!("no version in {}'s version.lo", libc.display()));
+    Some(version.to_owned())
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    let out = Command::new(program).args(args).output().expect(program);
+    assert!(out.status.success(), "{program} {args:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
 }
 
 /// The SBOM names the crates `cargo tree` builds the binary from, each in Cargo.lock, and the
-/// glibc linked in with its licence; returns the crates.
-fn sbom_lists_the_crates_of_the_binary(sbom: &Path) -> BTreeSet<(String, String)> {
+/// C libraries linked in with their licences; returns the crates.
+fn sbom_lists_the_crates_of_the_binary(target: &str, sbom: &Path) -> BTreeSet<(String, String)> {
     let bom: Value = serde_json::from_slice(&read(sbom)).expect("the SBOM is JSON");
     assert_eq!(bom["bomFormat"], "CycloneDX");
     let component = &bom["metadata"]["component"];
@@ -396,7 +515,7 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) -> BTreeSet<(String, String)
         (&Value::from("kinject"), &Value::from(VERSION))
     );
     assert_eq!(
-        bom["metadata"]["properties"][0]["value"], TARGET,
+        bom["metadata"]["properties"][0]["value"], target,
         "{}",
         bom["metadata"]["properties"]
     );
@@ -418,7 +537,7 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) -> BTreeSet<(String, String)
         .collect();
     let tree = Command::new("cargo")
         .args([
-            "tree", "--locked", "--quiet", "-e", "normal", "--target", TARGET,
+            "tree", "--locked", "--quiet", "-e", "normal", "--target", target,
         ])
         .args(["-p", "kinject", "--prefix", "none", "-f", "{p}"])
         .current_dir(root())
@@ -440,18 +559,30 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) -> BTreeSet<(String, String)
         .filter(|(name, _)| name != "kinject")
         .collect();
     assert!(built.len() > 100, "{built:?}");
-    let glibc = ("glibc".to_owned(), glibc());
-    assert!(listed.remove(&glibc), "{glibc:?} not in the SBOM");
-    let component = bom["components"]
-        .as_array()
-        .expect("components")
-        .iter()
-        .find(|c| c["name"] == "glibc")
-        .expect("glibc");
-    assert_eq!(
-        component["licenses"][0]["expression"], "LGPL-2.1-or-later",
-        "{component}"
-    );
+    let libraries = c_libraries(target);
+    assert!(!libraries.is_empty(), "{target} links a C library in");
+    for (name, version, licence) in libraries {
+        assert!(
+            listed.remove(&(name.clone(), version.clone())),
+            "{name} {version} not in the SBOM"
+        );
+        let component = bom["components"]
+            .as_array()
+            .expect("components")
+            .iter()
+            .find(|c| c["name"] == name.as_str())
+            .expect("listed");
+        let expression = component["licenses"][0]["expression"].as_str();
+        assert!(
+            expression.is_some_and(|e| e.contains(licence)),
+            "{component}"
+        );
+        assert_eq!(
+            component["purl"],
+            format!("pkg:generic/{name}@{version}"),
+            "{component}"
+        );
+    }
     assert_eq!(listed, built, "the SBOM's crates are the binary's");
 
     let lock = std::fs::read_to_string(root().join("Cargo.lock")).expect("Cargo.lock");
@@ -467,7 +598,7 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) -> BTreeSet<(String, String)
         .as_array()
         .expect("components")
         .iter()
-        .chain([component])
+        .chain([&bom["metadata"]["component"]])
         .filter_map(|c| c["bom-ref"].as_str())
         .collect();
     for dependency in bom["dependencies"].as_array().expect("dependencies") {
@@ -480,8 +611,12 @@ fn sbom_lists_the_crates_of_the_binary(sbom: &Path) -> BTreeSet<(String, String)
 }
 
 /// THIRD-PARTY-LICENSES names every crate the binary holds, with its licence and the licence
-/// files its package holds, and glibc with the LGPL.
-fn notices_name_every_crate_and_glibc(folder: &Path, crates: &BTreeSet<(String, String)>) {
+/// files its package holds, and each C library linked in with its licence's texts.
+fn notices_name_every_crate_and_c_library(
+    target: &str,
+    folder: &Path,
+    crates: &BTreeSet<(String, String)>,
+) {
     let text = String::from_utf8(read(&folder.join("THIRD-PARTY-LICENSES"))).expect("utf-8");
     let headings: BTreeSet<(String, String)> = text
         .split(&format!("{}\n", "=".repeat(78)))
@@ -492,14 +627,40 @@ fn notices_name_every_crate_and_glibc(folder: &Path, crates: &BTreeSet<(String, 
         })
         .collect();
     let mut wanted = crates.clone();
-    wanted.insert(("glibc".to_owned(), glibc()));
-    assert_eq!(headings, wanted, "a section per crate, and glibc's");
-    assert!(text.contains("Licence: LGPL-2.1-or-later"));
+    let section = |name: &str| {
+        text.split(&format!("{}\n", "=".repeat(78)))
+            .find(|s| s.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no section for {name}"))
+    };
+    for (name, version, licence) in c_libraries(target) {
+        let section = section(&name);
+        assert!(
+            section.starts_with(&format!("{name} {version} (")),
+            "{section}"
+        );
+        assert!(
+            section.contains(&format!("Licence: {licence}")),
+            "{section}"
+        );
+        // Its licence's text: from the machine (the LGPL from /usr/share/common-licenses,
+        // where it is), kept in scripts/notices (musl's COPYRIGHT), or the toolchain's
+        // (LLVM's Apache-2.0 with its exception).
+        let texts: &[&str] = match name.as_str() {
+            "glibc" if Path::new("/usr/share/common-licenses/LGPL-2.1").is_file() => {
+                &["GNU LESSER GENERAL PUBLIC LICENSE"]
+            }
+            "musl" => &["musl as a whole is licensed under the following standard MIT license"],
+            "libunwind" => &["--- Apache-2.0.txt", "--- LLVM-exception.txt"],
+            _ => &[],
+        };
+        for wanted in texts {
+            assert!(section.contains(wanted), "{name}: no {wanted:?}");
+        }
+        wanted.insert((name, version));
+    }
+    assert_eq!(headings, wanted, "a section per crate, and per C library");
     // serde's package holds both texts of its `MIT OR Apache-2.0`.
-    let serde = text
-        .split(&format!("{}\n", "=".repeat(78)))
-        .find(|s| s.starts_with("serde "))
-        .expect("serde");
+    let serde = section("serde");
     assert!(
         serde.contains("--- LICENSE-MIT") && serde.contains("--- LICENSE-APACHE"),
         "{serde}"
@@ -949,12 +1110,7 @@ fn the_workflow_builds_what_the_script_accepts() {
 }
 
 fn host() -> String {
-    let out = Command::new("rustc")
-        .arg("-vV")
-        .output()
-        .expect("rustc -vV");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
+    command_output("rustc", &["-vV"])
         .lines()
         .find_map(|l| l.strip_prefix("host: "))
         .expect("host")
