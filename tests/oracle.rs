@@ -91,15 +91,30 @@ struct Pending {
 struct Comparison {
     what: String,
     ours: Vec<Value>,
-    file: PathBuf,
-    /// The temporary file holding kinject's output, deleted once kubectl has read it.
-    _output: Option<tempfile::TempPath>,
+    file: Read,
+}
+
+/// The file kubectl reads for a comparison.
+enum Read {
+    /// A file of the corpus, as kinject read it.
+    Input(PathBuf),
+    /// A temporary file holding kinject's output, deleted once kubectl has read it.
+    Output(tempfile::TempPath),
+}
+
+impl Read {
+    fn path(&self) -> &Path {
+        match self {
+            Read::Input(path) => path,
+            Read::Output(path) => path,
+        }
+    }
 }
 
 impl Pending {
     fn settle(self, failures: &mut Vec<String>) {
         for batch in self.comparisons.chunks(KUBECTL_BATCH) {
-            let files: Vec<&Path> = batch.iter().map(|c| c.file.as_path()).collect();
+            let files: Vec<&Path> = batch.iter().map(|c| c.file.path()).collect();
             let theirs = kubectl_reads(&files);
             let ours: Vec<Value> = batch.iter().flat_map(|c| c.ours.iter().cloned()).collect();
             let mut differences = Vec::new();
@@ -110,7 +125,7 @@ impl Pending {
                 continue;
             }
             for c in batch {
-                compare(&c.what, &c.ours, &kubectl_reads(&[&c.file]), failures);
+                compare(&c.what, &c.ours, &kubectl_reads(&[c.file.path()]), failures);
             }
         }
     }
@@ -260,8 +275,7 @@ fn check_input(file: &Path, pending: &mut Pending, failures: &mut Vec<String>) {
     pending.comparisons.push(Comparison {
         what: format!("{p} (input)"),
         ours: kinject_objects(&json.stdout),
-        file: file.to_owned(),
-        _output: None,
+        file: Read::Input(file.to_owned()),
     });
 }
 
@@ -285,8 +299,7 @@ fn check_output(dir: &Path, args: &[&str], what: &str, pending: &mut Pending) ->
     pending.comparisons.push(Comparison {
         what: format!("{what} (output)"),
         ours: kinject_objects(&json.stdout),
-        file: file.to_path_buf(),
-        _output: Some(file),
+        file: Read::Output(file),
     });
     true
 }
