@@ -359,6 +359,76 @@ fn widening_stays_in_the_repository_of_the_path_given() {
     assert_eq!(w.read("other/k8s/b.yaml"), DEPLOYMENT, "{}", stderr(&out));
 }
 
+/// Widening with configurations below one another, as pre-commit names them: each tracked
+/// manifest is rewritten with its nearest configuration, only when that one is among the
+/// files, and once (one listing per repository serves them all); a repository inside another
+/// (a vendored checkout, not a tracked part of the outer) is listed on its own.
+#[test]
+fn widening_gives_each_manifest_its_nearest_configuration_among_the_files() {
+    let w = World::new();
+    let named = |sidecar: &str| {
+        CONFIG
+            .replace(
+                "name: s\n  containers:\n  - name: s\n",
+                &format!("name: {sidecar}\n  containers:\n  - name: {sidecar}\n"),
+            )
+            .replace("inject: [s]", &format!("inject: [{sidecar}]"))
+    };
+    w.write("repo/a/.kinject.yaml", &named("outer"));
+    w.write("repo/a/b/.kinject.yaml", &named("inner"));
+    w.write("repo/a/c/.kinject.yaml", &named("unnamed"));
+    for file in ["a/x.yaml", "a/b/x.yaml", "a/b/deeper/x.yaml", "a/c/x.yaml"] {
+        w.write(&format!("repo/{file}"), DEPLOYMENT);
+    }
+    git(&w.path("repo/a/vendored"), &["init", "-q"]);
+    w.write("repo/a/vendored/.kinject.yaml", &named("vendored"));
+    w.write("repo/a/vendored/x.yaml", DEPLOYMENT);
+    git(&w.path("repo/a/vendored"), &["add", "-A"]);
+    // The outer repository tracks its own files, not the vendored checkout's.
+    git(
+        &w.repo(),
+        &["add", "--", "a/.kinject.yaml", "a/b", "a/c", "a/x.yaml"],
+    );
+    let args = [
+        "inject",
+        "-i",
+        "--",
+        "a/.kinject.yaml",
+        "a/b/.kinject.yaml",
+        "a/vendored/.kinject.yaml",
+    ];
+    let out = run(&w.repo(), &args, "");
+    let err = stderr(&out);
+    // 1: files were rewritten (as pre-commit wants it told).
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for (file, sidecar) in [
+        ("a/x.yaml", Some("outer")),
+        ("a/b/x.yaml", Some("inner")),
+        ("a/b/deeper/x.yaml", Some("inner")),
+        ("a/c/x.yaml", None),
+        ("a/vendored/x.yaml", Some("vendored")),
+    ] {
+        let text = w.read(&format!("repo/{file}"));
+        match sidecar {
+            Some(sidecar) => {
+                assert!(
+                    text.contains(&format!("- name: {sidecar}\n")),
+                    "{file}: {text}\n{err}"
+                );
+                assert_eq!(text.matches("example.com/").count(), 2, "{file}: {text}");
+            }
+            None => assert_eq!(text, DEPLOYMENT, "{file}: {err}"),
+        }
+    }
+    for said in [
+        "a/.kinject.yaml is among the files: also checking the 1 other manifest it applies to (git ls-files a/)",
+        "a/b/.kinject.yaml is among the files: also checking the 2 other manifests it applies to (git ls-files a/b/)",
+        "a/vendored/.kinject.yaml is among the files: also checking the 1 other manifest it applies to (git ls-files a/vendored/)",
+    ] {
+        assert!(err.contains(said), "{said}\n{err}");
+    }
+}
+
 /// Widening reads no tracked symlink that leads out of its scope (the walk of the directory
 /// refuses the same link): its lines are not printed in a diff, nor in a diagnostic's
 /// excerpt; it is named as a link not followed.

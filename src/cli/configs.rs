@@ -4,7 +4,7 @@
 //! `--check` or `--diff` run was given (pre-commit passes only what is staged), every manifest
 //! that configuration applies to.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
@@ -157,6 +157,10 @@ pub(crate) fn plan(
         tried: !uninject,
     };
     let mut kept = Vec::with_capacity(sources.len());
+    // The index of each group in `plan.groups`, by its configuration files: a pull request can
+    // commit a `.kinject.yaml` in every folder, and a search of the groups for each file cost
+    // files × configurations × path length.
+    let mut group_of: HashMap<Vec<PathBuf>, usize> = HashMap::new();
     for source in sources {
         let files = match (&source.path, given.is_empty()) {
             (Some(path), true) => match nearest.of(&cwd.join(path), &cwd) {
@@ -194,13 +198,10 @@ pub(crate) fn plan(
             },
             (_, false) => given.to_vec(),
         };
-        let index = match plan.groups.iter().position(|(f, _)| *f == files) {
-            Some(i) => i,
-            None => {
-                plan.groups.push((files, 0));
-                plan.groups.len() - 1
-            }
-        };
+        let index = *group_of.entry(files).or_insert_with_key(|files| {
+            plan.groups.push((files.clone(), 0));
+            plan.groups.len() - 1
+        });
         plan.groups[index].1 += 1;
         if let Some(path) = &source.path {
             plan.of_path.insert(path.clone(), index);
@@ -312,11 +313,30 @@ fn say_used(files: &[PathBuf], count: usize, cwd: &Path) {
     ));
 }
 
+/// A configuration in use among the files, and the directory it applies to.
+struct Scope {
+    /// The configuration's name, as given.
+    name: String,
+    dir: PathBuf,
+    /// A found configuration applies to the files it is the nearest one of; one given with
+    /// `-c` (`None`), to every file of its repository.
+    owner: Option<PathBuf>,
+    /// The scope whose `git ls-files` lists its files: itself, or the outermost scope of a found
+    /// configuration it is below in the same repository.
+    listed_by: usize,
+    /// How many manifests it added; `None` when it is not in a git repository.
+    added: Option<usize>,
+}
+
 /// When a configuration in use is among `sources`, adds the manifests it applies to (see
 /// the header), saying so in one line. The scope is taken from the configuration's path as
 /// found, not from where a symlink leads (a `.kinject.yaml` linked to another checkout's
 /// made kinject rewrite that checkout's manifests), and a tracked file that leads out of the
 /// scope is not read (the walk of the directory refuses it too): it is returned as an error.
+///
+/// Each file is listed and looked at once: found configurations below one another in a
+/// repository are listed by the outermost one's `git ls-files` (a pull request can commit a
+/// `.kinject.yaml` in every folder, and a listing per configuration cost depth² files).
 fn widen(
     sources: &mut Vec<Source>,
     given: &[PathBuf],
@@ -325,7 +345,8 @@ fn widen(
     quiet: bool,
 ) -> Vec<InputError> {
     let given: Vec<PathBuf> = given.iter().filter_map(|p| canonical(p).ok()).collect();
-    let mut scopes: Vec<(String, PathBuf, Option<PathBuf>)> = Vec::new();
+    let mut scopes: Vec<Scope> = Vec::new();
+    let mut dirs: HashSet<PathBuf> = HashSet::new();
     for source in sources.iter() {
         let Some(path) = &source.path else { continue };
         let found = crate::tree::normalize(&cwd.join(path));
@@ -340,7 +361,7 @@ fn widen(
         };
         // With `-c`, the configuration applies to the repository it is in; a found one, to
         // the files it is the nearest configuration of.
-        let (scope, owner) = if given.is_empty() {
+        let (dir, owner) = if given.is_empty() {
             (dir, Some(found.clone()))
         } else {
             match nearest.repository_of(&dir) {
@@ -348,31 +369,63 @@ fn widen(
                 None => (dir, None),
             }
         };
-        if in_use && !scopes.iter().any(|(_, s, _)| *s == scope) {
-            scopes.push((source.name.clone(), scope, owner));
+        if in_use && dirs.insert(dir.clone()) {
+            let listed_by = scopes.len();
+            scopes.push(Scope {
+                name: source.name.clone(),
+                dir,
+                owner,
+                listed_by,
+                added: None,
+            });
         }
     }
-    let mut known: std::collections::HashSet<PathBuf> = sources
+    list_found_below_one_another_once(&mut scopes, nearest);
+    let owners: HashMap<PathBuf, usize> = scopes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((s.owner.clone()?, i)))
+        .collect();
+    let mut trees: HashMap<usize, Option<Tree>> = HashMap::new();
+    let mut known: HashSet<PathBuf> = sources
         .iter()
         .filter_map(|s| canonical(s.path.as_ref()?).ok())
         .collect();
     let mut errors = Vec::new();
-    for (name, scope, owner) in scopes {
-        let tree = Tree::shown_as(&scope, shown_dir(&scope, cwd));
-        let (Some(tracked), Ok(tree)) = (tracked_manifests(&scope), tree) else {
-            eprint(&format!(
-                "note: {name} is among the files, but not in a git repository: only the files named are checked\n"
-            ));
+    for lister in 0..scopes.len() {
+        if scopes[lister].listed_by != lister {
+            continue;
+        }
+        let Some(tracked) = tracked_manifests(&scopes[lister].dir) else {
             continue;
         };
-        let mut added = 0usize;
+        for (i, scope) in scopes.iter_mut().enumerate() {
+            if scope.listed_by == lister {
+                let tree = Tree::shown_as(&scope.dir, shown_dir(&scope.dir, cwd));
+                // Not in a repository either, for what is said of it.
+                scope.added = tree.is_ok().then_some(0);
+                trees.insert(i, tree.ok());
+            }
+        }
         for file in tracked {
-            let owned = owner
-                .as_ref()
-                .is_none_or(|o| nearest.of(&file, cwd).ok().as_ref() == Some(o));
-            if !owned || in_chart(&file, &scope).is_some() {
+            // The scope the file is in: the lister's with `-c`, else that of its nearest
+            // configuration, if that one is in use.
+            let owner = match scopes[lister].owner {
+                None => Some(lister),
+                Some(_) => nearest
+                    .of(&file, cwd)
+                    .ok()
+                    .and_then(|o| owners.get(&o).copied())
+                    .filter(|&i| scopes[i].listed_by == lister),
+            };
+            let Some(owner) = owner else { continue };
+            let scope = &scopes[owner];
+            if in_chart(&file, &scope.dir).is_some() {
                 continue;
             }
+            let Some(Some(tree)) = trees.get(&owner) else {
+                continue;
+            };
             let rel = file.strip_prefix(cwd).map_or(file.clone(), Path::to_owned);
             if let Err(outside) = tree.check(&file) {
                 errors.push(InputError::Io {
@@ -386,9 +439,20 @@ fn widen(
                 // Not rewritten through a symlink that leads out of the scope.
                 source.within = Some(tree.root().to_owned());
                 sources.push(source);
-                added += 1;
+                if let Some(added) = &mut scopes[owner].added {
+                    *added += 1;
+                }
             }
         }
+    }
+    for scope in &scopes {
+        let Some(added) = scope.added else {
+            eprint(&format!(
+                "note: {} is among the files, but not in a git repository: only the files named are checked\n",
+                scope.name
+            ));
+            continue;
+        };
         if quiet {
             continue;
         }
@@ -398,11 +462,39 @@ fn widen(
             n => format!("the {n} other manifests"),
         };
         eprint(&format!(
-            "{name} is among the files: also checking {others} it applies to (git ls-files {})\n",
-            shown_dir(&scope, cwd)
+            "{} is among the files: also checking {others} it applies to (git ls-files {})\n",
+            scope.name,
+            shown_dir(&scope.dir, cwd)
         ));
     }
     errors
+}
+
+/// Sets `listed_by` of each found configuration's scope below another's in the same
+/// repository to the outermost of them. Sorted by path, the directories below one come right
+/// after it, so one pass with a stack of the open ones finds them.
+fn list_found_below_one_another_once(scopes: &mut [Scope], nearest: &mut Nearest) {
+    let mut order: Vec<usize> = (0..scopes.len())
+        .filter(|&i| scopes[i].owner.is_some())
+        .collect();
+    order.sort_by(|&a, &b| scopes[a].dir.cmp(&scopes[b].dir));
+    let mut open: Vec<(usize, Option<PathBuf>)> = Vec::new();
+    for i in order {
+        while open
+            .last()
+            .is_some_and(|&(o, _)| !scopes[i].dir.starts_with(&scopes[o].dir))
+        {
+            open.pop();
+        }
+        let repository = nearest.repository_of(&scopes[i].dir);
+        match open.last() {
+            Some((o, r)) if repository.is_some() && *r == repository => {
+                scopes[i].listed_by = scopes[*o].listed_by;
+            }
+            _ => {}
+        }
+        open.push((i, repository));
+    }
 }
 
 /// The git-tracked `.yaml`, `.yml` and `.json` files under `dir` (absolute), hidden ones
