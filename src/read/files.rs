@@ -23,7 +23,7 @@ pub(crate) enum Intent {
     /// read.
     Preview,
     /// To rewrite them in place: regular files only, and a name (a file or a directory) is
-    /// read only when it stays in the tree it is named in (`Tree::of_name`): the names come
+    /// read only when it stays in the tree it is named in (`Names::tree_of`): the names come
     /// from `git ls-files | xargs` and pre-commit, so a committed symlink among them (to a
     /// credential file, to a directory of another checkout) is a pull request's. Such a file
     /// could not be written back anyway.
@@ -35,6 +35,9 @@ pub(crate) enum Intent {
 /// named more than once (also through `./`, a link or its directory) is a source once.
 pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<InputError>) {
     let mut found = Found::default();
+    // Each name's walk starts where an earlier one's went (one name per file, as
+    // `git ls-files | xargs` gives them).
+    let mut names = crate::tree::Names::default();
     if paths.is_empty() {
         found.sources.push(Source::stdin());
     }
@@ -44,7 +47,7 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
             continue;
         }
         if intent != Intent::Read
-            && let Some(outside) = crate::tree::name_outside(path)
+            && let Some(outside) = names.outside(path)
         {
             let why = format!(
                 "{outside}, not read: --in-place, --check and --diff keep to the tree a name is in (name the file it \
@@ -57,7 +60,7 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
             Ok(m) if m.is_dir() => walk(path, &mut found),
             Ok(m) => match refused(m.file_type(), intent).or_else(|| linked_fifo(path, &m, intent))
             {
-                None => found.add(path, &m, Tree::of_name(path).map(|t| t.root().to_owned())),
+                None => found.add(path, &m, names.tree_of(path).map(|t| t.root().to_owned())),
                 Some(why) => found.error(path, io::Error::other(why)),
             },
             Err(e) if e.kind() == io::ErrorKind::NotFound && looks_like_an_option(path) => {

@@ -1,6 +1,7 @@
 //! A tree's bounds: the directory nothing is read or written outside of (`Tree`), a path that
 //! leads out of it (`Outside`), and paths resolved (`resolved`, `normalize`) to tell.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -66,24 +67,18 @@ impl Tree {
         }
     }
 
-    /// The tree a file named on the command line is kept in (`kept_in` from the current
-    /// directory).
-    pub(crate) fn of_name(path: &Path) -> Option<Tree> {
-        Tree::kept_in(path, std::env::current_dir().ok().as_deref()).map(|(tree, _)| tree)
-    }
-
     /// The tree a name given in the directory `cwd` is kept in, and the walk along it
     /// (`Walk`): the git work tree holding it; else the current directory when the name lies
     /// in it, written or resolved, unless that is `/` (the image's, which bounds nothing);
     /// else the name's directory as far as it is written before a symlink below the top
     /// level. A name that begins with the shell's `$PWD` (a checkout reached through a
     /// symlinked workspace) is read from the current directory.
-    fn kept_in(path: &Path, cwd: Option<&Path>) -> Option<(Tree, Walk)> {
+    fn kept_in(path: &Path, cwd: Option<&Path>, walks: &mut Walks) -> Option<(Tree, Walk)> {
         let name = match cwd {
             Some(cwd) => from_pwd(path, cwd).unwrap_or_else(|| cwd.join(path)),
             None => path.to_owned(),
         };
-        let walk = Walk::of(&name);
+        let walk = Walk::of(&name, walks);
         if let Some(work_tree) = &walk.work_tree {
             return Some((Tree::new(work_tree).ok()?, walk));
         }
@@ -134,12 +129,36 @@ impl Tree {
 /// whose `src -> /data/src` holds a checkout whose committed link leads back into `$HOME`),
 /// or to a place outside it.
 pub(crate) fn name_outside(path: &Path) -> Option<Outside> {
-    outside_from(path, std::env::current_dir().ok().as_deref())
+    Names::default().outside(path)
+}
+
+/// Names given on the command line, judged one after another (the tree each is kept in, where
+/// one leads out of it) with the walks along them remembered: `git ls-files | xargs` and pre-commit
+/// give one name per file, and a walk per name from the root cost d lookups of paths up to d
+/// long for each of the d files of a d-deep tree.
+#[derive(Default)]
+pub(crate) struct Names {
+    walks: Walks,
+}
+
+impl Names {
+    /// The tree a file named on the command line is kept in (`kept_in` from the current
+    /// directory).
+    pub(crate) fn tree_of(&mut self, path: &Path) -> Option<Tree> {
+        let cwd = std::env::current_dir().ok();
+        Tree::kept_in(path, cwd.as_deref(), &mut self.walks).map(|(tree, _)| tree)
+    }
+
+    /// `name_outside`, with the walks so far.
+    pub(crate) fn outside(&mut self, path: &Path) -> Option<Outside> {
+        let cwd = std::env::current_dir().ok();
+        outside_from(path, cwd.as_deref(), &mut self.walks)
+    }
 }
 
 /// `name_outside` for a name given in the directory `cwd`.
-fn outside_from(path: &Path, cwd: Option<&Path>) -> Option<Outside> {
-    let (tree, walk) = Tree::kept_in(path, cwd)?;
+fn outside_from(path: &Path, cwd: Option<&Path>, walks: &mut Walks) -> Option<Outside> {
+    let (tree, walk) = Tree::kept_in(path, cwd, walks)?;
     let path = cwd.map_or_else(|| path.to_owned(), |c| c.join(path));
     if let Some(target) = walk.leaves {
         return Some(Outside {
@@ -228,11 +247,19 @@ struct Walk {
     leaves: Option<PathBuf>,
 }
 
+/// Where walks went along plain paths: for each absolute directory a walk reached from `/` with
+/// no symlink followed and no `..`, the work tree it was in and whether it exists. There, the
+/// walk's state is that directory's alone, so a later walk along it starts from there.
+#[derive(Default)]
+struct Walks {
+    plain: HashMap<PathBuf, (Option<PathBuf>, bool)>,
+}
+
 impl Walk {
     /// How many symlinks a walk follows before it stops, as the kernel's `ELOOP` does.
     const MAX_LINKS: usize = 40;
 
-    fn of(name: &Path) -> Walk {
+    fn of(name: &Path, walks: &mut Walks) -> Walk {
         use std::collections::VecDeque;
         use std::ffi::OsString;
         let holds_git = |d: &Path| fs::symlink_metadata(d.join(".git")).is_ok();
@@ -249,11 +276,28 @@ impl Walk {
             real: PathBuf::new(),
             leaves: None,
         };
+        let mut exists = true;
+        // A plain name (absolute, no `..`) starts where a walk along it went before: its
+        // nearest directory remembered. The number of looks up is at most one more than the
+        // directories this walk then remembers.
+        let mut plain = name.is_absolute() && !queue.iter().any(|p| p == "..");
+        if plain {
+            let known = name.ancestors().skip(1).find_map(|d| {
+                let (work_tree, exists) = walks.plain.get(d)?;
+                Some((d, work_tree.clone(), *exists))
+            });
+            if let Some((dir, work_tree, known_exists)) = known {
+                walk.real = dir.to_owned();
+                walk.work_tree = work_tree;
+                exists = known_exists;
+                let done = dir.components().count();
+                queue = name.components().skip(done).filter_map(owned).collect();
+            }
+        }
         let mut written = None;
         let mut links = 0;
         // Whether a link inside a work tree was followed (the walk is where it put it).
         let mut followed_inside = false;
-        let mut exists = true;
         while let Some(part) = queue.pop_front() {
             if part == "/" {
                 walk.real = PathBuf::from("/");
@@ -290,6 +334,10 @@ impl Walk {
                 // What does not exist is taken as written.
                 exists = false;
                 walk.real = next;
+                if plain && !queue.is_empty() {
+                    let state = (walk.work_tree.clone(), exists);
+                    walks.plain.insert(walk.real.clone(), state);
+                }
                 continue;
             };
             if !meta.file_type().is_symlink() || links == Walk::MAX_LINKS {
@@ -297,8 +345,13 @@ impl Walk {
                 if meta.is_dir() && holds_git(&walk.real) {
                     walk.work_tree = Some(walk.real.clone());
                 }
+                if plain && meta.is_dir() && !queue.is_empty() {
+                    let state = (walk.work_tree.clone(), exists);
+                    walks.plain.insert(walk.real.clone(), state);
+                }
                 continue;
             }
+            plain = false;
             links += 1;
             if let Some(tree) = &walk.work_tree {
                 let to = link_target(&next);
@@ -449,6 +502,86 @@ mod tests {
         assert!(tree.check(&root.join("repo/k8s/.gitignore")).is_ok());
     }
 
+    /// A walk that starts where an earlier one went (`Names`) judges every name as a walk
+    /// from the root does, whatever the order the names come in: in and out of work trees,
+    /// through links in and out of them, a clone inside another, names that do not exist,
+    /// `..`.
+    #[test]
+    fn remembered_walks_judge_as_fresh_ones() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(dir.path()).unwrap();
+        for d in [
+            "repo/.git",
+            "repo/k8s/a/b",
+            "repo/clone/.git",
+            "repo/clone/x",
+            "victim/x",
+            "plain/a/b",
+        ] {
+            fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in [
+            "repo/k8s/a/b/f.yaml",
+            "repo/clone/x/f.yaml",
+            "victim/x/f.yaml",
+        ] {
+            fs::write(root.join(f), "").unwrap();
+        }
+        symlink("../victim", root.join("repo/out")).unwrap();
+        symlink("k8s/a", root.join("repo/in")).unwrap();
+        symlink("../clone/x", root.join("repo/k8s/cl")).unwrap();
+        symlink("repo", root.join("checkout")).unwrap();
+        symlink("../victim/x", root.join("plain/a/v")).unwrap();
+        let names = [
+            "repo/k8s/a/b/f.yaml",
+            "repo/k8s/a/f.yaml",
+            "repo/k8s/a/b/none/deeper/f.yaml",
+            "repo/out/x/f.yaml",
+            "repo/in/b/f.yaml",
+            "repo/k8s/cl/f.yaml",
+            "repo/clone/x/f.yaml",
+            "repo/k8s/../out/x/f.yaml",
+            "checkout/k8s/a/b/f.yaml",
+            "checkout/out/x/f.yaml",
+            "plain/a/b/f.yaml",
+            "plain/a/v/f.yaml",
+            "victim/x/f.yaml",
+            "none/f.yaml",
+        ];
+        let judge = |name: &str, cwd: &str, walks: &mut Walks| {
+            let cwd = root.join(cwd);
+            let tree = Tree::kept_in(Path::new(name), Some(&cwd), walks).map(|(t, _)| t.root);
+            (tree, outside_from(Path::new(name), Some(&cwd), walks))
+        };
+        // Relative from the top, absolute from elsewhere (a relative name with `..` is
+        // walked from the root each time).
+        for cwd in [".", "repo", "plain", "repo/k8s/a"] {
+            let names: Vec<String> = names
+                .iter()
+                .map(|n| match cwd {
+                    "." => (*n).to_owned(),
+                    _ => root.join(n).display().to_string(),
+                })
+                .collect();
+            let fresh: Vec<_> = names
+                .iter()
+                .map(|n| judge(n, cwd, &mut Walks::default()))
+                .collect();
+            for order in [false, true] {
+                let walks = &mut Walks::default();
+                let mut names: Vec<(usize, &String)> = names.iter().enumerate().collect();
+                if order {
+                    names.reverse();
+                }
+                for (i, name) in names {
+                    assert_eq!(judge(name, cwd, walks), fresh[i], "{name} from {cwd}");
+                }
+                assert!(walks.plain.len() > 5, "walks were remembered");
+            }
+        }
+    }
+
     #[test]
     fn canonical_is_what_realpath_gives() {
         use std::os::unix::fs::symlink;
@@ -505,10 +638,17 @@ mod tests {
         symlink("k8s", root.join("repo/inside")).unwrap();
         symlink("repo", root.join("checkout")).unwrap();
         let tree = |name: &str, cwd: &str| {
-            let (tree, _) = Tree::kept_in(Path::new(name), Some(&root.join(cwd))).unwrap();
+            let walks = &mut Walks::default();
+            let (tree, _) = Tree::kept_in(Path::new(name), Some(&root.join(cwd)), walks).unwrap();
             tree.root
         };
-        let outside = |name: &str, cwd: &str| outside_from(Path::new(name), Some(&root.join(cwd)));
+        let outside = |name: &str, cwd: &str| {
+            outside_from(
+                Path::new(name),
+                Some(&root.join(cwd)),
+                &mut Walks::default(),
+            )
+        };
         // In a git work tree: that tree, from wherever it is named, through a symlink or not.
         for (name, cwd) in [
             ("k8s/a.yaml", "repo"),
@@ -616,8 +756,9 @@ mod tests {
         assert!(outside("t", "wt").is_none());
         // `/` as the current directory bounds nothing: the name's own tree is used.
         let name = root.join("pr/platform/tests");
-        let (tree, _) = Tree::kept_in(&name, Some(Path::new("/"))).unwrap();
+        let walks = &mut Walks::default();
+        let (tree, _) = Tree::kept_in(&name, Some(Path::new("/")), walks).unwrap();
         assert_eq!(tree.root, root.join("pr"));
-        assert!(outside_from(&name, Some(Path::new("/"))).is_some());
+        assert!(outside_from(&name, Some(Path::new("/")), walks).is_some());
     }
 }

@@ -21,7 +21,7 @@ mod discover;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub(crate) use bounds::{Outside, Tree, canonical, name_outside, normalize, resolved};
+pub(crate) use bounds::{Names, Outside, Tree, canonical, name_outside, normalize, resolved};
 pub(crate) use discover::{
     CONFIG_NAMES, CONFIG_NAMES_SAID, Nearest, NotFound, TEST_CASE_VARIABLE, boundary, in_test_case,
     repository, shown, shown_dir,
