@@ -429,6 +429,77 @@ fn widening_gives_each_manifest_its_nearest_configuration_among_the_files() {
     }
 }
 
+/// Configurations below one another named together widen as each named alone does: a
+/// configuration in a hidden folder (`.deploy/prod/`, hidden from the outer one's folder, not
+/// from its own), below a folder whose name is not UTF-8, or named through a symlinked folder;
+/// and the manifests come one configuration at a time, in the order named.
+#[test]
+fn widening_below_another_named_configuration_is_as_when_named_alone() {
+    use std::os::unix::ffi::OsStrExt;
+    // The folder, the configuration as named, and the manifest as its listing names it.
+    for (inner, named_inner, file) in [
+        (
+            ".deploy/prod",
+            ".deploy/prod/.kinject.yaml",
+            ".deploy/prod/x.yaml",
+        ),
+        ("a/l-target", "a/l/.kinject.yaml", "a/l/x.yaml"),
+        ("a/b", "a/b/.kinject.yaml", "a/b/x.yaml"),
+    ] {
+        let w = World::new();
+        w.write("repo/a/.kinject.yaml", CONFIG);
+        w.write(&format!("repo/{inner}/.kinject.yaml"), CONFIG);
+        w.write(&format!("repo/{inner}/x.yaml"), DEPLOYMENT);
+        w.write("repo/a/x.yaml", DEPLOYMENT);
+        if named_inner.starts_with("a/l/") {
+            w.link("repo/a/l", "l-target");
+        }
+        git(&w.repo(), &["add", "-A"]);
+        for names in [
+            ["a/.kinject.yaml", named_inner, ".kinject.yaml"],
+            [named_inner, ".kinject.yaml", "a/.kinject.yaml"],
+        ] {
+            let mut args = vec!["inject", "--check", "--"];
+            args.extend(names);
+            let out = run(&w.repo(), &args, "");
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{names:?}: {err}");
+            let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(
+                listed.contains(file),
+                "{names:?}: {file} not checked:\n{listed}\n{err}"
+            );
+            // In the order the configurations are named.
+            let at = |f: &str| listed.find(f).unwrap_or_else(|| panic!("{f}: {listed}"));
+            let inner_first = names[0] == named_inner;
+            assert_eq!(
+                at(file) < at("a/x.yaml"),
+                inner_first,
+                "{names:?}: {listed}"
+            );
+        }
+    }
+    // A folder named so that it is not UTF-8, between the two.
+    let w = World::new();
+    w.write("repo/a/.kinject.yaml", CONFIG);
+    let inner = w.repo().join(std::ffi::OsStr::from_bytes(b"a/\xff"));
+    std::fs::create_dir_all(&inner).expect("mkdir");
+    std::fs::write(inner.join(".kinject.yaml"), CONFIG).expect("write");
+    std::fs::write(inner.join("x.yaml"), DEPLOYMENT).expect("write");
+    git(&w.repo(), &["add", "-A"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(["inject", "--check", "--", "a/.kinject.yaml"])
+        .arg(std::ffi::OsStr::from_bytes(b"a/\xff/.kinject.yaml"))
+        .current_dir(w.repo())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.contains("/x.yaml"), "{listed}\n{err}");
+}
+
 /// Widening reads no tracked symlink that leads out of its scope (the walk of the directory
 /// refuses the same link): its lines are not printed in a diff, nor in a diagnostic's
 /// excerpt; it is named as a link not followed.

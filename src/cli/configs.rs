@@ -324,8 +324,11 @@ struct Scope {
     /// The scope whose `git ls-files` lists its files: itself, or the outermost scope of a found
     /// configuration it is below in the same repository.
     listed_by: usize,
-    /// How many manifests it added; `None` when it is not in a git repository.
-    added: Option<usize>,
+    /// The manifests it added, in its listing's order; `None` when it is not in a git
+    /// repository.
+    added: Option<Vec<Source>>,
+    /// The tracked files it applies to that lead out of it.
+    refused: Vec<InputError>,
 }
 
 /// When a configuration in use is among `sources`, adds the manifests it applies to (see
@@ -377,6 +380,7 @@ fn widen(
                 owner,
                 listed_by,
                 added: None,
+                refused: Vec::new(),
             });
         }
     }
@@ -391,7 +395,6 @@ fn widen(
         .iter()
         .filter_map(|s| canonical(s.path.as_ref()?).ok())
         .collect();
-    let mut errors = Vec::new();
     for lister in 0..scopes.len() {
         if scopes[lister].listed_by != lister {
             continue;
@@ -403,7 +406,7 @@ fn widen(
             if scope.listed_by == lister {
                 let tree = Tree::shown_as(&scope.dir, shown_dir(&scope.dir, cwd));
                 // Not in a repository either, for what is said of it.
-                scope.added = tree.is_ok().then_some(0);
+                scope.added = tree.is_ok().then(Vec::new);
                 trees.insert(i, tree.ok());
             }
         }
@@ -420,7 +423,8 @@ fn widen(
             };
             let Some(owner) = owner else { continue };
             let scope = &scopes[owner];
-            if in_chart(&file, &scope.dir).is_some() {
+            // Hidden as a walk of the configuration's own folder hides it.
+            if hidden_below(&file, &scope.dir) || in_chart(&file, &scope.dir).is_some() {
                 continue;
             }
             let Some(Some(tree)) = trees.get(&owner) else {
@@ -428,7 +432,7 @@ fn widen(
             };
             let rel = file.strip_prefix(cwd).map_or(file.clone(), Path::to_owned);
             if let Err(outside) = tree.check(&file) {
-                errors.push(InputError::Io {
+                scopes[owner].refused.push(InputError::Io {
                     name: shown(&rel, cwd),
                     error: std::io::Error::other(format!("{outside}, not followed")),
                 });
@@ -438,14 +442,17 @@ fn widen(
                 let mut source = Source::file(&rel);
                 // Not rewritten through a symlink that leads out of the scope.
                 source.within = Some(tree.root().to_owned());
-                sources.push(source);
                 if let Some(added) = &mut scopes[owner].added {
-                    *added += 1;
+                    added.push(source);
                 }
             }
         }
     }
-    for scope in &scopes {
+    // One configuration at a time, in the order they were named, as each one's own listing
+    // gives them.
+    let mut errors = Vec::new();
+    for scope in scopes {
+        errors.extend(scope.refused);
         let Some(added) = scope.added else {
             eprint(&format!(
                 "note: {} is among the files, but not in a git repository: only the files named are checked\n",
@@ -453,10 +460,12 @@ fn widen(
             ));
             continue;
         };
+        let count = added.len();
+        sources.extend(added);
         if quiet {
             continue;
         }
-        let others = match added {
+        let others = match count {
             0 => "no other manifest".to_owned(),
             1 => "the 1 other manifest".to_owned(),
             n => format!("the {n} other manifests"),
@@ -472,7 +481,9 @@ fn widen(
 
 /// Sets `listed_by` of each found configuration's scope below another's in the same
 /// repository to the outermost of them. Sorted by path, the directories below one come right
-/// after it, so one pass with a stack of the open ones finds them.
+/// after it, so one pass with a stack of the open ones finds them. One named through a
+/// symlinked folder is listed on its own: the outer listing names its files by where they
+/// really are, and their nearest configuration by that path, not the name given.
 fn list_found_below_one_another_once(scopes: &mut [Scope], nearest: &mut Nearest) {
     let mut order: Vec<usize> = (0..scopes.len())
         .filter(|&i| scopes[i].owner.is_some())
@@ -488,7 +499,11 @@ fn list_found_below_one_another_once(scopes: &mut [Scope], nearest: &mut Nearest
         }
         let repository = nearest.repository_of(&scopes[i].dir);
         match open.last() {
-            Some((o, r)) if repository.is_some() && *r == repository => {
+            Some((o, r))
+                if repository.is_some()
+                    && *r == repository
+                    && no_link_between(&scopes[*o].dir, &scopes[i].dir) =>
+            {
                 scopes[i].listed_by = scopes[*o].listed_by;
             }
             _ => {}
@@ -497,8 +512,29 @@ fn list_found_below_one_another_once(scopes: &mut [Scope], nearest: &mut Nearest
     }
 }
 
-/// The git-tracked `.yaml`, `.yml` and `.json` files under `dir` (absolute), hidden ones
-/// left out as a directory's walk leaves them; `None` outside a git repository.
+/// Whether the folder `inner`, below `outer`, is reached from it with no symlink: its real path
+/// is `outer`'s and the rest as written.
+fn no_link_between(outer: &Path, inner: &Path) -> bool {
+    let (Ok(outer_real), Ok(inner_real), Ok(rest)) = (
+        canonical(outer),
+        canonical(inner),
+        inner.strip_prefix(outer),
+    ) else {
+        return false;
+    };
+    inner_real == outer_real.join(rest)
+}
+
+/// Whether `file`, below `dir`, is hidden from a walk of `dir`: a name below it begins with `.`.
+fn hidden_below(file: &Path, dir: &Path) -> bool {
+    file.strip_prefix(dir).is_ok_and(|rel| {
+        rel.components()
+            .any(|c| c.as_os_str().as_encoded_bytes().starts_with(b"."))
+    })
+}
+
+/// The git-tracked `.yaml`, `.yml` and `.json` files under `dir` (absolute), whatever bytes
+/// their names are; `None` outside a git repository.
 fn tracked_manifests(dir: &Path) -> Option<Vec<PathBuf>> {
     repository(dir)?;
     let out = std::process::Command::new("git")
@@ -512,16 +548,25 @@ fn tracked_manifests(dir: &Path) -> Option<Vec<PathBuf>> {
         .stdout
         .split(|b| *b == 0)
         .filter(|name| !name.is_empty())
-        .filter_map(|name| std::str::from_utf8(name).ok())
-        .map(Path::new)
-        .filter(|rel| {
-            !rel.components()
-                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
-        })
+        .filter_map(git_name)
         .map(|rel| dir.join(rel))
         .filter(|p| p.is_file())
         .collect();
     Some(files)
+}
+
+/// A name `git ls-files -z` gives: any bytes on Unix, as the file system takes them; UTF-8
+/// elsewhere.
+fn git_name(name: &[u8]) -> Option<&Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Some(Path::new(std::ffi::OsStr::from_bytes(name)))
+    }
+    #[cfg(not(unix))]
+    {
+        std::str::from_utf8(name).ok().map(Path::new)
+    }
 }
 
 /// The Helm chart (a directory holding `Chart.yaml`) `file` is in, below `scope`: its
