@@ -500,6 +500,56 @@ fn widening_below_another_named_configuration_is_as_when_named_alone() {
     assert!(listed.contains("/x.yaml"), "{listed}\n{err}");
 }
 
+/// A committed symlink to a manifest in another folder of the repository (`a/0.yaml ->
+/// b/x.yaml`) does not get that manifest its own folder's configuration when it is rewritten
+/// or checked: the file is `a/b/x.yaml`, whose nearest configuration is `a/b/`'s, whichever
+/// name comes first (the walk of `a/`, the names pre-commit gives, the link named alone). A
+/// run that prints uses the configuration of where a file is named (a shared manifest linked
+/// into each team's folder), as it prints the same content copied there.
+#[test]
+fn a_link_to_a_manifest_uses_the_configuration_of_where_it_is() {
+    let named = |sidecar: &str| {
+        CONFIG
+            .replace("- name: s\n", &format!("- name: {sidecar}\n"))
+            .replace("inject: [s]", &format!("inject: [{sidecar}]"))
+    };
+    let runs: [&[&str]; 5] = [
+        &["inject", "-i", "a/"],
+        &["inject", "-i", "--", "a/0.yaml", "a/b/x.yaml"],
+        &["inject", "-i", "--", "a/0.yaml"],
+        &["inject", "-i", "--", "a/.kinject.yaml", "a/b/.kinject.yaml"],
+        &["inject", "--check", "--", "a/b/.kinject.yaml", "a/0.yaml"],
+    ];
+    for args in runs {
+        let w = World::new();
+        w.write("repo/a/.kinject.yaml", &named("team-a"));
+        w.write("repo/a/b/.kinject.yaml", &named("team-b"));
+        w.write("repo/a/b/x.yaml", DEPLOYMENT);
+        w.link("repo/a/0.yaml", "b/x.yaml");
+        git(&w.repo(), &["add", "-A"]);
+        let out = run(&w.repo(), args, "");
+        let err = stderr(&out);
+        if args.contains(&"--check") {
+            // The manifest is not as team b's configuration wants it: the check fails.
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            continue;
+        }
+        let text = w.read("repo/a/b/x.yaml");
+        assert!(
+            text.contains("- name: team-b\n") && !text.contains("team-a"),
+            "{args:?}:\n{text}\n{err}"
+        );
+    }
+    let w = World::new();
+    w.write("repo/a/.kinject.yaml", &named("team-a"));
+    w.write("repo/a/b/.kinject.yaml", &named("team-b"));
+    w.write("repo/a/b/x.yaml", DEPLOYMENT);
+    w.link("repo/a/0.yaml", "b/x.yaml");
+    let out = run(&w.repo(), &["inject", "a/0.yaml"], "");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("- name: team-a\n"), "{printed}");
+}
+
 /// Widening reads no tracked symlink that leads out of its scope (the walk of the directory
 /// refuses the same link): its lines are not printed in a diff, nor in a diagnostic's
 /// excerpt; it is named as a link not followed.

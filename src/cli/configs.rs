@@ -163,7 +163,7 @@ pub(crate) fn plan(
     let mut group_of: HashMap<Vec<PathBuf>, usize> = HashMap::new();
     for source in sources {
         let files = match (&source.path, given.is_empty()) {
-            (Some(path), true) => match nearest.of(&cwd.join(path), &cwd) {
+            (Some(path), true) => match found_for(&mut nearest, &cwd.join(path), &cwd, edit) {
                 Ok(found) => vec![found],
                 // `uninject` without one removes only on `--trust-status`.
                 Err(NotFound::Looked(_)) if uninject => Vec::new(),
@@ -313,6 +313,24 @@ fn say_used(files: &[PathBuf], count: usize, cwd: &Path) {
     ));
 }
 
+/// The nearest configuration of the manifest at `path`: for a run that rewrites or checks
+/// files, that of where the file really is in its repository (`Nearest::of_manifest`: a
+/// committed link must not give another folder's manifest its own folder's configuration, nor
+/// pass its check so); for one that prints, that of where it is named (a link to a shared
+/// manifest printed with each folder's configuration).
+fn found_for(
+    nearest: &mut Nearest,
+    path: &Path,
+    cwd: &Path,
+    edit: bool,
+) -> Result<PathBuf, NotFound> {
+    if edit {
+        nearest.of_manifest(path, cwd)
+    } else {
+        nearest.of(path, cwd)
+    }
+}
+
 /// A configuration in use among the files, and the directory it applies to.
 struct Scope {
     /// The configuration's name, as given.
@@ -385,11 +403,17 @@ fn widen(
         }
     }
     list_found_below_one_another_once(&mut scopes, nearest);
-    let owners: HashMap<PathBuf, usize> = scopes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| Some((s.owner.clone()?, i)))
-        .collect();
+    // Each found configuration in use, by its name as found and by where it really is in its
+    // repository: a file's nearest configuration is looked for from where the file really is
+    // (`Nearest::of_manifest`), so one named through a symlinked folder is met by its real
+    // name.
+    let mut owners: HashMap<PathBuf, usize> = HashMap::new();
+    for (i, scope) in scopes.iter().enumerate() {
+        if let Some(owner) = &scope.owner {
+            owners.insert(owner.clone(), i);
+            owners.entry(nearest.in_repository(owner)).or_insert(i);
+        }
+    }
     let mut trees: HashMap<usize, Option<Tree>> = HashMap::new();
     let mut known: HashSet<PathBuf> = sources
         .iter()
@@ -416,7 +440,7 @@ fn widen(
             let owner = match scopes[lister].owner {
                 None => Some(lister),
                 Some(_) => nearest
-                    .of(&file, cwd)
+                    .of_manifest(&file, cwd)
                     .ok()
                     .and_then(|o| owners.get(&o).copied())
                     .filter(|&i| scopes[i].listed_by == lister),

@@ -287,7 +287,8 @@ impl Walk {
                 Some((d, work_tree.clone(), *exists))
             });
             if let Some((dir, work_tree, known_exists)) = known {
-                walk.real = dir.to_owned();
+                // As a walk spells it (`//` and `/./` are not kept).
+                walk.real = dir.components().collect();
                 walk.work_tree = work_tree;
                 exists = known_exists;
                 let done = dir.components().count();
@@ -516,6 +517,7 @@ mod tests {
             "repo/k8s/a/b",
             "repo/clone/.git",
             "repo/clone/x",
+            "repo/clone2/.git",
             "victim/x",
             "plain/a/b",
         ] {
@@ -533,6 +535,7 @@ mod tests {
         symlink("../clone/x", root.join("repo/k8s/cl")).unwrap();
         symlink("repo", root.join("checkout")).unwrap();
         symlink("../victim/x", root.join("plain/a/v")).unwrap();
+        symlink("../../victim/x/f.yaml", root.join("repo/clone2/out.yaml")).unwrap();
         let names = [
             "repo/k8s/a/b/f.yaml",
             "repo/k8s/a/f.yaml",
@@ -548,6 +551,11 @@ mod tests {
             "plain/a/v/f.yaml",
             "victim/x/f.yaml",
             "none/f.yaml",
+            "repo//k8s/./a/b/f.yaml",
+            "repo//clone/x/f.yaml",
+            // A work tree met past where a remembered walk starts, named with `//`: its
+            // refusal names it as a fresh walk does.
+            "repo//clone2/out.yaml",
         ];
         let judge = |name: &str, cwd: &str, walks: &mut Walks| {
             let cwd = root.join(cwd);

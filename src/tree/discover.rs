@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::bounds::{Tree, normalize};
+use super::bounds::{Tree, canonical, normalize, resolved};
 use crate::diagnostic::printable_name;
 
 /// File names looked for when no `-c` is given, nearest first in each directory.
@@ -62,6 +62,35 @@ impl Nearest {
         let path = normalize(path);
         let dir = path.parent().unwrap_or(Path::new("/"));
         self.of_directory(dir, cwd)
+    }
+
+    /// `of` for a manifest rewritten or checked: from where the file really is, when a symlink
+    /// inside its repository puts it in another folder of it. A committed `a/0.yaml ->
+    /// b/x.yaml` is `a/b/x.yaml`, which rewriting `a/0.yaml` rewrites: its configuration is
+    /// `a/b/`'s, not one the link's folder chose. A link out of the repository keeps the
+    /// configuration of where it is named (a rewrite refuses it anyway).
+    pub(crate) fn of_manifest(&mut self, path: &Path, cwd: &Path) -> Result<PathBuf, NotFound> {
+        let real = self.in_repository(path);
+        self.of(&real, cwd)
+    }
+
+    /// Where the file at `path` (absolute) really is in its repository, spelled from the
+    /// repository's root as `path` names that root; `path` itself (normalized) outside a
+    /// repository or out of it.
+    pub(crate) fn in_repository(&mut self, path: &Path) -> PathBuf {
+        let path = normalize(path);
+        self.where_in_repository(&path).unwrap_or(path)
+    }
+
+    /// Where the file at `path` (absolute, normalized) really is, spelled from its repository's
+    /// root as `path` names that root; `None` outside a repository or out of it.
+    fn where_in_repository(&mut self, path: &Path) -> Option<PathBuf> {
+        let root = self.repository_of(path.parent()?)?;
+        let rest = resolved(path)
+            .strip_prefix(canonical(&root).ok()?)
+            .ok()?
+            .to_owned();
+        Some(root.join(rest))
     }
 
     /// The nearest configuration of what is read in `dir` (standard input: the current
