@@ -550,6 +550,84 @@ fn a_link_to_a_manifest_uses_the_configuration_of_where_it_is() {
     assert!(printed.contains("- name: team-a\n"), "{printed}");
 }
 
+/// The repository and folder a rewritten manifest's configuration comes from are where the file
+/// really is, however its name reaches it: `..` after a committed folder link (`a/l/../x.yaml`
+/// is `a/b/x.yaml` to the kernel), a name through a link to a checkout's sub-folder, and a
+/// submodule's committed link back into the repository holding it (met by the walk of `.`).
+#[test]
+fn a_manifest_rewritten_uses_the_configuration_of_the_repository_it_is_in() {
+    let named = |sidecar: &str| {
+        CONFIG
+            .replace("- name: s\n", &format!("- name: {sidecar}\n"))
+            .replace("inject: [s]", &format!("inject: [{sidecar}]"))
+    };
+    // `..` after a committed link, and a link from outside to a sub-folder of the checkout.
+    for (cwd, args) in [
+        ("repo", vec!["inject", "-i", "--", "a/l/../x.yaml"]),
+        ("", vec!["inject", "-i", "--", "ws/alink/0.yaml"]),
+    ] {
+        let w = World::new();
+        w.write("repo/a/.kinject.yaml", &named("team-a"));
+        w.write("repo/a/b/.kinject.yaml", &named("team-b"));
+        w.write("repo/a/b/x.yaml", DEPLOYMENT);
+        w.write("repo/a/b/c/.keep", "");
+        w.link("repo/a/l", "b/c");
+        w.link("repo/a/0.yaml", "b/x.yaml");
+        w.link("ws/alink", "../repo/a");
+        git(&w.repo(), &["add", "-A"]);
+        let out = run(&w.path(cwd), &args, "");
+        let text = w.read("repo/a/b/x.yaml");
+        assert!(
+            text.contains("- name: team-b\n") && !text.contains("team-a"),
+            "{args:?}:\n{text}\n{}",
+            stderr(&out)
+        );
+    }
+    // A submodule whose committed link leads back into the repository holding it. Its
+    // manifest was injected with the submodule's configuration: `--check .` must fail.
+    let w = World::new();
+    std::fs::remove_file(w.path("repo/k8s/app.yaml")).expect("rm");
+    let sub = w.path("subsrc");
+    git(&sub, &["init", "-q"]);
+    w.write("subsrc/.kinject.yaml", &named("submodule"));
+    w.link("subsrc/0.yaml", "../z/x.yaml");
+    git(&sub, &["add", "-A"]);
+    git(&sub, &["commit", "-q", "-m", "s"]);
+    w.write("repo/z/.kinject.yaml", &named("team-z"));
+    w.write("repo/z/x.yaml", DEPLOYMENT);
+    let add = [
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        "../subsrc",
+        "m",
+    ];
+    git(&w.repo(), &add);
+    git(&w.repo(), &["add", "-A"]);
+    let injected = run(
+        &w.repo(),
+        &["inject", "-i", "-c", "m/.kinject.yaml", "--", "z/x.yaml"],
+        "",
+    );
+    assert!(
+        w.read("repo/z/x.yaml").contains("- name: submodule\n"),
+        "{}",
+        stderr(&injected)
+    );
+    let check = run(&w.repo(), &["inject", "--check", "."], "");
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    w.write("repo/z/x.yaml", DEPLOYMENT);
+    let out = run(&w.repo(), &["inject", "-i", "."], "");
+    let text = w.read("repo/z/x.yaml");
+    assert!(
+        text.contains("- name: team-z\n") && !text.contains("submodule"),
+        "{text}\n{}",
+        stderr(&out)
+    );
+}
+
 /// Widening reads no tracked symlink that leads out of its scope (the walk of the directory
 /// refuses the same link): its lines are not printed in a diff, nor in a diagnostic's
 /// excerpt; it is named as a link not followed.

@@ -411,7 +411,7 @@ fn widen(
     for (i, scope) in scopes.iter().enumerate() {
         if let Some(owner) = &scope.owner {
             owners.insert(owner.clone(), i);
-            owners.entry(nearest.in_repository(owner)).or_insert(i);
+            owners.entry(nearest.real_name(owner, cwd)).or_insert(i);
         }
     }
     let mut trees: HashMap<usize, Option<Tree>> = HashMap::new();
@@ -436,14 +436,20 @@ fn widen(
         }
         for file in tracked {
             // The scope the file is in: the lister's with `-c`, else that of its nearest
-            // configuration, if that one is in use.
+            // configuration, if that one is in use: from where the file really is (the
+            // configuration it is checked with), else from where it is listed (a link out of
+            // the scope is then refused by name, below).
             let owner = match scopes[lister].owner {
                 None => Some(lister),
-                Some(_) => nearest
-                    .of_manifest(&file, cwd)
-                    .ok()
-                    .and_then(|o| owners.get(&o).copied())
-                    .filter(|&i| scopes[i].listed_by == lister),
+                Some(_) => [nearest.of_manifest(&file, cwd), nearest.of(&file, cwd)]
+                    .into_iter()
+                    .filter_map(Result::ok)
+                    .find_map(|o| {
+                        owners
+                            .get(&o)
+                            .copied()
+                            .filter(|&i| scopes[i].listed_by == lister)
+                    }),
             };
             let Some(owner) = owner else { continue };
             let scope = &scopes[owner];

@@ -64,33 +64,33 @@ impl Nearest {
         self.of_directory(dir, cwd)
     }
 
-    /// `of` for a manifest rewritten or checked: from where the file really is, when a symlink
-    /// inside its repository puts it in another folder of it. A committed `a/0.yaml ->
-    /// b/x.yaml` is `a/b/x.yaml`, which rewriting `a/0.yaml` rewrites: its configuration is
-    /// `a/b/`'s, not one the link's folder chose. A link out of the repository keeps the
-    /// configuration of where it is named (a rewrite refuses it anyway).
+    /// `of` for a manifest rewritten or checked: from where the file really is (its symlinks
+    /// and `..` resolved as the kernel resolves them), not where its name puts it. A committed
+    /// `a/0.yaml -> b/x.yaml` is `a/b/x.yaml`, which rewriting `a/0.yaml` rewrites: its
+    /// configuration is `a/b/`'s, not one the link's folder chose. So for a link out of a
+    /// submodule back into the repository holding it, and for a name through a link to a
+    /// checkout's sub-folder: the repository is the one the file is really in.
     pub(crate) fn of_manifest(&mut self, path: &Path, cwd: &Path) -> Result<PathBuf, NotFound> {
-        let real = self.in_repository(path);
+        let real = self.real_name(path, cwd);
         self.of(&real, cwd)
     }
 
-    /// Where the file at `path` (absolute) really is in its repository, spelled from the
-    /// repository's root as `path` names that root; `path` itself (normalized) outside a
-    /// repository or out of it.
-    pub(crate) fn in_repository(&mut self, path: &Path) -> PathBuf {
-        let path = normalize(path);
-        self.where_in_repository(&path).unwrap_or(path)
-    }
-
-    /// Where the file at `path` (absolute, normalized) really is, spelled from its repository's
-    /// root as `path` names that root; `None` outside a repository or out of it.
-    fn where_in_repository(&mut self, path: &Path) -> Option<PathBuf> {
-        let root = self.repository_of(path.parent()?)?;
-        let rest = resolved(path)
-            .strip_prefix(canonical(&root).ok()?)
-            .ok()?
-            .to_owned();
-        Some(root.join(rest))
+    /// Where the file at `path` (absolute) really is, spelled as the user spells the place:
+    /// from the root of the repository its name is in, else from the current directory, when
+    /// it lies there; else its real path.
+    pub(crate) fn real_name(&mut self, path: &Path, cwd: &Path) -> PathBuf {
+        let real = resolved(path);
+        let root = normalize(path)
+            .parent()
+            .and_then(|dir| self.repository_of(dir));
+        for base in root.iter().map(PathBuf::as_path).chain([cwd]) {
+            if let Ok(base_real) = canonical(base)
+                && let Ok(rest) = real.strip_prefix(&base_real)
+            {
+                return base.join(rest);
+            }
+        }
+        real
     }
 
     /// The nearest configuration of what is read in `dir` (standard input: the current
