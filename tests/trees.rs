@@ -13,6 +13,13 @@ const SECRET: &str = "OUTSIDE-SECRET-4d1f";
 const CONFIG: &str = "apiVersion: kinject.dev/v1alpha1\nkind: InjectionConfig\nsidecars:\n- name: s\n  containers:\n  - name: s\n    image: example.com/s:1\nrules:\n- name: all\n  inject: [s]\n";
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: example.com/app:1\n";
 
+/// `CONFIG` with its one sidecar (and that sidecar's container) named `sidecar`.
+fn config_with(sidecar: &str) -> String {
+    CONFIG
+        .replace("- name: s\n", &format!("- name: {sidecar}\n"))
+        .replace("inject: [s]", &format!("inject: [{sidecar}]"))
+}
+
 /// A repository (`repo/`, with `.git`, `k8s/app.yaml` and a platform configuration at its
 /// root) beside `outside/`, whose files hold `SECRET`.
 struct World {
@@ -366,22 +373,14 @@ fn widening_stays_in_the_repository_of_the_path_given() {
 #[test]
 fn widening_gives_each_manifest_its_nearest_configuration_among_the_files() {
     let w = World::new();
-    let named = |sidecar: &str| {
-        CONFIG
-            .replace(
-                "name: s\n  containers:\n  - name: s\n",
-                &format!("name: {sidecar}\n  containers:\n  - name: {sidecar}\n"),
-            )
-            .replace("inject: [s]", &format!("inject: [{sidecar}]"))
-    };
-    w.write("repo/a/.kinject.yaml", &named("outer"));
-    w.write("repo/a/b/.kinject.yaml", &named("inner"));
-    w.write("repo/a/c/.kinject.yaml", &named("unnamed"));
+    w.write("repo/a/.kinject.yaml", &config_with("outer"));
+    w.write("repo/a/b/.kinject.yaml", &config_with("inner"));
+    w.write("repo/a/c/.kinject.yaml", &config_with("unnamed"));
     for file in ["a/x.yaml", "a/b/x.yaml", "a/b/deeper/x.yaml", "a/c/x.yaml"] {
         w.write(&format!("repo/{file}"), DEPLOYMENT);
     }
     git(&w.path("repo/a/vendored"), &["init", "-q"]);
-    w.write("repo/a/vendored/.kinject.yaml", &named("vendored"));
+    w.write("repo/a/vendored/.kinject.yaml", &config_with("vendored"));
     w.write("repo/a/vendored/x.yaml", DEPLOYMENT);
     git(&w.path("repo/a/vendored"), &["add", "-A"]);
     // The outer repository tracks its own files, not the vendored checkout's.
@@ -508,11 +507,6 @@ fn widening_below_another_named_configuration_is_as_when_named_alone() {
 /// into each team's folder), as it prints the same content copied there.
 #[test]
 fn a_link_to_a_manifest_uses_the_configuration_of_where_it_is() {
-    let named = |sidecar: &str| {
-        CONFIG
-            .replace("- name: s\n", &format!("- name: {sidecar}\n"))
-            .replace("inject: [s]", &format!("inject: [{sidecar}]"))
-    };
     let runs: [&[&str]; 5] = [
         &["inject", "-i", "a/"],
         &["inject", "-i", "--", "a/0.yaml", "a/b/x.yaml"],
@@ -522,8 +516,8 @@ fn a_link_to_a_manifest_uses_the_configuration_of_where_it_is() {
     ];
     for args in runs {
         let w = World::new();
-        w.write("repo/a/.kinject.yaml", &named("team-a"));
-        w.write("repo/a/b/.kinject.yaml", &named("team-b"));
+        w.write("repo/a/.kinject.yaml", &config_with("team-a"));
+        w.write("repo/a/b/.kinject.yaml", &config_with("team-b"));
         w.write("repo/a/b/x.yaml", DEPLOYMENT);
         w.link("repo/a/0.yaml", "b/x.yaml");
         git(&w.repo(), &["add", "-A"]);
@@ -541,8 +535,8 @@ fn a_link_to_a_manifest_uses_the_configuration_of_where_it_is() {
         );
     }
     let w = World::new();
-    w.write("repo/a/.kinject.yaml", &named("team-a"));
-    w.write("repo/a/b/.kinject.yaml", &named("team-b"));
+    w.write("repo/a/.kinject.yaml", &config_with("team-a"));
+    w.write("repo/a/b/.kinject.yaml", &config_with("team-b"));
     w.write("repo/a/b/x.yaml", DEPLOYMENT);
     w.link("repo/a/0.yaml", "b/x.yaml");
     let out = run(&w.repo(), &["inject", "a/0.yaml"], "");
@@ -556,19 +550,14 @@ fn a_link_to_a_manifest_uses_the_configuration_of_where_it_is() {
 /// submodule's committed link back into the repository holding it (met by the walk of `.`).
 #[test]
 fn a_manifest_rewritten_uses_the_configuration_of_the_repository_it_is_in() {
-    let named = |sidecar: &str| {
-        CONFIG
-            .replace("- name: s\n", &format!("- name: {sidecar}\n"))
-            .replace("inject: [s]", &format!("inject: [{sidecar}]"))
-    };
     // `..` after a committed link, and a link from outside to a sub-folder of the checkout.
     for (cwd, args) in [
         ("repo", vec!["inject", "-i", "--", "a/l/../x.yaml"]),
         ("", vec!["inject", "-i", "--", "ws/alink/0.yaml"]),
     ] {
         let w = World::new();
-        w.write("repo/a/.kinject.yaml", &named("team-a"));
-        w.write("repo/a/b/.kinject.yaml", &named("team-b"));
+        w.write("repo/a/.kinject.yaml", &config_with("team-a"));
+        w.write("repo/a/b/.kinject.yaml", &config_with("team-b"));
         w.write("repo/a/b/x.yaml", DEPLOYMENT);
         w.write("repo/a/b/c/.keep", "");
         w.link("repo/a/l", "b/c");
@@ -589,11 +578,11 @@ fn a_manifest_rewritten_uses_the_configuration_of_the_repository_it_is_in() {
     std::fs::remove_file(w.path("repo/k8s/app.yaml")).expect("rm");
     let sub = w.path("subsrc");
     git(&sub, &["init", "-q"]);
-    w.write("subsrc/.kinject.yaml", &named("submodule"));
+    w.write("subsrc/.kinject.yaml", &config_with("submodule"));
     w.link("subsrc/0.yaml", "../z/x.yaml");
     git(&sub, &["add", "-A"]);
     git(&sub, &["commit", "-q", "-m", "s"]);
-    w.write("repo/z/.kinject.yaml", &named("team-z"));
+    w.write("repo/z/.kinject.yaml", &config_with("team-z"));
     w.write("repo/z/x.yaml", DEPLOYMENT);
     let add = [
         "-c",
