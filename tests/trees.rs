@@ -617,6 +617,29 @@ fn a_manifest_rewritten_uses_the_configuration_of_the_repository_it_is_in() {
     );
 }
 
+/// When git cannot list what a configuration among the files applies to (it refuses the
+/// repository as another user's, or is pointed elsewhere), the run fails saying why: checking
+/// only the files named would pass a changed configuration whose manifests do not follow.
+#[test]
+fn widening_that_git_cannot_list_fails_the_run() {
+    let w = World::new();
+    git(&w.repo(), &["add", "-A"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(["inject", "--check", "--", ".kinject.yaml"])
+        .current_dir(w.repo())
+        .env("GIT_DIR", w.path("nowhere"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(".kinject.yaml") && err.contains("cannot be listed: git ls-files failed"),
+        "{err}"
+    );
+    assert!(!err.contains("not in a git repository"), "{err}");
+}
+
 /// Widening reads no tracked symlink that leads out of its scope (the walk of the directory
 /// refuses the same link): its lines are not printed in a diff, nor in a diagnostic's
 /// excerpt; it is named as a link not followed.

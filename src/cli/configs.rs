@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::diagnostic::printable_name;
 use crate::read::{self, InputError, Source};
 
 use super::discover;
@@ -365,6 +366,57 @@ fn widen(
     nearest: &mut Nearest,
     quiet: bool,
 ) -> Vec<InputError> {
+    let mut scopes = scopes_in_use(sources, given, cwd, nearest);
+    list_found_below_one_another_once(&mut scopes, nearest);
+    let known: HashSet<PathBuf> = sources
+        .iter()
+        .filter_map(|s| canonical(s.path.as_ref()?).ok())
+        .collect();
+    list(&mut scopes, known, cwd, nearest);
+    // One configuration at a time, in the order they were named, as each one's own listing
+    // gives them.
+    let mut errors = Vec::new();
+    for scope in scopes {
+        let unlisted = !scope.refused.is_empty() && scope.added.is_none();
+        errors.extend(scope.refused);
+        if unlisted {
+            continue;
+        }
+        let Some(added) = scope.added else {
+            eprint(&format!(
+                "note: {} is among the files, but not in a git repository: only the files named are checked\n",
+                scope.name
+            ));
+            continue;
+        };
+        let count = added.len();
+        sources.extend(added);
+        if quiet {
+            continue;
+        }
+        let others = match count {
+            0 => "no other manifest".to_owned(),
+            1 => "the 1 other manifest".to_owned(),
+            n => format!("the {n} other manifests"),
+        };
+        eprint(&format!(
+            "{} is among the files: also checking {others} it applies to (git ls-files {})\n",
+            scope.name,
+            shown_dir(&scope.dir, cwd)
+        ));
+    }
+    errors
+}
+
+/// The configurations in use among `sources`, each scope once, in the order they come: those
+/// given with `-c` (`given`) for their repository, else those found that are their own nearest
+/// configuration, for the files they are the nearest configuration of.
+fn scopes_in_use(
+    sources: &[Source],
+    given: &[PathBuf],
+    cwd: &Path,
+    nearest: &mut Nearest,
+) -> Vec<Scope> {
     let given: Vec<PathBuf> = given.iter().filter_map(|p| canonical(p).ok()).collect();
     let mut scopes: Vec<Scope> = Vec::new();
     let mut dirs: HashSet<PathBuf> = HashSet::new();
@@ -402,7 +454,13 @@ fn widen(
             });
         }
     }
-    list_found_below_one_another_once(&mut scopes, nearest);
+    scopes
+}
+
+/// Lists the tracked manifests of each scope that lists (`listed_by`), and adds to each scope
+/// those it applies to, unless `known` already (by their real path), or refuses them where
+/// they lead out of it.
+fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: &mut Nearest) {
     // Each found configuration in use, by its name as found and by where it really is in its
     // repository: a file's nearest configuration is looked for from where the file really is
     // (`Nearest::of_manifest`), so one named through a symlinked folder is met by its real
@@ -415,16 +473,25 @@ fn widen(
         }
     }
     let mut trees: HashMap<usize, Option<Tree>> = HashMap::new();
-    let mut known: HashSet<PathBuf> = sources
-        .iter()
-        .filter_map(|s| canonical(s.path.as_ref()?).ok())
-        .collect();
     for lister in 0..scopes.len() {
         if scopes[lister].listed_by != lister {
             continue;
         }
-        let Some(tracked) = tracked_manifests(&scopes[lister].dir) else {
-            continue;
+        let tracked = match tracked_manifests(&scopes[lister].dir) {
+            Ok(Some(tracked)) => tracked,
+            Ok(None) => continue,
+            // Not "only the files named": a check would pass without its manifests.
+            Err(why) => {
+                for scope in scopes.iter_mut().filter(|s| s.listed_by == lister) {
+                    scope.refused.push(InputError::Io {
+                        name: scope.name.clone(),
+                        error: std::io::Error::other(format!(
+                            "the manifests it applies to cannot be listed: {why}"
+                        )),
+                    });
+                }
+                continue;
+            }
         };
         for (i, scope) in scopes.iter_mut().enumerate() {
             if scope.listed_by == lister {
@@ -478,35 +545,6 @@ fn widen(
             }
         }
     }
-    // One configuration at a time, in the order they were named, as each one's own listing
-    // gives them.
-    let mut errors = Vec::new();
-    for scope in scopes {
-        errors.extend(scope.refused);
-        let Some(added) = scope.added else {
-            eprint(&format!(
-                "note: {} is among the files, but not in a git repository: only the files named are checked\n",
-                scope.name
-            ));
-            continue;
-        };
-        let count = added.len();
-        sources.extend(added);
-        if quiet {
-            continue;
-        }
-        let others = match count {
-            0 => "no other manifest".to_owned(),
-            1 => "the 1 other manifest".to_owned(),
-            n => format!("the {n} other manifests"),
-        };
-        eprint(&format!(
-            "{} is among the files: also checking {others} it applies to (git ls-files {})\n",
-            scope.name,
-            shown_dir(&scope.dir, cwd)
-        ));
-    }
-    errors
 }
 
 /// Sets `listed_by` of each found configuration's scope below another's in the same
@@ -564,16 +602,27 @@ fn hidden_below(file: &Path, dir: &Path) -> bool {
 }
 
 /// The git-tracked `.yaml`, `.yml` and `.json` files under `dir` (absolute), whatever bytes
-/// their names are; `None` outside a git repository.
-fn tracked_manifests(dir: &Path) -> Option<Vec<PathBuf>> {
-    repository(dir)?;
+/// their names are; `Ok(None)` outside a git repository, `Err` (why) when git cannot list them
+/// in one (git missing, a repository git refuses as another user's).
+fn tracked_manifests(dir: &Path) -> Result<Option<Vec<PathBuf>>, String> {
+    if repository(dir).is_none() {
+        return Ok(None);
+    }
     let out = std::process::Command::new("git")
         .args(["ls-files", "-z", "--", "*.yaml", "*.yml", "*.json"])
         .current_dir(dir)
-        .stderr(std::process::Stdio::null())
+        .stdin(std::process::Stdio::null())
         .output()
-        .ok()
-        .filter(|o| o.status.success())?;
+        .map_err(|e| format!("git ls-files cannot run: {e}"))?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        let said = said.lines().map(str::trim).find(|l| !l.is_empty());
+        return Err(format!(
+            "git ls-files failed ({}): {}",
+            out.status,
+            printable_name(said.unwrap_or("it said nothing"))
+        ));
+    }
     let files = out
         .stdout
         .split(|b| *b == 0)
@@ -582,7 +631,7 @@ fn tracked_manifests(dir: &Path) -> Option<Vec<PathBuf>> {
         .map(|rel| dir.join(rel))
         .filter(|p| p.is_file())
         .collect();
-    Some(files)
+    Ok(Some(files))
 }
 
 /// A name `git ls-files -z` gives: any bytes on Unix, as the file system takes them; UTF-8
