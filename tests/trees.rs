@@ -640,6 +640,73 @@ fn widening_that_git_cannot_list_fails_the_run() {
     assert!(!err.contains("not in a git repository"), "{err}");
 }
 
+/// Widening adds only what the configurations among the files govern, judged where a file
+/// really is: not a link to a manifest of a configuration not among them, nor one into a
+/// repository nested in the checkout, nor a link to a hidden file, or to a chart's template
+/// (which a link named alone does not get rewritten either).
+#[test]
+fn widening_adds_only_what_its_configurations_govern() {
+    let w = World::new();
+    std::fs::remove_file(w.path("repo/k8s/app.yaml")).expect("rm");
+    w.write("repo/a/.kinject.yaml", &config_with("team-a"));
+    w.write("repo/a/b/.kinject.yaml", &config_with("team-b"));
+    w.write("repo/a/b/x.yaml", DEPLOYMENT);
+    w.link("repo/a/0.yaml", "b/x.yaml");
+    git(&w.path("repo/nested"), &["init", "-q"]);
+    w.write("repo/nested/.kinject.yaml", &config_with("nested"));
+    w.write("repo/nested/x.yaml", DEPLOYMENT);
+    w.link("repo/1.yaml", "nested/x.yaml");
+    w.write("repo/h/.g/h.yaml", DEPLOYMENT);
+    w.write("repo/h/.kinject.yaml", &config_with("team-h"));
+    w.link("repo/.l/1.yaml", "../h/.g/h.yaml");
+    let template = DEPLOYMENT.replace("example.com/app:1", "\"nginx:{{ $tag }}\"");
+    w.write(
+        "repo/c/chart/Chart.yaml",
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    );
+    w.write("repo/c/chart/templates/e.yaml", &template);
+    w.link("repo/docs/3.yaml", "../c/chart/templates/e.yaml");
+    git(
+        &w.repo(),
+        &[
+            "add",
+            "--",
+            ".kinject.yaml",
+            "a",
+            "1.yaml",
+            "h",
+            ".l",
+            "c",
+            "docs",
+        ],
+    );
+    let named = ["a/.kinject.yaml", ".kinject.yaml", "h/.kinject.yaml"];
+    let mut check = vec!["inject", "--check", "--"];
+    check.extend(named);
+    let out = run(&w.repo(), &check, "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    for said in [
+        "a/.kinject.yaml is among the files: also checking no other manifest",
+        ".kinject.yaml is among the files: also checking no other manifest",
+        "h/.kinject.yaml is among the files: also checking no other manifest",
+    ] {
+        assert!(err.contains(said), "{said}\n{err}");
+    }
+    let mut rewrite = vec!["inject", "-i", "--"];
+    rewrite.extend(named);
+    run(&w.repo(), &rewrite, "");
+    run(&w.repo(), &["inject", "-i", "--", "docs/3.yaml"], "");
+    for (file, text) in [
+        ("repo/a/b/x.yaml", DEPLOYMENT),
+        ("repo/nested/x.yaml", DEPLOYMENT),
+        ("repo/h/.g/h.yaml", DEPLOYMENT),
+        ("repo/c/chart/templates/e.yaml", template.as_str()),
+    ] {
+        assert_eq!(w.read(file), text, "{file}");
+    }
+}
+
 /// Widening reads no tracked symlink that leads out of its scope (the walk of the directory
 /// refuses the same link): its lines are not printed in a diff, nor in a diagnostic's
 /// excerpt; it is named as a link not followed.

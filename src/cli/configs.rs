@@ -503,31 +503,47 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
         }
         for file in tracked {
             // The scope the file is in: the lister's with `-c`, else that of its nearest
-            // configuration, if that one is in use: from where the file really is (the
-            // configuration it is checked with), else from where it is listed (a link out of
-            // the scope is then refused by name, below).
+            // configuration from where the file really is (the one it is checked with), if that
+            // one is in use.
+            let in_use = |found: Result<PathBuf, NotFound>| {
+                let found = found.ok()?;
+                owners
+                    .get(&found)
+                    .copied()
+                    .filter(|&i| scopes[i].listed_by == lister)
+            };
             let owner = match scopes[lister].owner {
                 None => Some(lister),
-                Some(_) => [nearest.of_manifest(&file, cwd), nearest.of(&file, cwd)]
-                    .into_iter()
-                    .filter_map(Result::ok)
-                    .find_map(|o| {
-                        owners
-                            .get(&o)
-                            .copied()
-                            .filter(|&i| scopes[i].listed_by == lister)
-                    }),
+                Some(_) => in_use(nearest.of_manifest(&file, cwd)),
             };
-            let Some(owner) = owner else { continue };
+            let rel = file.strip_prefix(cwd).map_or(file.clone(), Path::to_owned);
+            let Some(owner) = owner else {
+                // A link listed where a configuration in use applies, leading out of its scope,
+                // is refused by name; one into another configuration's folder is that one's.
+                if let Some(listed) = in_use(nearest.of(&file, cwd))
+                    && let Some(Some(tree)) = trees.get(&listed)
+                    && let Err(outside) = tree.check(&file)
+                {
+                    scopes[listed].refused.push(InputError::Io {
+                        name: shown(&rel, cwd),
+                        error: std::io::Error::other(format!("{outside}, not followed")),
+                    });
+                }
+                continue;
+            };
             let scope = &scopes[owner];
-            // Hidden as a walk of the configuration's own folder hides it.
-            if hidden_below(&file, &scope.dir) || in_chart(&file, &scope.dir).is_some() {
+            // Hidden, or a chart's, as a walk of the configuration's own folder finds it, by
+            // its name or where it really is (a link to a chart's template is one).
+            let real = nearest.real_name(&file, cwd);
+            if [&file, &real]
+                .into_iter()
+                .any(|f| hidden_below(f, &scope.dir) || in_chart(f, &scope.dir).is_some())
+            {
                 continue;
             }
             let Some(Some(tree)) = trees.get(&owner) else {
                 continue;
             };
-            let rel = file.strip_prefix(cwd).map_or(file.clone(), Path::to_owned);
             if let Err(outside) = tree.check(&file) {
                 scopes[owner].refused.push(InputError::Io {
                     name: shown(&rel, cwd),

@@ -273,14 +273,17 @@ fn opens_block(code: &str) -> bool {
     header && (rest.is_empty() || rest.ends_with(':') || rest.chars().all(|c| c == '-' || c == ' '))
 }
 
-/// Whether `path` lies in a Helm chart's `templates/` directory (one beside a `Chart.yaml`).
+/// Whether `path` lies in a Helm chart's `templates/` directory (one beside a `Chart.yaml`), by
+/// its name or where it really is (a committed link to a chart's template is one).
 fn chart_template(path: &Path) -> bool {
     let absolute = std::env::current_dir().map_or_else(|_| path.to_owned(), |d| d.join(path));
-    absolute
-        .ancestors()
-        .skip(1)
-        .filter(|d| d.file_name().is_some_and(|n| n == "templates"))
-        .any(|d| d.parent().is_some_and(|p| p.join("Chart.yaml").is_file()))
+    let real = crate::tree::resolved(&absolute);
+    [absolute, real].iter().any(|path| {
+        path.ancestors()
+            .skip(1)
+            .filter(|d| d.file_name().is_some_and(|n| n == "templates"))
+            .any(|d| d.parent().is_some_and(|p| p.join("Chart.yaml").is_file()))
+    })
 }
 
 #[cfg(test)]
