@@ -544,6 +544,30 @@ fn a_link_to_a_manifest_uses_the_configuration_of_where_it_is() {
     assert!(printed.contains("- name: team-a\n"), "{printed}");
 }
 
+/// A shared manifest linked into a team's folder (`teams/a/deploy.yaml ->
+/// ../../base/deploy.yaml`) is checked with the configuration of where it really is; when there
+/// is none, the refusal says it is a link and where it leads. Printing uses the team's.
+#[test]
+fn a_link_without_a_configuration_where_it_leads_is_said_to_be_one() {
+    let w = World::new();
+    std::fs::remove_file(w.path("repo/.kinject.yaml")).expect("rm");
+    w.write("repo/teams/a/.kinject.yaml", &config_with("team-a"));
+    w.write("repo/base/deploy.yaml", DEPLOYMENT);
+    w.link("repo/teams/a/deploy.yaml", "../../base/deploy.yaml");
+    git(&w.repo(), &["add", "-A"]);
+    let out = run(&w.repo(), &["inject", "--check", "teams/a/deploy.yaml"], "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("teams/a/deploy.yaml: no configuration")
+            && err.contains("it is a link to base/deploy.yaml"),
+        "{err}"
+    );
+    let out = run(&w.repo(), &["inject", "teams/a/deploy.yaml"], "");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("- name: team-a\n"), "{printed}");
+}
+
 /// The repository and folder a rewritten manifest's configuration comes from are where the file
 /// really is, however its name reaches it: `..` after a committed folder link (`a/l/../x.yaml`
 /// is `a/b/x.yaml` to the kernel), a name through a link to a checkout's sub-folder, and a

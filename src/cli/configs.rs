@@ -169,9 +169,10 @@ pub(crate) fn plan(
                 // `uninject` without one removes only on `--trust-status`.
                 Err(NotFound::Looked(_)) if uninject => Vec::new(),
                 Err(NotFound::Looked(looked)) => {
+                    let linked = linked_elsewhere(&mut nearest, &cwd.join(path), &cwd, edit);
                     plan.errors.push(InputError::NoConfiguration {
                         name: source.name.clone(),
-                        looked,
+                        looked: looked + &linked,
                     });
                     continue;
                 }
@@ -330,6 +331,21 @@ fn found_for(
     } else {
         nearest.of(path, cwd)
     }
+}
+
+/// What a message adds when a rewritten or checked manifest's configuration was looked for
+/// where the file really is, not where it is named (`found_for`): `; it is a link to
+/// base/deploy.yaml, and a file rewritten uses the configuration of where it really is`.
+/// Empty otherwise.
+fn linked_elsewhere(nearest: &mut Nearest, path: &Path, cwd: &Path, edit: bool) -> String {
+    let real = nearest.real_name(path, cwd);
+    if !edit || real == crate::tree::normalize(path) {
+        return String::new();
+    }
+    format!(
+        "; it is a link to {}, and a file rewritten uses the configuration of where it really is",
+        shown(&real, cwd)
+    )
 }
 
 /// A configuration in use among the files, and the directory it applies to.
