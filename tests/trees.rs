@@ -658,7 +658,7 @@ fn widening_that_git_cannot_list_fails_the_run() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains(".kinject.yaml") && err.contains("cannot be listed: git ls-files failed"),
+        err.contains("cannot read the manifests .kinject.yaml applies to: git ls-files failed"),
         "{err}"
     );
     assert!(!err.contains("not in a git repository"), "{err}");
@@ -729,6 +729,67 @@ fn widening_adds_only_what_its_configurations_govern() {
     ] {
         assert_eq!(w.read(file), text, "{file}");
     }
+}
+
+/// Widening checks what a walk of the configuration's folder checks: a visible link to a hidden
+/// file of that folder, manifests beside a `Chart.yaml` a pull request plants (only a chart's
+/// `templates/` are templates), and, from a hook of a linked worktree (git gives it `GIT_DIR`
+/// and no `GIT_WORK_TREE`), the manifests of a sub-folder's configuration.
+#[test]
+fn widening_checks_what_a_walk_checks() {
+    let w = World::new();
+    std::fs::remove_file(w.path("repo/k8s/app.yaml")).expect("rm");
+    w.write("repo/b/.kinject.yaml", &config_with("team-b"));
+    w.write("repo/b/.g/h.yaml", DEPLOYMENT);
+    w.link("repo/b/l/3.yaml", "../.g/h.yaml");
+    w.write("repo/c/.kinject.yaml", &config_with("team-c"));
+    w.write("repo/c/x.yaml", DEPLOYMENT);
+    w.write(
+        "repo/c/Chart.yaml",
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    );
+    git(&w.repo(), &["add", "-A"]);
+    git(&w.repo(), &["commit", "-q", "-m", "c"]);
+    for (named, file) in [
+        ("b/.kinject.yaml", "b/l/3.yaml"),
+        ("c/.kinject.yaml", "c/x.yaml"),
+    ] {
+        let walk = run(
+            &w.repo(),
+            &["inject", "--check", named.trim_end_matches(".kinject.yaml")],
+            "",
+        );
+        assert_eq!(walk.status.code(), Some(1), "{named}: {}", stderr(&walk));
+        let out = run(&w.repo(), &["inject", "--check", "--", named], "");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{named}: {err}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(file),
+            "{named}: {err}"
+        );
+    }
+    // A linked worktree, as its pre-commit hook runs.
+    git(&w.repo(), &["worktree", "add", "-q", "../wt"]);
+    let git_dir = Command::new("git")
+        .args(["rev-parse", "--absolute-git-dir"])
+        .current_dir(w.path("wt"))
+        .output()
+        .expect("git");
+    let git_dir = String::from_utf8(git_dir.stdout).expect("utf-8");
+    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(["inject", "--check", "--", "c/.kinject.yaml"])
+        .current_dir(w.path("wt"))
+        .env("GIT_DIR", git_dir.trim())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // x.yaml, and Chart.yaml, which a walk reads too (no object: skipped).
+    assert!(
+        err.contains("also checking the 2 other manifests it applies to"),
+        "{err}"
+    );
 }
 
 /// Widening reads no tracked symlink that leads out of its scope (the walk of the directory

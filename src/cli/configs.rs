@@ -500,10 +500,8 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
             Err(why) => {
                 for scope in scopes.iter_mut().filter(|s| s.listed_by == lister) {
                     scope.refused.push(InputError::Io {
-                        name: scope.name.clone(),
-                        error: std::io::Error::other(format!(
-                            "the manifests it applies to cannot be listed: {why}"
-                        )),
+                        name: format!("the manifests {} applies to", scope.name),
+                        error: std::io::Error::other(why.clone()),
                     });
                 }
                 continue;
@@ -548,13 +546,16 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
                 continue;
             };
             let scope = &scopes[owner];
-            // Hidden, or a chart's, as a walk of the configuration's own folder finds it, by
-            // its name or where it really is (a link to a chart's template is one).
-            let real = nearest.real_name(&file, cwd);
-            if [&file, &real]
-                .into_iter()
-                .any(|f| hidden_below(f, &scope.dir) || in_chart(f, &scope.dir).is_some())
-            {
+            // Hidden by its name, as a walk finds it: of the configuration's folder, or, for a
+            // link listed elsewhere, of the folder listed. A chart's template by its name or
+            // where it really is (a link to one is one: `read::chart_template`); a `Chart.yaml`
+            // planted beside manifests does not take them out of the check.
+            let walked = if file.starts_with(&scope.dir) {
+                &scope.dir
+            } else {
+                &scopes[lister].dir
+            };
+            if hidden_below(&file, walked) || read::chart_template(&file) {
                 continue;
             }
             let Some(Some(tree)) = trees.get(&owner) else {
@@ -636,23 +637,51 @@ fn hidden_below(file: &Path, dir: &Path) -> bool {
 /// The git-tracked `.yaml`, `.yml` and `.json` files under `dir` (absolute), whatever bytes
 /// their names are; `Ok(None)` outside a git repository, `Err` (why) when git cannot list them
 /// in one (git missing, a repository git refuses as another user's).
+///
+/// git runs at the repository's root, `dir` (where it really is) its pathspec: a hook of a
+/// linked worktree is given `GIT_DIR` and no `GIT_WORK_TREE`, and git then takes the folder it
+/// runs in as the work tree's top (from a sub-folder, every name came out under it twice and
+/// was dropped). The files are named below `dir` as it is spelled. A `dir` that really is
+/// outside its repository's root is listed from itself.
 fn tracked_manifests(dir: &Path) -> Result<Option<Vec<PathBuf>>, String> {
-    if repository(dir).is_none() {
+    let Some(root) = repository(dir) else {
         return Ok(None);
-    }
+    };
+    let (at, below) = match (canonical(root), canonical(dir)) {
+        (Ok(root_real), Ok(dir_real)) if dir_real.starts_with(&root_real) => (
+            root,
+            dir_real
+                .strip_prefix(&root_real)
+                .unwrap_or(Path::new(""))
+                .to_owned(),
+        ),
+        _ => (dir, PathBuf::new()),
+    };
+    let mut pathspec = std::ffi::OsString::from(":(literal)");
+    pathspec.push(if below.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        &below
+    });
     let out = std::process::Command::new("git")
-        .args(["ls-files", "-z", "--", "*.yaml", "*.yml", "*.json"])
-        .current_dir(dir)
+        .args(["ls-files", "-z", "--"])
+        .arg(&pathspec)
+        .current_dir(at)
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| format!("git ls-files cannot run: {e}"))?;
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr);
-        let said = said.lines().map(str::trim).find(|l| !l.is_empty());
+        let said: Vec<&str> = said
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .take(4)
+            .collect();
         return Err(format!(
             "git ls-files failed ({}): {}",
             out.status,
-            printable_name(said.unwrap_or("it said nothing"))
+            printable_name(&said.join(" "))
         ));
     }
     let files = out
@@ -660,8 +689,8 @@ fn tracked_manifests(dir: &Path) -> Result<Option<Vec<PathBuf>>, String> {
         .split(|b| *b == 0)
         .filter(|name| !name.is_empty())
         .filter_map(git_name)
-        .map(|rel| dir.join(rel))
-        .filter(|p| p.is_file())
+        .filter_map(|name| Some(dir.join(name.strip_prefix(&below).ok()?)))
+        .filter(|p| crate::tree::is_manifest(p) && p.is_file())
         .collect();
     Ok(Some(files))
 }
@@ -678,13 +707,4 @@ fn git_name(name: &[u8]) -> Option<&Path> {
     {
         std::str::from_utf8(name).ok().map(Path::new)
     }
-}
-
-/// The Helm chart (a directory holding `Chart.yaml`) `file` is in, below `scope`: its
-/// templates are not manifests until rendered.
-fn in_chart<'a>(file: &'a Path, scope: &Path) -> Option<&'a Path> {
-    file.ancestors()
-        .skip(1)
-        .take_while(|d| d.starts_with(scope))
-        .find(|d| d.join("Chart.yaml").is_file())
 }

@@ -274,8 +274,9 @@ fn opens_block(code: &str) -> bool {
 }
 
 /// Whether `path` lies in a Helm chart's `templates/` directory (one beside a `Chart.yaml`), by
-/// its name or where it really is (a committed link to a chart's template is one).
-fn chart_template(path: &Path) -> bool {
+/// its name or where it really is (a committed link to a chart's template is one). Only there:
+/// a `Chart.yaml` a pull request plants beside manifests does not make them templates.
+pub(crate) fn chart_template(path: &Path) -> bool {
     let absolute = std::env::current_dir().map_or_else(|_| path.to_owned(), |d| d.join(path));
     let real = crate::tree::resolved(&absolute);
     [absolute, real].iter().any(|path| {
