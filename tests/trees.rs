@@ -748,6 +748,14 @@ fn widening_checks_what_a_walk_checks() {
         "repo/c/Chart.yaml",
         "apiVersion: v2\nname: c\nversion: 0.1.0\n",
     );
+    w.write("repo/d/.kinject.yaml", &config_with("team-d"));
+    w.write(
+        "repo/d/Chart.yaml",
+        "apiVersion: v2\nname: d\nversion: 0.1.0\n",
+    );
+    w.write("repo/d/templates/plain.yaml", DEPLOYMENT);
+    let template = DEPLOYMENT.replace("example.com/app:1", "{{ .Values.image }}");
+    w.write("repo/d/templates/t.yaml", &template);
     git(&w.repo(), &["add", "-A"]);
     git(&w.repo(), &["commit", "-q", "-m", "c"]);
     for (named, file) in [
@@ -768,6 +776,26 @@ fn widening_checks_what_a_walk_checks() {
             "{named}: {err}"
         );
     }
+    let out = run(
+        &w.repo(),
+        &["inject", "--check", "--", "d/.kinject.yaml"],
+        "",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed.contains("d/templates/plain.yaml") && !listed.contains("t.yaml"),
+        "{listed}\n{err}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
+        .args(["inject", "--check", "--", "c/.kinject.yaml"])
+        .current_dir(w.repo())
+        .env("GIT_LITERAL_PATHSPECS", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // A linked worktree, as its pre-commit hook runs.
     git(&w.repo(), &["worktree", "add", "-q", "../wt"]);
     let git_dir = Command::new("git")

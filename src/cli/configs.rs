@@ -547,15 +547,13 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
             };
             let scope = &scopes[owner];
             // Hidden by its name, as a walk finds it: of the configuration's folder, or, for a
-            // link listed elsewhere, of the folder listed. A chart's template by its name or
-            // where it really is (a link to one is one: `read::chart_template`); a `Chart.yaml`
-            // planted beside manifests does not take them out of the check.
+            // link listed elsewhere, of the folder listed.
             let walked = if file.starts_with(&scope.dir) {
                 &scope.dir
             } else {
                 &scopes[lister].dir
             };
-            if hidden_below(&file, walked) || read::chart_template(&file) {
+            if hidden_below(&file, walked) {
                 continue;
             }
             let Some(Some(tree)) = trees.get(&owner) else {
@@ -566,6 +564,12 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
                     name: shown(&rel, cwd),
                     error: std::io::Error::other(format!("{outside}, not followed")),
                 });
+                continue;
+            }
+            // A chart's template (by its name or where it really is: a link to one is one)
+            // that the reader would refuse is not a manifest until rendered; a plain file in
+            // `templates/` is one, as a walk reads it. Read only once known to be in the tree.
+            if read::chart_template(&file) && read::is_template_file(&file) {
                 continue;
             }
             if known.insert(canonical(&file).unwrap_or_else(|_| file.clone())) {
@@ -667,6 +671,12 @@ fn tracked_manifests(dir: &Path) -> Result<Option<Vec<PathBuf>>, String> {
         .args(["ls-files", "-z", "--"])
         .arg(&pathspec)
         .current_dir(at)
+        // They would make git read `:(literal)` as part of a name, or refuse it: it listed
+        // nothing, and a check passed.
+        .env_remove("GIT_LITERAL_PATHSPECS")
+        .env_remove("GIT_GLOB_PATHSPECS")
+        .env_remove("GIT_NOGLOB_PATHSPECS")
+        .env_remove("GIT_ICASE_PATHSPECS")
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| format!("git ls-files cannot run: {e}"))?;

@@ -26,7 +26,7 @@ pub(crate) use input::{from_bytes_unparsed, read_document};
 pub(crate) use objects::namespace_labels;
 pub use objects::objects;
 pub(crate) use split::documents;
-pub(crate) use template::chart_template;
+pub(crate) use template::{chart_template, is_template_file};
 pub(crate) use window::Windows;
 
 /// Reads, splits and parses one source; `stdin` is read when the source is standard input.

@@ -62,6 +62,14 @@ pub(crate) fn directive(text: &str, path: Option<&Path>) -> Option<(usize, Why)>
     None
 }
 
+/// Whether the file at `path` is a template the reader refuses (`directive`): what a
+/// configuration's widening leaves out of a chart's `templates/`, where a file with no
+/// directive is a manifest as any other. A file that cannot be read as text is not one (the
+/// reader says why).
+pub(crate) fn is_template_file(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|text| directive(&text, Some(path)).is_some())
+}
+
 /// The offset of the first `{{` of `text`.
 fn first_directive(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
