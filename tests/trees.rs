@@ -123,9 +123,15 @@ fn git(dir: &Path, args: &[&str]) {
 /// kinject in `dir` with `args`, the secret in its environment (`CI_SECRET_TOKEN`), `stdin`
 /// piped in.
 fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    run_with(dir, args, stdin, &[])
+}
+
+/// `run`, with the variables `vars` set (git's, as a hook is given them).
+fn run_with(dir: &Path, args: &[&str], stdin: &str, vars: &[(&str, &str)]) -> Output {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_kinject"))
         .args(args)
+        .envs(vars.iter().copied())
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env("CI_SECRET_TOKEN", SECRET)
@@ -648,13 +654,9 @@ fn a_manifest_rewritten_uses_the_configuration_of_the_repository_it_is_in() {
 fn widening_that_git_cannot_list_fails_the_run() {
     let w = World::new();
     git(&w.repo(), &["add", "-A"]);
-    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
-        .args(["inject", "--check", "--", ".kinject.yaml"])
-        .current_dir(w.repo())
-        .env("GIT_DIR", w.path("nowhere"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
+    let nowhere = w.path("nowhere").display().to_string();
+    let check = ["inject", "--check", "--", ".kinject.yaml"];
+    let out = run_with(&w.repo(), &check, "", &[("GIT_DIR", &nowhere)]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -732,9 +734,10 @@ fn widening_adds_only_what_its_configurations_govern() {
 }
 
 /// Widening checks what a walk of the configuration's folder checks: a visible link to a hidden
-/// file of that folder, manifests beside a `Chart.yaml` a pull request plants (only a chart's
-/// `templates/` are templates), and, from a hook of a linked worktree (git gives it `GIT_DIR`
-/// and no `GIT_WORK_TREE`), the manifests of a sub-folder's configuration.
+/// file of that folder, manifests beside a `Chart.yaml` a pull request plants, and in a chart's
+/// `templates/` those with no directive (only what the reader refuses as a template is left
+/// out); with `GIT_LITERAL_PATHSPECS` set; and, from a hook of a linked worktree (git gives it
+/// `GIT_DIR` and no `GIT_WORK_TREE`), the manifests of a sub-folder's configuration.
 #[test]
 fn widening_checks_what_a_walk_checks() {
     let w = World::new();
@@ -788,13 +791,8 @@ fn widening_checks_what_a_walk_checks() {
         listed.contains("d/templates/plain.yaml") && !listed.contains("t.yaml"),
         "{listed}\n{err}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
-        .args(["inject", "--check", "--", "c/.kinject.yaml"])
-        .current_dir(w.repo())
-        .env("GIT_LITERAL_PATHSPECS", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
+    let check = ["inject", "--check", "--", "c/.kinject.yaml"];
+    let out = run_with(&w.repo(), &check, "", &[("GIT_LITERAL_PATHSPECS", "1")]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // A linked worktree, as its pre-commit hook runs.
     git(&w.repo(), &["worktree", "add", "-q", "../wt"]);
@@ -804,13 +802,8 @@ fn widening_checks_what_a_walk_checks() {
         .output()
         .expect("git");
     let git_dir = String::from_utf8(git_dir.stdout).expect("utf-8");
-    let out = Command::new(env!("CARGO_BIN_EXE_kinject"))
-        .args(["inject", "--check", "--", "c/.kinject.yaml"])
-        .current_dir(w.path("wt"))
-        .env("GIT_DIR", git_dir.trim())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
+    let check = ["inject", "--check", "--", "c/.kinject.yaml"];
+    let out = run_with(&w.path("wt"), &check, "", &[("GIT_DIR", git_dir.trim())]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     // x.yaml, and Chart.yaml, which a walk reads too (no object: skipped).
