@@ -538,10 +538,9 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
                     && let Some(Some(tree)) = trees.get(&listed)
                     && let Err(outside) = tree.check(&file)
                 {
-                    scopes[listed].refused.push(InputError::Io {
-                        name: shown(&rel, cwd),
-                        error: std::io::Error::other(format!("{outside}, not followed")),
-                    });
+                    scopes[listed]
+                        .refused
+                        .push(not_followed(&rel, cwd, &outside));
                 }
                 continue;
             };
@@ -560,10 +559,9 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
                 continue;
             };
             if let Err(outside) = tree.check(&file) {
-                scopes[owner].refused.push(InputError::Io {
-                    name: shown(&rel, cwd),
-                    error: std::io::Error::other(format!("{outside}, not followed")),
-                });
+                scopes[owner]
+                    .refused
+                    .push(not_followed(&rel, cwd, &outside));
                 continue;
             }
             // A chart's template (by its name or where it really is: a link to one is one)
@@ -581,6 +579,14 @@ fn list(scopes: &mut [Scope], mut known: HashSet<PathBuf>, cwd: &Path, nearest: 
                 }
             }
         }
+    }
+}
+
+/// A tracked file `rel` that leads out of its configuration's scope: named, not read.
+fn not_followed(rel: &Path, cwd: &Path, outside: &crate::tree::Outside) -> InputError {
+    InputError::Io {
+        name: shown(rel, cwd),
+        error: std::io::Error::other(format!("{outside}, not followed")),
     }
 }
 

@@ -37,7 +37,7 @@ pub(crate) fn discover(paths: &[PathBuf], intent: Intent) -> (Vec<Source>, Vec<I
     let mut found = Found::default();
     // Each name's walk starts where an earlier one's went (one name per file, as
     // `git ls-files | xargs` gives them).
-    let mut names = crate::tree::Names::default();
+    let mut names = crate::tree::Names::new();
     if paths.is_empty() {
         found.sources.push(Source::stdin());
     }

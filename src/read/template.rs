@@ -286,13 +286,14 @@ fn opens_block(code: &str) -> bool {
 /// a `Chart.yaml` a pull request plants beside manifests does not make them templates.
 pub(crate) fn chart_template(path: &Path) -> bool {
     let absolute = std::env::current_dir().map_or_else(|_| path.to_owned(), |d| d.join(path));
-    let real = crate::tree::resolved(&absolute);
-    [absolute, real].iter().any(|path| {
+    let in_templates = |path: &Path| {
         path.ancestors()
             .skip(1)
             .filter(|d| d.file_name().is_some_and(|n| n == "templates"))
             .any(|d| d.parent().is_some_and(|p| p.join("Chart.yaml").is_file()))
-    })
+    };
+    // Resolved only when the name is not one: most files are neither.
+    in_templates(&absolute) || in_templates(&crate::tree::resolved(&absolute))
 }
 
 #[cfg(test)]

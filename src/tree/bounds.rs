@@ -129,30 +129,37 @@ impl Tree {
 /// whose `src -> /data/src` holds a checkout whose committed link leads back into `$HOME`),
 /// or to a place outside it.
 pub(crate) fn name_outside(path: &Path) -> Option<Outside> {
-    Names::default().outside(path)
+    Names::new().outside(path)
 }
 
 /// Names given on the command line, judged one after another (the tree each is kept in, where
 /// one leads out of it) with the walks along them remembered: `git ls-files | xargs` and pre-commit
 /// give one name per file, and a walk per name from the root cost d lookups of paths up to d
 /// long for each of the d files of a d-deep tree.
-#[derive(Default)]
 pub(crate) struct Names {
+    /// The current directory the names are given in.
+    cwd: Option<PathBuf>,
     walks: Walks,
 }
 
 impl Names {
+    /// Names given in the current directory.
+    pub(crate) fn new() -> Names {
+        Names {
+            cwd: std::env::current_dir().ok(),
+            walks: Walks::default(),
+        }
+    }
+
     /// The tree a file named on the command line is kept in (`kept_in` from the current
     /// directory).
     pub(crate) fn tree_of(&mut self, path: &Path) -> Option<Tree> {
-        let cwd = std::env::current_dir().ok();
-        Tree::kept_in(path, cwd.as_deref(), &mut self.walks).map(|(tree, _)| tree)
+        Tree::kept_in(path, self.cwd.as_deref(), &mut self.walks).map(|(tree, _)| tree)
     }
 
     /// `name_outside`, with the walks so far.
     pub(crate) fn outside(&mut self, path: &Path) -> Option<Outside> {
-        let cwd = std::env::current_dir().ok();
-        outside_from(path, cwd.as_deref(), &mut self.walks)
+        outside_from(path, self.cwd.as_deref(), &mut self.walks)
     }
 }
 
@@ -255,6 +262,14 @@ struct Walks {
     plain: HashMap<PathBuf, (Option<PathBuf>, bool)>,
 }
 
+impl Walks {
+    /// That a plain walk reached `dir`, in `work_tree`, and whether `dir` exists.
+    fn remember(&mut self, dir: &Path, work_tree: &Option<PathBuf>, exists: bool) {
+        self.plain
+            .insert(dir.to_owned(), (work_tree.clone(), exists));
+    }
+}
+
 impl Walk {
     /// How many symlinks a walk follows before it stops, as the kernel's `ELOOP` does.
     const MAX_LINKS: usize = 40;
@@ -336,8 +351,7 @@ impl Walk {
                 exists = false;
                 walk.real = next;
                 if plain && !queue.is_empty() {
-                    let state = (walk.work_tree.clone(), exists);
-                    walks.plain.insert(walk.real.clone(), state);
+                    walks.remember(&walk.real, &walk.work_tree, exists);
                 }
                 continue;
             };
@@ -347,8 +361,7 @@ impl Walk {
                     walk.work_tree = Some(walk.real.clone());
                 }
                 if plain && meta.is_dir() && !queue.is_empty() {
-                    let state = (walk.work_tree.clone(), exists);
-                    walks.plain.insert(walk.real.clone(), state);
+                    walks.remember(&walk.real, &walk.work_tree, exists);
                 }
                 continue;
             }
